@@ -1,0 +1,3 @@
+"""sors — Social Outlier Research Service."""
+
+__version__ = "0.1.0"

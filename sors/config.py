@@ -1,0 +1,118 @@
+"""Settings, read from SORS_* environment variables.
+
+One `Settings` object per process (`get_settings()`); tests build their own and install it
+with `set_settings()` so every component sees the same values.
+"""
+
+from __future__ import annotations
+
+import secrets
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SORS_", env_file=None, extra="ignore")
+
+    data_dir: Path = Path(".sors")
+    database_url: str | None = None  # unset: embedded PostgreSQL in DATA_DIR/pg
+    platform_source: Literal["live", "sim"] = "sim"
+    base_url: str = "http://127.0.0.1:8000"
+    secret_key: str | None = None  # unset: generated once and kept in DATA_DIR/secret_key
+
+    # email
+    email_backend: Literal["file", "smtp"] = "file"
+    email_from: str = "sors <alerts@sors.local>"
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = 25
+    smtp_username: str | None = None
+    smtp_password: str | None = None
+    smtp_starttls: bool = False
+    smtp_use_tls: bool = False
+    smtp_timeout: float = 10.0
+
+    # payments
+    payments: Literal["local", "stripe"] = "local"
+    stripe_secret_key: str | None = None
+    stripe_webhook_secret: str | None = None
+    stripe_api_base: str | None = None  # for a local Stripe-compatible endpoint in tests
+    keyless_checkout_enabled: bool = True
+
+    # rate limits
+    redis_url: str | None = None
+    rate_limit_per_minute: int = Field(default=120, ge=1)
+    rate_limit_ip_per_minute: int = Field(default=30, ge=1)
+    topup_links_per_hour: int = Field(default=5, ge=1)
+
+    # media, models, live platforms
+    media_store: Literal["local", "s3"] = "local"
+    media_url_ttl_seconds: int = 24 * 3600
+    s3_bucket: str | None = None
+    s3_endpoint_url: str | None = None
+    s3_prefix: str = "sors/"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_timeout: float = 60.0
+    whisper_model: str | None = None  # a name or a path; unset: the offline tiny.en model
+    youtube_api_key: str | None = None
+    http_proxy: str | None = None
+    instagram_session_file: str | None = None
+    tiktok_cookies_file: str | None = None
+
+    # jobs
+    job_stall_seconds: int = Field(default=300, ge=5)
+    job_max_attempts: int = Field(default=4, ge=1)
+    worker_concurrency: int = Field(default=4, ge=1)
+
+    # database pool
+    db_pool_size: int = Field(default=10, ge=1)
+    db_max_overflow: int = Field(default=20, ge=0)
+
+    log_level: str = "INFO"
+    log_json: bool = True
+
+    @cached_property
+    def resolved_secret_key(self) -> str:
+        if self.secret_key:
+            return self.secret_key
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        path = self.data_dir / "secret_key"
+        if path.exists():
+            return path.read_text().strip()
+        key = secrets.token_urlsafe(48)
+        # O_EXCL: two processes starting together must agree on one key.
+        try:
+            with path.open("x") as fh:
+                fh.write(key)
+            path.chmod(0o600)
+        except FileExistsError:
+            return path.read_text().strip()
+        return key
+
+    @property
+    def outbox_dir(self) -> Path:
+        return self.data_dir / "outbox"
+
+    @property
+    def media_dir(self) -> Path:
+        return self.data_dir / "media"
+
+
+_settings: Settings | None = None
+
+
+def get_settings() -> Settings:
+    global _settings
+    if _settings is None:
+        _settings = Settings()
+    return _settings
+
+
+def set_settings(settings: Settings) -> None:
+    global _settings
+    _settings = settings
