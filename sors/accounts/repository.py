@@ -1,0 +1,49 @@
+"""Every query of the accounts domain."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.models import Account, ApiKey
+
+
+async def add(session: AsyncSession, obj: object) -> None:
+    session.add(obj)
+    await session.flush()
+
+
+async def get_account(session: AsyncSession, account_id: str) -> Account | None:
+    return await session.get(Account, account_id)
+
+
+async def find_account_by_email(session: AsyncSession, email: str) -> Account | None:
+    stmt = select(Account).where(Account.email.ilike(email)).order_by(Account.created_at)
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def active_key_by_hash(session: AsyncSession, key_hash: str) -> tuple[str, str] | None:
+    stmt = select(ApiKey.id, ApiKey.account_id).where(
+        ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None)
+    )
+    row = (await session.execute(stmt)).first()
+    return None if row is None else (row[0], row[1])
+
+
+async def list_keys(session: AsyncSession, account_id: str | None) -> list[ApiKey]:
+    stmt = select(ApiKey).order_by(ApiKey.created_at)
+    if account_id:
+        stmt = stmt.where(ApiKey.account_id == account_id)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def revoke_key(session: AsyncSession, key_id: str, at: datetime) -> bool:
+    stmt = (
+        update(ApiKey)
+        .where(ApiKey.id == key_id, ApiKey.revoked_at.is_(None))
+        .values(revoked_at=at)
+        .returning(ApiKey.id)
+    )
+    return (await session.execute(stmt)).first() is not None

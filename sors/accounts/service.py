@@ -1,0 +1,72 @@
+"""Accounts and their API keys. A key is returned once, at creation; only its hash stays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts import repository as repo
+from sors.accounts.models import Account, ApiKey
+from sors.billing import service as billing
+from sors.kit import clock
+from sors.kit.ids import new_id
+from sors.kit.security import display_prefix, generate_api_key, hash_api_key, looks_like_api_key
+
+
+@dataclass(frozen=True)
+class NewAccount:
+    account: Account
+    api_key: str
+    balance: int
+
+
+@dataclass(frozen=True)
+class Principal:
+    account_id: str
+    key_id: str
+
+
+async def create_account(
+    session: AsyncSession, *, email: str | None, credits: int = 0, reason: str = "initial grant"
+) -> NewAccount:
+    account = Account(id=new_id("acc"), email=email, balance=0)
+    await repo.add(session, account)
+    balance = 0
+    if credits > 0:
+        balance = (await billing.grant(session, account.id, credits, reason=reason)).balance
+    key = await create_key(session, account.id, name="default")
+    return NewAccount(account, key, balance)
+
+
+async def create_key(session: AsyncSession, account_id: str, *, name: str | None = None) -> str:
+    if await repo.get_account(session, account_id) is None:
+        raise LookupError(f"no account {account_id}")
+    key = generate_api_key()
+    await repo.add(
+        session,
+        ApiKey(
+            id=new_id("key"), account_id=account_id, key_hash=hash_api_key(key),
+            prefix=display_prefix(key), name=name,
+        ),
+    )
+    return key
+
+
+async def authenticate(session: AsyncSession, key: str) -> Principal | None:
+    if not looks_like_api_key(key):
+        return None
+    found = await repo.active_key_by_hash(session, hash_api_key(key))
+    return None if found is None else Principal(account_id=found[1], key_id=found[0])
+
+
+async def list_keys(session: AsyncSession, account_id: str | None = None) -> list[ApiKey]:
+    return await repo.list_keys(session, account_id)
+
+
+async def revoke_key(session: AsyncSession, key_id: str) -> bool:
+    return await repo.revoke_key(session, key_id, clock.now())
+
+
+async def get_account(session: AsyncSession, account_id: str) -> Account | None:
+    return await repo.get_account(session, account_id)

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from sors.kit.db import Base
+
+LEDGER_KINDS = ("charge", "refund", "topup", "grant", "adjustment")
+
+
+class LedgerEntry(Base):
+    """Append-only: rows are inserted, never updated or deleted."""
+
+    __tablename__ = "ledger_entries"
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN ('charge','refund','topup','grant','adjustment')", name="kind_known"
+        ),
+        CheckConstraint("(kind = 'charge') = (delta < 0)", name="charge_sign"),
+        CheckConstraint("balance_after >= 0", name="balance_after_not_negative"),
+        Index("ix_ledger_account_id", "account_id", "id"),
+        Index("ix_ledger_job_ref", "job_ref", postgresql_where=text("job_ref IS NOT NULL")),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    delta: Mapped[int]
+    balance_after: Mapped[int]
+    reason: Mapped[str | None] = mapped_column(String(500))
+    skill: Mapped[str | None] = mapped_column(String(64))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    job_ref: Mapped[str | None] = mapped_column(String(64))
+    # A refund names the charge it returns; the unique index makes a second refund of the
+    # same charge impossible, whatever races.
+    refund_of: Mapped[str | None] = mapped_column(ForeignKey("ledger_entries.id"), unique=True)
+    # Exactly-once credit for external events (a checkout session, a grant request).
+    external_ref: Mapped[str | None] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(server_default=text("now()"))

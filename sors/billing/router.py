@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.billing import repository as repo
+from sors.billing import service
+from sors.billing.pricing import get_pricing, render_price_list
+from sors.billing.schemas import ledger_entry
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import SorsRoute, get_session
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["credits"])
+Session = Annotated[AsyncSession, Depends(get_session)]
+AccountId = Annotated[str, Depends(current_account_id)]
+
+
+@router.get("/pricing", summary="Price list (no key)")
+async def pricing(request: Request) -> JSONResponse:
+    settings = request.app.state.settings
+    keyless = (
+        f"{settings.base_url.rstrip('/')}/checkout/keyless"
+        if settings.keyless_checkout_enabled else None
+    )
+    return JSONResponse(render_price_list(get_pricing(), keyless_checkout_url=keyless))
+
+
+@router.get("/credits", summary="Credit balance", openapi_extra={"x-sors-skill": "get_credit_balance"})
+async def credits(session: Session, account_id: AccountId) -> JSONResponse:
+    balance = await service.balance(session, account_id)
+    pricing = get_pricing()
+    return JSONResponse({
+        "balance": balance,
+        "balanceUsd": float(pricing.to_usd(balance)),
+        "usdPerCredit": float(pricing.usd_per_credit),
+    })
+
+
+@router.get(
+    "/credits/ledger", summary="Ledger entries, newest first",
+    openapi_extra={"x-sors-skill": "get_credit_ledger"},
+)
+async def ledger(
+    session: Session,
+    account_id: AccountId,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    before: Annotated[str | None, Query(max_length=64)] = None,
+) -> JSONResponse:
+    entries = await repo.list_entries(session, account_id, limit=limit + 1, before=before)
+    has_more = len(entries) > limit
+    entries = entries[:limit]
+    return JSONResponse({
+        "results": [ledger_entry(e) for e in entries],
+        "hasMore": has_more,
+        "nextBefore": entries[-1].id if has_more and entries else None,
+    })

@@ -1,0 +1,128 @@
+"""Money: charges, refunds, grants and top-ups, each one guarded statement plus its ledger
+row in the caller's transaction. Amounts are integer credits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.billing import repository as repo
+from sors.kit.errors import InsufficientCredits
+from sors.kit.ids import new_id
+
+
+@dataclass(frozen=True)
+class Movement:
+    entry_id: str | None  # None when nothing moved (0 credits, or already applied)
+    amount: int
+    balance: int
+
+
+async def charge(
+    session: AsyncSession,
+    account_id: str,
+    amount: int,
+    *,
+    skill: str,
+    reason: str | None = None,
+    request_id: str | None = None,
+    job_ref: str | None = None,
+) -> Movement:
+    """Take `amount` credits or raise InsufficientCredits; never below zero.
+
+    The conditional UPDATE is the whole guard: concurrent charges serialise on the account
+    row and each re-checks the balance it sees after the previous one committed.
+    """
+    if amount < 0:
+        raise ValueError("charge amount must be >= 0")
+    if amount == 0:
+        return Movement(None, 0, await repo.balance(session, account_id))
+    new_balance = await repo.debit(session, account_id, amount)
+    if new_balance is None:
+        raise InsufficientCredits(required=amount, balance=await repo.balance(session, account_id))
+    entry_id = new_id("led")
+    await repo.insert_entry(
+        session,
+        {
+            "id": entry_id, "account_id": account_id, "kind": "charge", "delta": -amount,
+            "balance_after": new_balance, "reason": reason or skill, "skill": skill,
+            "request_id": request_id, "job_ref": job_ref,
+        },
+    )
+    return Movement(entry_id, amount, new_balance)
+
+
+async def _credit(
+    session: AsyncSession,
+    account_id: str,
+    amount: int,
+    *,
+    kind: str,
+    reason: str,
+    refund_of: str | None = None,
+    external_ref: str | None = None,
+    skill: str | None = None,
+    job_ref: str | None = None,
+    request_id: str | None = None,
+) -> Movement:
+    if amount <= 0:
+        raise ValueError("credit amount must be > 0")
+    # Lock the account first so the ledger row and the balance move together and a racing
+    # duplicate (same refund_of / external_ref) waits, then finds the unique key taken.
+    current = await repo.lock_balance(session, account_id)
+    if current is None:
+        raise LookupError(f"no account {account_id}")
+    entry_id = new_id("led")
+    inserted = await repo.insert_entry(
+        session,
+        {
+            "id": entry_id, "account_id": account_id, "kind": kind, "delta": amount,
+            "balance_after": current + amount, "reason": reason, "skill": skill,
+            "refund_of": refund_of, "external_ref": external_ref, "job_ref": job_ref,
+            "request_id": request_id,
+        },
+    )
+    if not inserted:
+        return Movement(None, 0, current)
+    return Movement(entry_id, amount, await repo.credit(session, account_id, amount))
+
+
+async def grant(
+    session: AsyncSession,
+    account_id: str,
+    amount: int,
+    *,
+    reason: str,
+    kind: str = "grant",
+    external_ref: str | None = None,
+    request_id: str | None = None,
+) -> Movement:
+    """Add credits (grant, top-up, adjustment). With `external_ref`, at most once."""
+    return await _credit(
+        session, account_id, amount, kind=kind, reason=reason, external_ref=external_ref,
+        request_id=request_id,
+    )
+
+
+async def refund_charge(session: AsyncSession, charge_entry_id: str, *, reason: str) -> Movement:
+    """Return a charge in full, exactly once: a second call moves nothing."""
+    entry = await repo.get_entry(session, charge_entry_id)
+    if entry is None or entry.kind != "charge":
+        raise LookupError(f"no charge {charge_entry_id}")
+    return await _credit(
+        session, entry.account_id, -entry.delta, kind="refund", reason=reason,
+        refund_of=entry.id, skill=entry.skill, job_ref=entry.job_ref,
+    )
+
+
+async def refund_job(session: AsyncSession, job_ref: str, *, reason: str) -> Movement | None:
+    """Refund the charge recorded for a job, if any, exactly once."""
+    entry = await repo.charge_for_job(session, job_ref)
+    if entry is None:
+        return None
+    return await refund_charge(session, entry.id, reason=reason)
+
+
+async def balance(session: AsyncSession, account_id: str) -> int:
+    return await repo.balance(session, account_id)

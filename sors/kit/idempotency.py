@@ -1,0 +1,145 @@
+"""Idempotency-Key for every POST: same key + same body replays the stored answer (status,
+body, credit headers) with `Idempotent-Replayed: true` and charges nothing again; a
+different body is 422; a request still running under the key is 409. Kept 24 hours.
+
+The key is claimed with INSERT … ON CONFLICT DO NOTHING, so two concurrent requests with one
+key cannot both run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+import orjson
+from sqlalchemy import delete, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sors.kit import clock
+from sors.kit.db import Database
+from sors.kit.errors import IdempotencyKeyInUse, IdempotencyKeyReused, ValidationFailed
+from sors.kit.models import IdempotencyRecord
+
+TTL = timedelta(hours=24)
+# A claim older than this whose request never finished (a crashed process) may be retaken.
+STALE = timedelta(minutes=5)
+_REPLAYED_HEADERS = ("content-type", "x-credits-charged", "x-credits-balance", "location")
+
+
+def fingerprint(scope: Scope, body: bytes) -> str:
+    try:
+        canonical = orjson.dumps(orjson.loads(body), option=orjson.OPT_SORT_KEYS) if body else b""
+    except orjson.JSONDecodeError:
+        canonical = body
+    h = hashlib.sha256()
+    for part in (scope.get("method", ""), scope.get("path", ""), scope.get("query_string", b"")):
+        h.update(part.encode() if isinstance(part, str) else part)
+        h.update(b"\0")
+    h.update(canonical)
+    return h.hexdigest()
+
+
+async def run(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, *, body: bytes,
+    account_id: str, key: str, db: Database,
+) -> None:
+    if not 1 <= len(key) <= 255:
+        raise ValidationFailed.single("Idempotency-Key", "must be 1-255 characters")
+    fp = fingerprint(scope, body)
+    now = clock.utcnow()
+    async with db.transaction() as s:
+        await s.execute(
+            delete(IdempotencyRecord).where(
+                IdempotencyRecord.account_id == account_id,
+                IdempotencyRecord.key == key,
+                IdempotencyRecord.created_at < now - TTL,
+            )
+        )
+        claimed = (
+            await s.execute(
+                insert(IdempotencyRecord)
+                .values(account_id=account_id, key=key, fingerprint=fp, state="running", created_at=now)
+                .on_conflict_do_nothing()
+                .returning(IdempotencyRecord.key)
+            )
+        ).first()
+        if claimed is None:
+            row = (
+                await s.execute(
+                    select(IdempotencyRecord)
+                    .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key)
+                    .with_for_update()
+                )
+            ).scalar_one()
+            if row.fingerprint != fp:
+                raise IdempotencyKeyReused(
+                    "This Idempotency-Key was already used with a different request body."
+                )
+            if row.state == "running":
+                if row.created_at > now - STALE:
+                    raise IdempotencyKeyInUse(
+                        "A request with this Idempotency-Key is still being processed."
+                    )
+                row.created_at = now  # retake an abandoned claim
+            else:
+                await _replay(row, send)
+                return
+
+    captured: dict = {"status": 500, "headers": [], "body": []}
+
+    async def capture(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            captured["status"] = message["status"]
+            captured["headers"] = message.get("headers", [])
+        elif message["type"] == "http.response.body":
+            captured["body"].append(message.get("body", b""))
+        await send(message)
+
+    try:
+        await app(scope, receive, capture)
+    except BaseException:
+        await _release(db, account_id, key)
+        raise
+    if captured["status"] >= 500:
+        await _release(db, account_id, key)
+        return
+    headers = {
+        k.decode().lower(): v.decode("latin-1")
+        for k, v in captured["headers"]
+        if k.decode().lower() in _REPLAYED_HEADERS
+    }
+    async with db.transaction() as s:
+        await s.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key)
+            .values(state="done", status_code=captured["status"], headers=headers,
+                    body=b"".join(captured["body"]))
+        )
+
+
+async def _release(db: Database, account_id: str, key: str) -> None:
+    async with db.transaction() as s:
+        await s.execute(
+            delete(IdempotencyRecord).where(
+                IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key
+            )
+        )
+
+
+async def _replay(row: IdempotencyRecord, send: Send) -> None:
+    headers = [(k.encode(), v.encode("latin-1")) for k, v in (row.headers or {}).items()]
+    headers.append((b"idempotent-replayed", b"true"))
+    body = row.body or b""
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": row.status_code or 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def purge_expired(db: Database) -> int:
+    async with db.transaction() as s:
+        result = await s.execute(
+            text("DELETE FROM idempotency_keys WHERE created_at < :cutoff"),
+            {"cutoff": clock.utcnow() - TTL},
+        )
+        return int(getattr(result, "rowcount", 0) or 0)

@@ -1,0 +1,178 @@
+"""The outer request pipeline, as one pure ASGI middleware (no per-request task hops):
+
+request id → body size limit → API key resolution → rate limit → idempotency → the app,
+and a last-resort 500 problem response that never leaks a stack trace.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import structlog
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sors.accounts import service as accounts
+from sors.kit import idempotency
+from sors.kit.errors import ApiError, PayloadTooLarge, RateLimited
+from sors.kit.ids import new_id
+from sors.kit.metrics import observe_request
+from sors.kit.responses import ProblemResponse
+
+log = structlog.get_logger("sors.http")
+
+MAX_BODY = 64 * 1024
+_SANE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+# The only API endpoints that take no key; limited per client IP.
+PUBLIC_PATHS = {"/api/v1/pricing", "/api/v1/trending"}
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for k, v in scope.get("headers", []):
+        if k == name:
+            return v.decode("latin-1")
+    return None
+
+
+def extract_api_key(scope: Scope) -> str | None:
+    auth = _header(scope, b"authorization")
+    if auth and auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    key = _header(scope, b"x-api-key")
+    return key.strip() if key else None
+
+
+def client_ip(scope: Scope) -> str:
+    client = scope.get("client")
+    return client[0] if client else "unknown"
+
+
+class ApiMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        sent_id = _header(scope, b"x-request-id")
+        request_id = sent_id if sent_id and _SANE_ID.match(sent_id) else new_id("req")
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        extra_headers: dict[str, str] = {"X-Request-Id": request_id}
+        status_holder = {"status": 500}
+
+        async def send_wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_holder["status"] = message["status"]
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                for k, v in extra_headers.items():
+                    if k.lower().encode() not in present:
+                        headers.append((k.lower().encode(), v.encode("latin-1")))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            body = await _read_body(scope, receive)
+            await self._dispatch(scope, body, state, extra_headers, send_wrapped, receive)
+        except ApiError as exc:
+            await _send_problem(exc, request_id, send_wrapped)
+        except Exception:
+            log.exception("unhandled_error", request_id=request_id, path=scope.get("path"))
+            await _send_problem(ApiError("Something went wrong on our side."), request_id, send_wrapped)
+        finally:
+            elapsed = time.perf_counter() - started
+            observe_request(scope, status_holder["status"], elapsed)
+            principal = state.get("principal")
+            log.info(
+                "request", method=scope.get("method"), path=scope.get("path"),
+                status=status_holder["status"], ms=round(elapsed * 1000, 1),
+                request_id=request_id, account=principal.account_id if principal else None,
+            )
+
+    async def _dispatch(
+        self,
+        scope: Scope,
+        body: bytes,
+        state: dict[str, Any],
+        extra: dict[str, str],
+        send: Send,
+        original_receive: Receive,
+    ) -> None:
+        app_state = scope["app"].state
+        path: str = scope.get("path", "")
+        is_api = path.startswith("/api/")
+        key = extract_api_key(scope) if is_api else None
+        principal = None
+        if key:
+            async with app_state.db.session() as session:
+                principal = await accounts.authenticate(session, key)
+        state["principal"] = principal
+
+        if is_api:
+            limiter = app_state.limiter
+            if principal is not None:
+                decision = await limiter.hit("key", principal.key_id)
+            else:
+                decision = await limiter.hit("ip", client_ip(scope))
+            extra.update(decision.headers())
+            if not decision.allowed:
+                raise RateLimited(decision.reset_seconds)
+
+        receive = _replay(body, original_receive)
+        if (
+            principal is not None
+            and scope.get("method") == "POST"
+            and _header(scope, b"idempotency-key") is not None
+        ):
+            await idempotency.run(
+                self.app, scope, receive, send, body=body, account_id=principal.account_id,
+                key=_header(scope, b"idempotency-key") or "", db=app_state.db,
+            )
+            return
+        await self.app(scope, receive, send)
+
+
+async def _read_body(scope: Scope, receive: Receive) -> bytes:
+    declared = _header(scope, b"content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_BODY:
+        raise PayloadTooLarge(f"The request body must be at most {MAX_BODY} bytes.")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise PayloadTooLarge(f"The request body must be at most {MAX_BODY} bytes.")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, then: Receive) -> Receive:
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await then()  # later reads wait for the real disconnect
+
+    return receive
+
+
+async def _send_problem(exc: ApiError, request_id: str, send: Send) -> None:
+    response = ProblemResponse(exc.body(request_id), status_code=exc.status, headers=exc.headers)
+    await response({"type": "http"}, _never_receive, send)
+
+
+async def _never_receive() -> Message:
+    return {"type": "http.disconnect"}

@@ -1,0 +1,37 @@
+"""Run Alembic migrations programmatically (`sors migrate`, app start in embedded mode,
+tests)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    command.upgrade(alembic_config(url), revision)
+
+
+def check(url: str) -> None:
+    """Raise when the models and the migrations disagree (`alembic check`)."""
+    command.check(alembic_config(url))
+
+
+def revision(url: str, message: str) -> None:
+    command.revision(alembic_config(url), message=message, autogenerate=True)
+
+
+async def upgrade_async(url: str) -> None:
+    # Alembic's env.py runs its own event loop; keep it off ours.
+    await asyncio.to_thread(upgrade, url)

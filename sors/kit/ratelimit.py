@@ -1,0 +1,50 @@
+"""Rate limits per API key and per client IP, with the IETF draft headers.
+
+In-process memory by default; shared across processes through Redis when SORS_REDIS_URL
+is set, so N API replicas enforce one limit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from limits import RateLimitItemPerMinute
+from limits.aio.strategies import FixedWindowRateLimiter
+from limits.storage import storage_from_string
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    limit: int
+    remaining: int
+    reset_seconds: int
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "RateLimit-Policy": f'"default";q={self.limit};w=60',
+            "RateLimit": f'"default";r={self.remaining};t={self.reset_seconds}',
+        }
+
+
+class RateLimiter:
+    def __init__(self, redis_url: str | None, per_key: int, per_ip: int) -> None:
+        uri = "async+memory://"
+        if redis_url:
+            uri = "async+" + redis_url if not redis_url.startswith("async+") else redis_url
+        self._storage = storage_from_string(uri)
+        self._limiter = FixedWindowRateLimiter(self._storage)  # type: ignore[arg-type]
+        self.per_key = RateLimitItemPerMinute(per_key)
+        self.per_ip = RateLimitItemPerMinute(per_ip)
+
+    async def hit(self, scope: str, identity: str) -> Decision:
+        item = self.per_key if scope == "key" else self.per_ip
+        allowed = await self._limiter.hit(item, scope, identity)
+        stats = await self._limiter.get_window_stats(item, scope, identity)
+        reset = max(1, math.ceil(stats.reset_time - time.time()))
+        return Decision(allowed, item.amount, max(0, stats.remaining), reset)
+
+    async def reset(self) -> None:
+        await self._storage.reset()

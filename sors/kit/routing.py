@@ -1,0 +1,112 @@
+"""The per-request unit of work.
+
+`SorsRoute` opens one session per request, commits it only when the endpoint answered 2xx
+(rolls back otherwise) and, for billable endpoints, charges inside that same transaction
+just before the commit. So a call is charged only on success, a charge the balance cannot
+cover (402) undoes everything the call did, and a failed commit charges nothing.
+
+Billable routes declare their skill with `openapi_extra={"x-sors-skill": key}`; the
+endpoint may change the cost (e.g. 0 for a repeated request) through the `Bill` dependency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Request
+from fastapi.routing import APIRoute
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.responses import Response
+
+from sors.billing import service as billing
+from sors.billing.pricing import get_pricing
+from sors.kit.errors import InsufficientCredits, Unauthorized
+
+AfterCommit = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class Bill:
+    skill: str
+    cost: int
+    precheck: int
+    job_ref: str | None = None
+    charged: int = 0
+    balance: int | None = None
+
+
+@dataclass
+class RequestContext:
+    session: AsyncSession
+    after_commit: list[AfterCommit] = field(default_factory=list)
+
+
+class SorsRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+        original = super().get_route_handler()
+        extra: dict[str, Any] = self.openapi_extra or {}
+        skill: str | None = extra.get("x-sors-skill")
+
+        async def handler(request: Request) -> Response:
+            db = request.app.state.db
+            principal = getattr(request.state, "principal", None)
+            bill: Bill | None = None
+            if skill:
+                cost = get_pricing().cost(skill)
+                bill = Bill(skill, cost, precheck=extra.get("x-sors-precheck", cost))
+                request.state.bill = bill
+            async with db.sessionmaker() as session:
+                ctx = RequestContext(session)
+                request.state.ctx = ctx
+                try:
+                    if bill and principal and bill.precheck > 0:
+                        # Cheap early refusal; the guarded debit below is what really decides.
+                        balance = await billing.balance(session, principal.account_id)
+                        if balance < bill.precheck:
+                            raise InsufficientCredits(bill.precheck, balance)
+                    response = await original(request)
+                    if response.status_code >= 400:
+                        await session.rollback()
+                        return response
+                    if bill and principal:
+                        moved = await billing.charge(
+                            session, principal.account_id, bill.cost, skill=bill.skill,
+                            request_id=getattr(request.state, "request_id", None),
+                            job_ref=bill.job_ref,
+                        )
+                        bill.charged, bill.balance = moved.amount, moved.balance
+                    await session.commit()
+                except Exception as exc:
+                    await session.rollback()
+                    if bill and principal:
+                        bill.charged = 0
+                        if isinstance(exc, InsufficientCredits):
+                            bill.balance = exc.balance
+                        elif not isinstance(exc, Unauthorized):
+                            bill.balance = await billing.balance(session, principal.account_id)
+                    raise
+            for hook in ctx.after_commit:
+                await hook()
+            if bill and bill.balance is not None:
+                response.headers.update(credit_headers(bill))
+            return response
+
+        return handler
+
+
+def credit_headers(bill: Bill) -> dict[str, str]:
+    return {"X-Credits-Charged": str(bill.charged), "X-Credits-Balance": str(bill.balance)}
+
+
+def get_session(request: Request) -> AsyncSession:
+    return request.state.ctx.session
+
+
+def get_context(request: Request) -> RequestContext:
+    return request.state.ctx
+
+
+def get_bill(request: Request) -> Bill:
+    return request.state.bill

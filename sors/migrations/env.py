@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import asyncio
+
+from alembic import context
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from sors.models_registry import load_all
+
+config = context.config
+target_metadata = load_all().metadata
+
+
+def _include(obj, name, type_, reflected, compare_to):  # noqa: ANN001
+    # procrastinate's own tables are managed by its schema file, not by our models.
+    if type_ == "table" and name and name.startswith("procrastinate"):
+        return False
+    return True
+
+
+def _configure(connection) -> None:  # noqa: ANN001
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        compare_type=True,
+        include_object=_include,
+    )
+
+
+def run_offline() -> None:
+    context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=target_metadata,
+                      literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def run_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _configure(connection)
+        with context.begin_transaction():
+            context.run_migrations()
+        return
+    engine = create_async_engine(config.get_main_option("sqlalchemy.url"))
+    async with engine.connect() as conn:
+        await conn.run_sync(_run_sync)
+    await engine.dispose()
+
+
+def _run_sync(connection) -> None:  # noqa: ANN001
+    _configure(connection)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_offline()
+else:
+    asyncio.run(run_online())

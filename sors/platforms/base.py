@@ -1,0 +1,162 @@
+"""The platform adapter interface: what every source of posts and profiles provides.
+
+Snapshots are plain frozen data: what one platform said about one profile and its posts at
+one moment. Everything above this seam (ingest, scores, search, jobs) is the same whether
+the data came from the live platforms or from the simulated world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+Platform = Literal["tiktok", "instagram", "youtube"]
+PLATFORMS: tuple[Platform, ...] = ("tiktok", "instagram", "youtube")
+
+CONTENT_TYPES: dict[str, tuple[str, ...]] = {
+    "tiktok": ("video", "slideshow"),
+    "instagram": ("reel", "image", "carousel"),
+    "youtube": ("video", "short", "live"),
+}
+ALL_CONTENT_TYPES: tuple[str, ...] = tuple(sorted({c for cs in CONTENT_TYPES.values() for c in cs}))
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileSnapshot:
+    platform: Platform
+    handle: str  # canonical form: lower-case, no leading @
+    platform_user_id: str | None  # stable across handle changes, when the platform exposes it
+    display_name: str | None
+    bio: str | None
+    avatar_url: str | None
+    follower_count: int | None  # None when the platform hides it
+    follower_count_approximate: bool = False  # True when the platform rounds it ("1.2M")
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PostSnapshot:
+    platform: Platform
+    platform_post_id: str
+    url: str
+    content_type: str  # one of CONTENT_TYPES[platform]
+    caption: str | None
+    published_at: datetime  # timezone-aware UTC
+    duration_seconds: float | None
+    views: int | None  # None when hidden (e.g. Instagram image posts)
+    likes: int | None
+    comments: int | None
+    shares: int | None
+    thumbnail_url: str | None
+    # Fields whose value the platform rounds or hides, e.g. {"likes": "hidden"}.
+    approximations: Mapping[str, str] = field(default_factory=dict)
+    # Source-specific extras (e.g. the simulated script, slideshow image URLs).
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlSnapshot:
+    profile: ProfileSnapshot
+    posts: Sequence[PostSnapshot]
+    fetched_at: datetime
+    # True when `posts` is the platform's complete recent listing back to its oldest item,
+    # so a known post newer than the oldest listed one that is missing has been deleted.
+    listing_complete: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MediaFile:
+    kind: Literal["video", "image", "thumbnail", "audio"]
+    path: Path
+    content_type: str  # MIME type
+    position: int = 0
+    width: int | None = None
+    height: int | None = None
+    duration_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PostRef:
+    """Enough to find a post again on its platform."""
+
+    platform: Platform
+    platform_post_id: str
+    url: str
+    content_type: str
+    handle: str | None = None
+    published_at: datetime | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+# ---- typed failures -------------------------------------------------------------------
+
+class PlatformError(Exception):
+    """Base of every adapter failure. `retryable` drives the job engine."""
+
+    code = "platform_error"
+    retryable = False
+
+    def __init__(self, message: str = "", *, retry_after: float | None = None) -> None:
+        super().__init__(message or self.__class__.__doc__ or self.code)
+        self.retry_after = retry_after
+
+
+class ProfileNotFound(PlatformError):
+    """The platform has no such public profile (missing, private or banned)."""
+
+    code = "profile_not_found"
+
+
+class PostNotFound(PlatformError):
+    """The platform has no such public post."""
+
+    code = "post_not_found"
+
+
+class RateLimited(PlatformError):
+    """The platform asked us to slow down."""
+
+    code = "platform_rate_limited"
+    retryable = True
+
+
+class Blocked(PlatformError):
+    """The platform refused us (login wall, bot check); retrying soon will not help."""
+
+    code = "platform_blocked"
+
+
+class TransientError(PlatformError):
+    """A network or server hiccup; worth retrying."""
+
+    code = "platform_unavailable"
+    retryable = True
+
+
+class UnsupportedMedia(PlatformError):
+    """The post has no media we can fetch."""
+
+    code = "unsupported_media"
+
+
+class PlatformAdapter(Protocol):
+    """One source of posts and profiles (the live platforms, or the simulated world)."""
+
+    async def fetch_profile(self, platform: Platform, handle: str, *, now: datetime) -> CrawlSnapshot:
+        """The profile and its recent posts as the platform shows them at `now`.
+
+        Raises ProfileNotFound when there is no such public profile.
+        """
+        ...
+
+    async def fetch_media(self, post: PostRef, dest_dir: Path, *, now: datetime) -> list[MediaFile]:
+        """Download (or, in simulation, make) the post's media files into `dest_dir`.
+
+        Video posts: one `video` file (with its audio). Slideshows / carousels / image posts:
+        one `image` per slide with its `position`. YouTube: the `thumbnail` only is returned
+        to API callers, but the video may also be fetched for transcription.
+        """
+        ...

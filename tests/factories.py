@@ -1,0 +1,33 @@
+"""Plain factory functions for tests."""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+
+from sors.accounts import service as accounts
+from sors.billing import repository as billing_repo
+from sors.kit.db import Base, Database
+
+
+async def reset_tables(db: Database, keep: set[str]) -> None:
+    names = [t.name for t in Base.metadata.sorted_tables if t.name not in keep]
+    if not names:
+        return
+    async with db.transaction() as s:
+        await s.execute(text("TRUNCATE " + ", ".join(f'"{n}"' for n in names) + " CASCADE"))
+
+
+async def create_account(db: Database, *, credits: int = 0, email: str = "user@example.com") -> tuple[str, str]:
+    """Returns (account_id, api_key)."""
+    async with db.transaction() as s:
+        new = await accounts.create_account(s, email=email, credits=credits)
+    return new.account.id, new.api_key
+
+
+async def balance_and_ledger_sum(db: Database, account_id: str) -> tuple[int, int]:
+    async with db.session() as s:
+        return await billing_repo.balance(s, account_id), await billing_repo.ledger_sum(s, account_id)
+
+
+def auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
