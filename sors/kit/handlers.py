@@ -39,9 +39,9 @@ def translate_validation(exc: RequestValidationError) -> ApiError:
     errors = exc.errors()
     for e in errors:
         loc = tuple(e.get("loc", ()))
+        if e.get("type") == "json_invalid":
+            return MalformedRequest("The request body is not valid JSON.")
         if e.get("type") in _BODY_SHAPE_ERRORS and loc in (("body",), ()):
-            if e.get("type") == "json_invalid":
-                return MalformedRequest("The request body is not valid JSON.")
             return MalformedRequest("The request body must be a JSON object.")
     out = []
     for e in errors:
