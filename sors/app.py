@@ -78,6 +78,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
     )
     app.state.settings = settings
     app.state.db = db
+    app.state.sim_clock = None
     app.state.limiter = RateLimiter(
         settings.redis_url, settings.rate_limit_per_minute, settings.rate_limit_ip_per_minute
     )

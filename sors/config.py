@@ -21,6 +21,7 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".sors")
     database_url: str | None = None  # unset: embedded PostgreSQL in DATA_DIR/pg
     platform_source: Literal["live", "sim"] = "sim"
+    sim_seed: int = 0
     base_url: str = "http://127.0.0.1:8000"
     secret_key: str | None = None  # unset: generated once and kept in DATA_DIR/secret_key
 

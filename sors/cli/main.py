@@ -7,6 +7,7 @@ import typer
 from sors.cli.accounts import accounts_app, credits_app, keys_app
 from sors.cli.common import console, ensure_migrated, settings
 from sors.cli.feedback import feedback_app
+from sors.cli.sim import seed_command, sim_app
 
 app = typer.Typer(
     help="sors — Social Outlier Research Service.", no_args_is_help=True, add_completion=False
@@ -15,6 +16,7 @@ app.add_typer(accounts_app, name="accounts")
 app.add_typer(keys_app, name="keys")
 app.add_typer(credits_app, name="credits")
 app.add_typer(feedback_app, name="feedback")
+app.add_typer(sim_app, name="sim")
 
 demo_app = typer.Typer(
     help="The demo: embedded PostgreSQL, simulated platforms, a funded account.",
@@ -34,6 +36,15 @@ def demo(
         from sors.cli.server import demo as run_demo
 
         run_demo(host, port)
+
+
+@demo_app.command("seed")
+def demo_seed(
+    profiles: int = typer.Option(3000, min=1, help="How many simulated profiles to crawl."),
+    seed: int = typer.Option(0, help="World seed: the same seed gives the same world."),
+) -> None:
+    """(Re)build the simulated world, with a progress bar."""
+    seed_command(profiles, seed)
 
 
 @app.command()

@@ -12,6 +12,7 @@ from sors.kit.db import Database
 
 DEMO_EMAIL = "demo@sors.local"
 DEMO_CREDITS = 10_000
+DEMO_PROFILES = 3000
 
 
 def run_api(host: str, port: int, *, workers: int = 1, roles: tuple[str, ...] = ()) -> None:
@@ -65,6 +66,13 @@ def demo(host: str, port: int) -> None:
 
     config.set_settings(Settings())
     s = settings()
+    from sors.catalog.seed import counts
+    from sors.cli.sim import seed_command
+
+    profiles, _ = with_db(counts)
+    if profiles == 0:
+        console.print("First start: building the simulated world (once)…")
+        seed_command(DEMO_PROFILES, s.sim_seed)
     account_id, key, balance = with_db(lambda db: ensure_demo_account(db, s))
     print_banner(s.base_url.rstrip("/"), account_id, key, balance)
     run_api(host, port, roles=("worker", "scheduler"))

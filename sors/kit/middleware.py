@@ -103,6 +103,10 @@ class ApiMiddleware:
         original_receive: Receive,
     ) -> None:
         app_state = scope["app"].state
+        if app_state.settings.platform_source == "sim":
+            from sors.platforms.sim.clock import sync_process_clock
+
+            await sync_process_clock(app_state)
         path: str = scope.get("path", "")
         is_api = path.startswith("/api/")
         key = extract_api_key(scope) if is_api else None

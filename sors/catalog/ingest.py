@@ -1,0 +1,240 @@
+"""Ingest crawl snapshots: upsert profiles and posts, keep the stat history, mark deletions
+and renames, and recompute every average and score of the crawled profiles.
+
+Set-based and batched: the demo seed ingests thousands of profiles through the same code
+that a single crawl job uses, so there is one definition of the outlier score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, delete, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog import taxonomy
+from sors.catalog.models import WINDOWS, Post, PostStat, Profile, ProfileCategory
+from sors.kit.ids import new_id
+from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
+
+CHUNK = 1000
+
+
+def engagement_rate(views: int | None, likes: int | None, comments: int | None) -> float | None:
+    if not views or likes is None:
+        return None
+    return (likes + (comments or 0)) / views
+
+
+async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> list[str]:
+    """Ingest snapshots (one per profile) in the caller's transaction; returns profile ids in
+    the order given."""
+    if not snapshots:
+        return []
+    profile_ids: list[str] = []
+    fresh: set[str] = set()
+    for snap in snapshots:
+        pid, created = await _upsert_profile(session, snap.profile, snap.fetched_at)
+        profile_ids.append(pid)
+        if created:
+            fresh.add(pid)
+    await _upsert_posts(session, snapshots, profile_ids)
+    for snap, pid in zip(snapshots, profile_ids, strict=True):
+        if pid not in fresh and snap.listing_complete:
+            await _mark_deleted(session, pid, snap)
+    await recompute_scores(session, profile_ids, [s.fetched_at for s in snapshots])
+    await _classify(session, snapshots, profile_ids)
+    return profile_ids
+
+
+async def _upsert_profile(
+    session: AsyncSession, p: ProfileSnapshot, at: datetime
+) -> tuple[str, bool]:
+    values: dict[str, Any] = {
+        "display_name": p.display_name, "bio": p.bio, "avatar_url": p.avatar_url, "url": p.url,
+        "follower_count": p.follower_count,
+        "follower_count_approximate": p.follower_count_approximate,
+        "platform_user_id": p.platform_user_id, "last_crawled_at": at,
+    }
+    existing = (
+        await session.execute(
+            select(Profile.id).where(
+                Profile.platform == p.platform, Profile.handle == p.handle, Profile.is_active
+            )
+        )
+    ).scalar()
+    if existing:
+        await session.execute(update(Profile).where(Profile.id == existing).values(**values))
+        return existing, False
+    new_pid = new_id("prf")
+    session.add(Profile(id=new_pid, platform=p.platform, handle=p.handle, is_active=True,
+                        first_seen_at=at, **values))
+    await session.flush()
+    if p.platform_user_id:
+        # Same platform account under another handle: the creator renamed. The old row stays
+        # (inactive, frozen) and the posts follow the account to its new handle.
+        old = (
+            await session.execute(
+                select(Profile.id).where(
+                    Profile.platform == p.platform,
+                    Profile.platform_user_id == p.platform_user_id,
+                    Profile.is_active,
+                    Profile.id != new_pid,
+                )
+            )
+        ).scalars().all()
+        if old:
+            await session.execute(
+                update(Profile).where(Profile.id.in_(old)).values(is_active=False, renamed_to_id=new_pid)
+            )
+            await session.execute(update(Post).where(Post.profile_id.in_(old)).values(profile_id=new_pid))
+            return new_pid, False
+    return new_pid, True
+
+
+def _post_row(post: PostSnapshot, profile_id: str, at: datetime) -> dict[str, Any]:
+    return {
+        "id": new_id("pst"), "profile_id": profile_id, "platform": post.platform,
+        "platform_post_id": post.platform_post_id, "url": post.url,
+        "content_type": post.content_type, "caption": post.caption,
+        "published_at": post.published_at, "duration_seconds": post.duration_seconds,
+        "views": post.views, "likes": post.likes, "comments": post.comments, "shares": post.shares,
+        "engagement_rate": engagement_rate(post.views, post.likes, post.comments),
+        "thumbnail_url": post.thumbnail_url, "approximations": dict(post.approximations),
+        "extra": dict(post.extra), "stats_updated_at": at, "first_seen_at": at,
+    }
+
+
+async def _upsert_posts(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], profile_ids: list[str]
+) -> None:
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for snap, pid in zip(snapshots, profile_ids, strict=True):
+        for post in snap.posts:
+            key = (post.platform, post.platform_post_id)
+            if key not in seen:
+                seen.add(key)
+                rows.append(_post_row(post, pid, snap.fetched_at))
+    for i in range(0, len(rows), CHUNK):
+        chunk = rows[i : i + CHUNK]
+        stmt = insert(Post).values(chunk)
+        ex = stmt.excluded
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[Post.platform, Post.platform_post_id],
+            set_={
+                "profile_id": ex.profile_id, "url": ex.url, "caption": ex.caption,
+                "content_type": ex.content_type, "duration_seconds": ex.duration_seconds,
+                "views": ex.views, "likes": ex.likes, "comments": ex.comments,
+                "shares": ex.shares, "engagement_rate": ex.engagement_rate,
+                "thumbnail_url": ex.thumbnail_url, "approximations": ex.approximations,
+                "extra": ex.extra, "stats_updated_at": ex.stats_updated_at,
+            },
+            # A deleted post keeps the stats it had when it disappeared.
+            where=Post.deleted_at.is_(None),
+        ).returning(Post.id, Post.views, Post.likes, Post.comments, Post.shares, Post.stats_updated_at)
+        returned = (await session.execute(stmt)).all()
+        stats = [
+            {"post_id": r[0], "views": r[1], "likes": r[2], "comments": r[3], "shares": r[4],
+             "crawled_at": r[5]}
+            for r in returned
+        ]
+        if stats:
+            await session.execute(insert(PostStat).values(stats).on_conflict_do_nothing())
+
+
+async def _mark_deleted(session: AsyncSession, profile_id: str, snap: CrawlSnapshot) -> None:
+    # Only posts inside the listed range can be judged: an older post merely fell off the
+    # end of the listing.
+    if not snap.posts:
+        return
+    oldest = min(p.published_at for p in snap.posts)
+    listed = [p.platform_post_id for p in snap.posts]
+    await session.execute(
+        update(Post)
+        .where(
+            Post.profile_id == profile_id,
+            Post.deleted_at.is_(None),
+            Post.published_at >= oldest,
+            Post.platform_post_id.not_in(listed),
+        )
+        .values(deleted_at=snap.fetched_at)
+    )
+
+
+_WIN_VALUES = ", ".join(
+    f"('{name}', {days if days is not None else 'NULL::int'})" for name, days in WINDOWS.items()
+)
+_PIVOT = ",\n".join(
+    f"max(views) FILTER (WHERE name = '{w}') AS v_{w}" for w in WINDOWS
+)
+_SCORES = ",\n".join(
+    f"score_{w} = CASE WHEN piv.v_{w} > 0 THEN p.views / piv.v_{w} END" for w in WINDOWS
+)
+_RECOMPUTE = text(f"""
+WITH batch AS (
+    SELECT DISTINCT ON (profile_id) profile_id, t
+    FROM unnest(CAST(:ids AS text[]), CAST(:ts AS timestamptz[])) AS b(profile_id, t)
+    ORDER BY profile_id, t DESC
+),
+win(name, days) AS (VALUES {_WIN_VALUES}),
+agg AS (
+    SELECT b.profile_id, w.name,
+           avg(p.views)::float8 AS views, avg(p.likes)::float8 AS likes,
+           avg(p.engagement_rate)::float8 AS er, count(p.id) AS n
+    FROM batch b CROSS JOIN win w
+    LEFT JOIN posts p
+      ON p.profile_id = b.profile_id AND p.deleted_at IS NULL AND p.published_at <= b.t
+     AND (w.days IS NULL OR p.published_at > b.t - make_interval(days => w.days))
+    GROUP BY b.profile_id, w.name
+),
+piv AS (
+    SELECT profile_id,
+           {_PIVOT},
+           jsonb_object_agg(name, jsonb_build_object(
+               'views', views, 'likes', likes, 'engagement_rate', er, 'post_count', n)) AS avgs
+    FROM agg GROUP BY profile_id
+),
+profs AS (
+    UPDATE profiles pr
+       SET averages = piv.avgs,
+           tracked_post_count = (SELECT count(*) FROM posts c WHERE c.profile_id = piv.profile_id)
+      FROM piv WHERE pr.id = piv.profile_id
+    RETURNING pr.id, pr.follower_count
+)
+UPDATE posts p
+   SET {_SCORES},
+       owner_followers = profs.follower_count
+  FROM piv JOIN profs ON profs.id = piv.profile_id
+ WHERE p.profile_id = piv.profile_id AND p.deleted_at IS NULL
+""")
+
+
+async def recompute_scores(
+    session: AsyncSession, profile_ids: Sequence[str], at: Sequence[datetime]
+) -> None:
+    """Averages for every window as of each profile's crawl time, and every live post's
+    seven scores against them, in one statement."""
+    await session.execute(_RECOMPUTE, {"ids": list(profile_ids), "ts": list(at)})
+
+
+async def _classify(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], profile_ids: list[str]
+) -> None:
+    rows = []
+    for snap, pid in zip(snapshots, profile_ids, strict=True):
+        texts = [snap.profile.bio or "", snap.profile.display_name or ""]
+        texts += [p.caption or "" for p in snap.posts]
+        rows += [
+            {"profile_id": pid, "category_id": cid, "rank": i}
+            for i, cid in enumerate(taxonomy.classify(texts))
+        ]
+    await session.execute(
+        delete(ProfileCategory).where(ProfileCategory.profile_id.in_(bindparam("ids", expanding=True))),
+        {"ids": profile_ids},
+    )
+    for i in range(0, len(rows), CHUNK):
+        await session.execute(insert(ProfileCategory).values(rows[i : i + CHUNK]).on_conflict_do_nothing())

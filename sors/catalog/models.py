@@ -1,0 +1,139 @@
+"""Profiles, posts, stat history, categories.
+
+Scores are stored one column per window so search can filter and sort on an index; a
+profile's averages are kept as JSON for output and recomputed, with every post's scores, in
+the same statement set at each crawl (catalog.ingest), so they always agree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Computed, Float, ForeignKey, Index, String, Text, text
+from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
+from sqlalchemy.orm import Mapped, mapped_column
+
+from sors.kit.db import Base
+
+WINDOWS: dict[str, int | None] = {
+    "one_week": 7, "two_weeks": 14, "one_month": 30, "three_months": 90,
+    "six_months": 182, "one_year": 365, "all_time": None,
+}
+
+
+class Profile(Base):
+    __tablename__ = "profiles"
+    __table_args__ = (
+        # One active row per handle; a renamed creator's old row stays, inactive.
+        Index("uq_profiles_active_handle", "platform", "handle", unique=True,
+              postgresql_where=text("is_active")),
+        Index("ix_profiles_user", "platform", "platform_user_id"),
+        Index("ix_profiles_followers", text("follower_count DESC NULLS LAST"), "id"),
+        Index("ix_profiles_handle_trgm", "handle", postgresql_using="gin",
+              postgresql_ops={"handle": "gin_trgm_ops"}),
+        Index("ix_profiles_name_trgm", text("lower(display_name) gin_trgm_ops"),
+              postgresql_using="gin"),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    handle: Mapped[str] = mapped_column(String(64))
+    platform_user_id: Mapped[str | None] = mapped_column(String(128))
+    display_name: Mapped[str | None] = mapped_column(String(200))
+    bio: Mapped[str | None] = mapped_column(Text)
+    avatar_url: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(Text)
+    follower_count: Mapped[int | None]
+    follower_count_approximate: Mapped[bool] = mapped_column(server_default=text("false"))
+    tracked_post_count: Mapped[int] = mapped_column(server_default=text("0"))
+    averages: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    is_active: Mapped[bool] = mapped_column(server_default=text("true"))
+    renamed_to_id: Mapped[str | None] = mapped_column(String(64))
+    last_crawled_at: Mapped[datetime | None]
+    first_seen_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
+
+
+class Category(Base):
+    __tablename__ = "categories"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    parent_id: Mapped[str | None] = mapped_column(String(64))
+
+
+class ProfileCategory(Base):
+    __tablename__ = "profile_categories"
+    __table_args__ = (Index("ix_profile_categories_category", "category_id", "profile_id"),)
+
+    profile_id: Mapped[str] = mapped_column(
+        ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True
+    )
+    category_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    rank: Mapped[int] = mapped_column(server_default=text("0"))
+
+
+class Post(Base):
+    __tablename__ = "posts"
+    __table_args__ = (
+        Index("uq_posts_platform_id", "platform", "platform_post_id", unique=True),
+        Index("ix_posts_profile_published", "profile_id", text("published_at DESC")),
+        Index("ix_posts_first_seen", "profile_id", "first_seen_at", "id"),
+        Index("ix_posts_search", "search_vector", postgresql_using="gin"),
+        Index("ix_posts_views", text("views DESC NULLS LAST"), "id"),
+        Index("ix_posts_likes", text("likes DESC NULLS LAST"), "id"),
+        Index("ix_posts_er", text("engagement_rate DESC NULLS LAST"), "id"),
+        Index("ix_posts_recent", text("published_at DESC"), "id"),
+        *[
+            Index(f"ix_posts_score_{w}", text(f"score_{w} DESC NULLS LAST"), "id")
+            for w in WINDOWS
+        ],
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id"))
+    platform: Mapped[str] = mapped_column(String(16))
+    platform_post_id: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str] = mapped_column(Text)
+    content_type: Mapped[str] = mapped_column(String(16))
+    caption: Mapped[str | None] = mapped_column(Text)
+    published_at: Mapped[datetime]
+    duration_seconds: Mapped[float | None] = mapped_column(Float)
+    views: Mapped[int | None]
+    likes: Mapped[int | None]
+    comments: Mapped[int | None]
+    shares: Mapped[int | None]
+    engagement_rate: Mapped[float | None] = mapped_column(Float)
+    thumbnail_url: Mapped[str | None] = mapped_column(Text)
+    approximations: Mapped[dict[str, str]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    extra: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    # The owner's follower count, copied at each crawl so maxFollowers needs no join.
+    owner_followers: Mapped[int | None]
+    score_one_week: Mapped[float | None] = mapped_column(Float)
+    score_two_weeks: Mapped[float | None] = mapped_column(Float)
+    score_one_month: Mapped[float | None] = mapped_column(Float)
+    score_three_months: Mapped[float | None] = mapped_column(Float)
+    score_six_months: Mapped[float | None] = mapped_column(Float)
+    score_one_year: Mapped[float | None] = mapped_column(Float)
+    score_all_time: Mapped[float | None] = mapped_column(Float)
+    has_transcript: Mapped[bool] = mapped_column(server_default=text("false"))
+    has_visual_analysis: Mapped[bool] = mapped_column(server_default=text("false"))
+    stats_updated_at: Mapped[datetime | None]
+    first_seen_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
+    deleted_at: Mapped[datetime | None]
+    search_vector: Mapped[Any] = mapped_column(
+        TSVECTOR, Computed("to_tsvector('simple', sors_unaccent(coalesce(caption, '')))", persisted=True)
+    )
+
+
+class PostStat(Base):
+    """One row per post per crawl: the history behind growth curves."""
+
+    __tablename__ = "post_stats"
+
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    crawled_at: Mapped[datetime] = mapped_column(primary_key=True)
+    views: Mapped[int | None]
+    likes: Mapped[int | None]
+    comments: Mapped[int | None]
+    shares: Mapped[int | None]

@@ -1,0 +1,71 @@
+"""Building a simulated world in the database (`sors demo seed`, first `sors demo`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog import taxonomy
+from sors.catalog.ingest import ingest_crawls
+from sors.catalog.models import Category, Post, Profile
+from sors.kit.db import Database
+
+BATCH = 100
+
+
+@dataclass(frozen=True)
+class SeedResult:
+    profiles: int
+    posts: int
+    seconds: float
+
+
+async def ensure_categories(session: AsyncSession) -> None:
+    rows = [{"id": c.id, "name": c.name, "parent_id": c.parent_id} for c in taxonomy.CATEGORIES]
+    stmt = insert(Category).values(rows)
+    await session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[Category.id],
+            set_={"name": stmt.excluded.name, "parent_id": stmt.excluded.parent_id},
+        )
+    )
+
+
+async def counts(db: Database) -> tuple[int, int]:
+    async with db.session() as s:
+        profiles = (await s.execute(select(func.count()).select_from(Profile))).scalar_one()
+        posts = (await s.execute(select(func.count()).select_from(Post))).scalar_one()
+    return profiles, posts
+
+
+async def seed_world(
+    db: Database,
+    *,
+    profiles: int,
+    seed: int,
+    now: datetime,
+    progress: Callable[[int], None] | None = None,
+) -> SeedResult:
+    """Crawl `profiles` simulated handles at `now` and ingest them, in batches."""
+    from sors.platforms.sim import SimWorld
+
+    started = time.perf_counter()
+    world = SimWorld(seed)
+    handles = world.sample_handles(profiles)
+    async with db.transaction() as s:
+        await ensure_categories(s)
+    posts = 0
+    for i in range(0, len(handles), BATCH):
+        batch = [world.crawl(platform, handle, now) for platform, handle in handles[i : i + BATCH]]
+        async with db.transaction() as s:
+            await ingest_crawls(s, batch)
+        posts += sum(len(c.posts) for c in batch)
+        if progress:
+            progress(len(batch))
+    return SeedResult(len(handles), posts, time.perf_counter() - started)
