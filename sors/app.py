@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -59,9 +60,14 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
         owned = app.state.db is None
         if owned:
             app.state.db = Database(make_engine(settings))
+        roles = [r for r in os.environ.get("SORS_INPROCESS_ROLES", "").split(",") if r]
+        from sors.jobs.runtime import start_in_process, stop_in_process
+
+        tasks = start_in_process(app.state, roles)
         try:
             yield
         finally:
+            await stop_in_process(app.state, tasks)
             if owned:
                 await app.state.db.dispose()
                 app.state.db = None

@@ -24,7 +24,6 @@ from sors.kit import clock as clock_mod
 from sors.kit import migrate
 from sors.kit.db import Database, make_engine, set_db, to_async_url
 from sors.models_registry import load_all
-
 from tests.factories import reset_tables
 
 KEEP_TABLES = {"alembic_version", "categories", "sim_state"}
@@ -41,8 +40,11 @@ def _admin_url(tmp: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("pgroot")
+def pg_url() -> Iterator[str]:
+    # Not under pytest's 0700 basetemp: as root the embedded server runs as its own user,
+    # which must be able to reach the data directory.
+    tmp = Path(tempfile.mkdtemp(prefix="sors-pg-"))
+    tmp.chmod(0o755)
     admin = _admin_url(tmp)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     name = f"sors_test_{worker}_{os.getpid()}"
@@ -56,6 +58,7 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -91,14 +94,14 @@ async def db(settings: Settings, pg_url: str) -> AsyncIterator[Database]:
 
 
 @pytest.fixture(scope="session")
-def app(settings: Settings, db: Database):  # noqa: ANN201
+def app(settings: Settings, db: Database):
     from sors.app import create_app
 
     return create_app(settings, db=db)
 
 
 @pytest.fixture
-async def clean(db: Database, app) -> AsyncIterator[None]:  # noqa: ANN001
+async def clean(db: Database, app) -> AsyncIterator[None]:
     yield
     await reset_tables(db, KEEP_TABLES)
     await app.state.limiter.reset()
@@ -106,7 +109,7 @@ async def clean(db: Database, app) -> AsyncIterator[None]:  # noqa: ANN001
 
 
 @pytest.fixture
-async def client(app, clean) -> AsyncIterator[httpx.AsyncClient]:  # noqa: ANN001
+async def client(app, clean) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5555))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
         yield c
@@ -118,3 +121,33 @@ def _models_loaded() -> None:
 
 
 __all__ = ["text"]
+
+
+@pytest.fixture(scope="session")
+def live_server(settings: Settings) -> Iterator[str]:
+    """The real app under uvicorn on a loopback port, in its own thread and event loop, for
+    truly parallel requests."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from sors.app import create_app
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning",
+                       lifespan="on", loop="asyncio")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not server.started and time.time() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)

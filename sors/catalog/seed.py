@@ -53,7 +53,7 @@ async def seed_world(
     progress: Callable[[int], None] | None = None,
 ) -> SeedResult:
     """Crawl `profiles` simulated handles at `now` and ingest them, in batches."""
-    from sors.platforms.sim import SimWorld
+    from sors.platforms.sim.world import SimWorld
 
     started = time.perf_counter()
     world = SimWorld(seed)

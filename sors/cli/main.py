@@ -79,3 +79,53 @@ def api(
 
 if __name__ == "__main__":
     app()
+
+
+@app.command()
+def worker(concurrency: int = typer.Option(None, min=1, help="Jobs run at once.")) -> None:
+    """Run a job worker (any number, on any machine sharing the database)."""
+    import asyncio
+
+    from sors.jobs.runtime import run_standalone
+
+    s = settings()
+    ensure_migrated(s)
+    asyncio.run(run_standalone(s, "worker", concurrency=concurrency))
+
+
+scheduler_app = typer.Typer(help="The scheduler: enqueues what is due.", invoke_without_command=True)
+app.add_typer(scheduler_app, name="scheduler")
+
+
+@scheduler_app.callback()
+def scheduler(ctx: typer.Context) -> None:
+    """Run the scheduler loop (several may run; an advisory lock keeps ticks single)."""
+    if ctx.invoked_subcommand is None:
+        import asyncio
+
+        from sors.jobs.runtime import run_standalone
+
+        s = settings()
+        ensure_migrated(s)
+        asyncio.run(run_standalone(s, "scheduler"))
+
+
+@scheduler_app.command("run-once")
+def scheduler_run_once() -> None:
+    """Run everything due now (refreshes, detection, digests, expiries), then the jobs it
+    queued, and exit."""
+    from sors.cli.common import with_db
+    from sors.jobs.engine import JobContext, Worker
+    from sors.jobs.scheduler import Scheduler
+
+    s = settings()
+
+    async def run(db):
+        sched = Scheduler(db, s)
+        first = await sched.tick()
+        ran = await Worker(JobContext(db=db, settings=s), concurrency=1).run_until_idle(timeout=600)
+        second = await sched.tick()  # what the jobs made due (e.g. digests after detection)
+        return first, ran, second
+
+    first, ran, second = with_db(run)
+    console.print(f"enqueued {first}, ran {ran} jobs, then {second}")

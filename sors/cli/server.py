@@ -27,7 +27,7 @@ def run_api(host: str, port: int, *, workers: int = 1, roles: tuple[str, ...] = 
     )
 
 
-def app_factory():  # noqa: ANN201
+def app_factory():
     from sors.app import create_app
 
     return create_app()

@@ -73,7 +73,7 @@ def seed_command(profiles: int, seed: int) -> None:
 
     from sors.catalog.seed import seed_world
 
-    async def run(db: Database):  # noqa: ANN202
+    async def run(db: Database):
         async with db.transaction() as s:
             now = (await sim_clock.ensure_state(s, seed=seed)).now
         with Progress(

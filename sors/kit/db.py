@@ -15,7 +15,12 @@ from typing import Any
 
 import orjson
 from sqlalchemy import BigInteger, DateTime, MetaData
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.orm import DeclarativeBase
 
 from sors.config import Settings
@@ -133,4 +138,4 @@ def set_db(db: Database | None) -> None:
     _db = db
 
 
-__all__ = ["BigInteger", "Base", "Database", "database_url", "get_db", "make_engine", "set_db"]
+__all__ = ["Base", "BigInteger", "Database", "database_url", "get_db", "make_engine", "set_db"]

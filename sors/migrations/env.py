@@ -11,14 +11,14 @@ config = context.config
 target_metadata = load_all().metadata
 
 
-def _include(obj, name, type_, reflected, compare_to):  # noqa: ANN001
+def _include(obj, name, type_, reflected, compare_to):
     # procrastinate's own tables are managed by its schema file, not by our models.
     if type_ == "table" and name and name.startswith("procrastinate"):
         return False
     return True
 
 
-def _configure(connection) -> None:  # noqa: ANN001
+def _configure(connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
@@ -47,7 +47,7 @@ async def run_online() -> None:
     await engine.dispose()
 
 
-def _run_sync(connection) -> None:  # noqa: ANN001
+def _run_sync(connection) -> None:
     _configure(connection)
     with context.begin_transaction():
         context.run_migrations()

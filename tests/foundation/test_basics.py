@@ -45,7 +45,7 @@ async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncCli
     assert r.headers["ratelimit-policy"] == '"default";q=30;w=60'
 
 
-async def test_both_auth_headers_and_401s(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_both_auth_headers_and_401s(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db, credits=7)
     r1 = await client.get("/api/v1/credits", headers=auth(key))
     r2 = await client.get("/api/v1/credits", headers={"x-api-key": key})

@@ -11,7 +11,7 @@ from sors.app import create_app
 from tests.factories import auth, balance_and_ledger_sum, create_account
 
 
-async def test_body_over_64_kib_is_413_and_changes_nothing(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_body_over_64_kib_is_413_and_changes_nothing(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     big = orjson.dumps({"message": "x" * (65 * 1024)})
     r = await client.post("/api/v1/feedback", content=big, headers={**auth(key), "content-type": "application/json"})
@@ -23,7 +23,7 @@ async def test_body_over_64_kib_is_413_and_changes_nothing(client: httpx.AsyncCl
         assert (await s.execute(text("SELECT count(*) FROM feedback"))).scalar() == 0
 
 
-async def test_malformed_json_is_400(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_malformed_json_is_400(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     h = {**auth(key), "content-type": "application/json"}
     r = await client.post("/api/v1/feedback", content=b"{not json", headers=h)
@@ -32,7 +32,7 @@ async def test_malformed_json_is_400(client: httpx.AsyncClient, db) -> None:  # 
     assert r.status_code == 400 and r.json()["code"] == "malformed_request"
 
 
-async def test_validation_errors_are_422_with_fields(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_validation_errors_are_422_with_fields(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     r = await client.post("/api/v1/feedback", json={"message": "  short   "}, headers=auth(key))
     assert r.status_code == 422
@@ -47,7 +47,7 @@ async def test_validation_errors_are_422_with_fields(client: httpx.AsyncClient, 
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "skill"
 
 
-async def test_feedback_is_stored_and_unknown_fields_ignored(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_feedback_is_stored_and_unknown_fields_ignored(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     r = await client.post(
         "/api/v1/feedback",
@@ -60,7 +60,7 @@ async def test_feedback_is_stored_and_unknown_fields_ignored(client: httpx.Async
     assert r.headers["x-credits-charged"] == "0"
 
 
-async def test_rate_limit_per_key_gives_429_with_retry_after(settings, db) -> None:  # noqa: ANN001
+async def test_rate_limit_per_key_gives_429_with_retry_after(settings, db) -> None:
     app = create_app(settings.model_copy(update={"rate_limit_per_minute": 3}), db=db)
     _, key = await create_account(db)
     transport = httpx.ASGITransport(app=app, client=("127.0.0.9", 1))
@@ -75,13 +75,13 @@ async def test_rate_limit_per_key_gives_429_with_retry_after(settings, db) -> No
         assert codes[0].headers["ratelimit-policy"] == '"default";q=3;w=60'
         assert codes[1].headers["ratelimit"].startswith('"default";r=1;t=')
     finally:
-        from tests.factories import reset_tables
         from tests.conftest import KEEP_TABLES
+        from tests.factories import reset_tables
 
         await reset_tables(db, KEEP_TABLES)
 
 
-async def test_idempotency_replays_rejects_and_blocks(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_idempotency_replays_rejects_and_blocks(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     h = {**auth(key), "Idempotency-Key": "abc-1"}
     body = {"message": "first message body here"}
@@ -101,7 +101,7 @@ async def test_idempotency_replays_rejects_and_blocks(client: httpx.AsyncClient,
         assert (await s.execute(text("SELECT count(*) FROM feedback"))).scalar() == 1
 
 
-async def test_grant_and_ledger_listing(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_grant_and_ledger_listing(client: httpx.AsyncClient, db) -> None:
     account_id, key = await create_account(db, credits=25)
     r = await client.get("/api/v1/credits/ledger?limit=10", headers=auth(key))
     assert r.status_code == 200
@@ -111,7 +111,7 @@ async def test_grant_and_ledger_listing(client: httpx.AsyncClient, db) -> None: 
     assert await balance_and_ledger_sum(db, account_id) == (25, 25)
 
 
-async def test_refund_happens_exactly_once_under_races(db) -> None:  # noqa: ANN001
+async def test_refund_happens_exactly_once_under_races(db) -> None:
     from sors.billing import service as billing
 
     account_id, _ = await create_account(db, credits=50)
@@ -128,7 +128,7 @@ async def test_refund_happens_exactly_once_under_races(db) -> None:  # noqa: ANN
         again = await billing.refund_job(s, "job_x", reason="again")
     assert again is not None and again.amount == 0
     assert await balance_and_ledger_sum(db, account_id) == (50, 50)
-    from tests.factories import reset_tables
     from tests.conftest import KEEP_TABLES
+    from tests.factories import reset_tables
 
     await reset_tables(db, KEEP_TABLES)

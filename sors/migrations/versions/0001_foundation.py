@@ -4,8 +4,8 @@ Revision ID: 93755e2bba94
 Revises: 
 Create Date: 2026-11-22 04:25:40.855837
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = '0001'

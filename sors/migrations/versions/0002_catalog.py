@@ -4,8 +4,8 @@ Revision ID: f0f819716095
 Revises: 0001
 Create Date: 2026-11-22 04:28:01.081271
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = '0002'

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what sors needs on a fresh Debian machine: system packages (ffmpeg, espeak-ng,
+# fonts, Redis and PostgreSQL for the multi-process tests) and a Python venv in .venv.
+# Idempotent: quick when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(ffmpeg espeak-ng fonts-dejavu-core redis-server postgresql)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "==> installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.sors-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "==> installing Python packages"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".[dev]"
+  touch "$stamp"
+fi

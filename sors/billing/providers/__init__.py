@@ -1,0 +1,57 @@
+"""Payment providers behind one interface; `get_provider(settings)` picks the configured one."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sors.billing.providers.base import (
+    WEBHOOK_TOLERANCE_SECONDS,
+    CheckoutCreationError,
+    CheckoutLink,
+    CheckoutRequest,
+    EventKind,
+    PaymentEvent,
+    PaymentProvider,
+    PaymentProviderError,
+    WebhookPayloadError,
+    WebhookSignatureError,
+    WebhooksNotSupportedError,
+)
+from sors.billing.providers.local import LocalProvider
+from sors.billing.providers.stripe_provider import StripeProvider
+
+if TYPE_CHECKING:
+    from sors.config import Settings
+
+__all__ = [
+    "WEBHOOK_TOLERANCE_SECONDS",
+    "CheckoutCreationError",
+    "CheckoutLink",
+    "CheckoutRequest",
+    "EventKind",
+    "LocalProvider",
+    "PaymentEvent",
+    "PaymentProvider",
+    "PaymentProviderError",
+    "StripeProvider",
+    "WebhookPayloadError",
+    "WebhookSignatureError",
+    "WebhooksNotSupportedError",
+    "get_provider",
+]
+
+
+def get_provider(settings: Settings) -> PaymentProvider:
+    if settings.payments == "local":
+        return LocalProvider(settings.base_url)
+    if settings.payments == "stripe":
+        if not settings.stripe_secret_key or not settings.stripe_webhook_secret:
+            raise ValueError(
+                "SORS_PAYMENTS=stripe needs SORS_STRIPE_SECRET_KEY and SORS_STRIPE_WEBHOOK_SECRET"
+            )
+        return StripeProvider(
+            settings.stripe_secret_key,
+            settings.stripe_webhook_secret,
+            api_base=settings.stripe_api_base,
+        )
+    raise ValueError(f"unknown payment provider {settings.payments!r}")

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.billing.pricing import get_pricing
+from sors.crawling import service
+from sors.crawling.schemas import CrawlIn
+from sors.kit.errors import ValidationFailed
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import Bill, SorsRoute, get_bill, get_session
+from sors.platforms.urls import InvalidHandle, normalize_handle
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
+
+
+@router.post(
+    "/crawls", summary="Crawl a public profile (40 credits; 1 when already tracked)",
+    openapi_extra={"x-sors-skill": "crawl_profile",
+                   "x-sors-precheck": get_pricing().cost("crawl_profile", "already_tracked_credits")},
+)
+async def crawl_profile(
+    body: CrawlIn,
+    session: Annotated[AsyncSession, Depends(get_session)],
+    account_id: Annotated[str, Depends(current_account_id)],
+    bill: Annotated[Bill, Depends(get_bill)],
+) -> JSONResponse:
+    try:
+        handle = normalize_handle(body.platform, body.handle)
+    except InvalidHandle as exc:
+        raise ValidationFailed.single("handle", str(exc)) from exc
+    pricing = get_pricing()
+    outcome = await service.request_crawl(
+        session, account_id=account_id, platform=body.platform, handle=handle,
+        credits=pricing.cost("crawl_profile"),
+    )
+    if outcome.profile_id:
+        bill.cost = pricing.cost("crawl_profile", "already_tracked_credits")
+        return JSONResponse({"status": "completed", "alreadyTracked": True,
+                             "profileId": outcome.profile_id, "jobRef": None})
+    assert outcome.job is not None
+    if outcome.new_job:
+        bill.job_ref = outcome.job.id
+    else:
+        bill.cost = 0  # the same account's open crawl of this handle: same job, no charge
+    return JSONResponse({"status": "pending", "jobRef": outcome.job.id,
+                         "platform": body.platform, "handle": handle})

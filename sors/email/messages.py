@@ -1,0 +1,282 @@
+"""The emails the service sends, built as complete `EmailMessage` objects.
+
+Each builder renders a plain-text and an HTML part from the Jinja2 templates next to this
+module (HTML autoescaped: captions, handles and notes come from users and platforms) and
+returns a multipart/alternative message with From, To, Subject, Date and Message-ID set.
+`idempotency_key`, when given, travels in `X-Sors-Idempotency-Key` so the outbox can refuse
+to send the same logical email twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid, parseaddr
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from sors.config import Settings, get_settings
+from sors.kit import clock
+
+IDEMPOTENCY_HEADER = "X-Sors-Idempotency-Key"
+
+PLATFORM_NAMES = {"tiktok": "TikTok", "instagram": "Instagram", "youtube": "YouTube"}
+WINDOW_LABELS = {
+    "one_week": "1-week",
+    "two_weeks": "2-week",
+    "one_month": "1-month",
+    "three_months": "3-month",
+    "six_months": "6-month",
+    "one_year": "1-year",
+    "all_time": "all-time",
+}
+CAPTION_EXCERPT_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class DigestItem:
+    post_url: str
+    handle: str
+    platform: str
+    views: int | None
+    outlier_score: float | None
+    score_window: str
+    caption_excerpt: str | None
+    alert_id: str
+
+
+# --- formatting helpers (also used as template filters) ---------------------------------
+
+
+def format_views(views: int | None) -> str:
+    return "—" if views is None else f"{views:,}"
+
+
+def format_score(score: float | None) -> str:
+    return "—" if score is None else f"{score:.1f}×"
+
+
+def platform_name(platform: str) -> str:
+    return PLATFORM_NAMES.get(platform, platform)
+
+
+def window_label(window: str) -> str:
+    return WINDOW_LABELS.get(window, window.replace("_", " "))
+
+
+def safe_href(url: str) -> str:
+    """Only web links become clickable; anything else (javascript:, data:) is neutralised."""
+    return url if re.match(r"(?i)^https?://", url or "") else "#"
+
+
+def excerpt(text: str | None, limit: int = CAPTION_EXCERPT_CHARS) -> str:
+    if not text:
+        return ""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _one_line(text: str) -> str:
+    # Header values must not carry line breaks; user text (handles) can reach the subject.
+    return " ".join(text.split())
+
+
+@cache
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("sors.email", "templates"),
+        # HTML escaped, always; plain text never (escaping would garble it).
+        autoescape=select_autoescape(
+            enabled_extensions=("html.j2",), disabled_extensions=("txt.j2",), default=True
+        ),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        views=format_views,
+        score=format_score,
+        platform_name=platform_name,
+        window_label=window_label,
+        safe_href=safe_href,
+        excerpt=excerpt,
+    )
+    return env
+
+
+def render(name: str, **context: Any) -> tuple[str, str]:
+    """(text, html) for template pair `name.txt.j2` / `name.html.j2`."""
+    env = _environment()
+    text = env.get_template(f"{name}.txt.j2").render(**context)
+    html = env.get_template(f"{name}.html.j2").render(**context)
+    return text, html
+
+
+def _build(
+    *,
+    to: str,
+    subject: str,
+    template: str,
+    context: Mapping[str, Any],
+    settings: Settings | None,
+    now: datetime | None,
+    idempotency_key: str | None,
+    extra_headers: Mapping[str, str] | None = None,
+) -> EmailMessage:
+    settings = settings or get_settings()
+    text, html = render(template, base_url=settings.base_url.rstrip("/"), **context)
+    msg = EmailMessage()
+    msg["From"] = settings.email_from
+    msg["To"] = to
+    msg["Subject"] = _one_line(subject)
+    msg["Date"] = format_datetime(now or clock.now())
+    _, from_addr = parseaddr(settings.email_from)
+    msg["Message-ID"] = make_msgid(domain=from_addr.rpartition("@")[2] or "sors.local")
+    msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation auto-replies, please
+    if idempotency_key:
+        msg[IDEMPOTENCY_HEADER] = _one_line(idempotency_key)
+    for key, value in (extra_headers or {}).items():
+        msg[key] = value
+    # Quoted-printable keeps the .eml files in the outbox readable with a plain pager.
+    msg.set_content(text, cte="quoted-printable")
+    msg.add_alternative(html, subtype="html", cte="quoted-printable")
+    return msg
+
+
+# --- the emails ----------------------------------------------------------------------------
+
+
+def feedback_resolved(
+    to: str,
+    feedback_id: str,
+    message_excerpt: str,
+    resolution_note: str | None,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject=f"Your sors report {feedback_id} is resolved",
+        template="feedback_resolved",
+        context={
+            "feedback_id": feedback_id,
+            "message_excerpt": excerpt(message_excerpt, 500),
+            "resolution_note": (resolution_note or "").strip(),
+        },
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )
+
+
+def alert_confirmation(
+    to: str,
+    confirm_url: str,
+    handle: str,
+    platform: str,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject=f"Confirm viral alerts for @{handle} on {platform_name(platform)}",
+        template="alert_confirmation",
+        context={"confirm_url": confirm_url, "handle": handle, "platform": platform},
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )
+
+
+def _digest_subject(items: Sequence[DigestItem]) -> str:
+    handles = list(dict.fromkeys(f"@{item.handle}" for item in items))
+    count = len(items)
+    noun = "outlier post" if count == 1 else "outlier posts"
+    who = handles[0] if len(handles) == 1 else f"{handles[0]} and {len(handles) - 1} more"
+    return f"{count} new {noun} from {who}"
+
+
+def alert_digest(
+    to: str,
+    items: Sequence[DigestItem],
+    stop_urls: Mapping[str, str],
+    unsubscribe_url: str,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    """One email bundling every pending hit of an address, grouped by alert.
+
+    `stop_urls` maps alert id to that alert's stop page; `unsubscribe_url` is the one-click
+    stop action (RFC 8058) that `List-Unsubscribe` points at.
+    """
+    if not items:
+        raise ValueError("a digest needs at least one item")
+    groups: dict[str, list[DigestItem]] = {}
+    for item in items:
+        groups.setdefault(item.alert_id, []).append(item)
+    sections = [
+        {
+            "alert_id": alert_id,
+            "handle": posts[0].handle,
+            "platform": posts[0].platform,
+            "stop_url": stop_urls.get(alert_id),
+            "posts": [
+                {
+                    "url": post.post_url,
+                    "handle": post.handle,
+                    "platform": post.platform,
+                    "views": post.views,
+                    "score": post.outlier_score,
+                    "window": post.score_window,
+                    "caption": excerpt(post.caption_excerpt),
+                }
+                for post in posts
+            ],
+        }
+        for alert_id, posts in groups.items()
+    ]
+    return _build(
+        to=to,
+        subject=_digest_subject(items),
+        template="alert_digest",
+        context={"sections": sections, "count": len(items), "unsubscribe_url": unsubscribe_url},
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+        extra_headers={
+            "List-Unsubscribe": f"<{unsubscribe_url}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
+
+
+def api_key_issued(
+    to: str,
+    api_key: str,
+    credits: int,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject="Your sors API key",
+        template="api_key_issued",
+        context={"api_key": api_key, "credits": credits},
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )

@@ -1,0 +1,49 @@
+"""The job record of the contract, which is also the queue row (claimed with SKIP LOCKED)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import CheckConstraint, Index, String, text
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from sors.kit.db import Base
+
+JOB_TYPES = ("crawl", "refresh", "transcription", "media", "remix")
+JOB_STATUSES = ("pending", "processing", "completed", "failed")
+
+
+class Job(Base):
+    __tablename__ = "jobs"
+    __table_args__ = (
+        CheckConstraint("status IN ('pending','processing','completed','failed')", name="status_known"),
+        CheckConstraint("type IN ('crawl','refresh','transcription','media','remix')", name="type_known"),
+        # At most one unfinished job per dedupe key (e.g. one pending crawl of a handle per
+        # account): a repeat gets the same jobRef.
+        Index("uq_jobs_dedupe_open", "dedupe_key", unique=True,
+              postgresql_where=text("status IN ('pending','processing') AND dedupe_key IS NOT NULL")),
+        Index("ix_jobs_claim", "run_after", postgresql_where=text("status = 'pending'")),
+        Index("ix_jobs_stalled", "heartbeat_at", postgresql_where=text("status = 'processing'")),
+        Index("ix_jobs_account", "account_id", "id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str | None] = mapped_column(String(64))
+    type: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), server_default=text("'pending'"))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    error: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    dedupe_key: Mapped[str | None] = mapped_column(String(300))
+    credits_charged: Mapped[int] = mapped_column(server_default=text("0"))
+    credits_refunded: Mapped[int] = mapped_column(server_default=text("0"))
+    attempts: Mapped[int] = mapped_column(server_default=text("0"))
+    max_attempts: Mapped[int] = mapped_column(server_default=text("4"))
+    run_after: Mapped[datetime] = mapped_column(server_default=text("now()"))
+    heartbeat_at: Mapped[datetime | None]
+    worker_id: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]

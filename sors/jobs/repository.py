@@ -1,0 +1,81 @@
+"""Every query of the job engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.jobs.models import Job
+
+NOTIFY_CHANNEL = "sors_jobs"
+
+_CLAIM = text("""
+UPDATE jobs SET status = 'processing', attempts = attempts + 1, worker_id = :worker,
+       heartbeat_at = now(), started_at = COALESCE(started_at, now())
+ WHERE id = (
+    SELECT id FROM jobs
+     WHERE status = 'pending' AND run_after <= now() AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
+     ORDER BY run_after, id
+     FOR UPDATE SKIP LOCKED
+     LIMIT 1)
+RETURNING id
+""")
+
+
+async def insert_job(session: AsyncSession, values: dict[str, Any]) -> bool:
+    stmt = (
+        insert(Job).values(**values)
+        .on_conflict_do_nothing(
+            index_elements=[Job.dedupe_key],
+            index_where=text("status IN ('pending','processing') AND dedupe_key IS NOT NULL"),
+        )
+        .returning(Job.id)
+    )
+    inserted = (await session.execute(stmt)).first() is not None
+    if inserted:
+        # Delivered by PostgreSQL only when the transaction commits: the job goes out with
+        # the request's commit, never before.
+        await session.execute(text("SELECT pg_notify(:c, :id)"), {"c": NOTIFY_CHANNEL, "id": values["id"]})
+    return inserted
+
+
+async def open_job_by_dedupe(session: AsyncSession, dedupe_key: str) -> Job | None:
+    stmt = select(Job).where(Job.dedupe_key == dedupe_key, Job.status.in_(("pending", "processing")))
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def get(session: AsyncSession, job_id: str, *, for_update: bool = False) -> Job | None:
+    stmt = select(Job).where(Job.id == job_id)
+    if for_update:
+        stmt = stmt.with_for_update()
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def claim(session: AsyncSession, worker: str, types: list[str] | None) -> str | None:
+    row = (await session.execute(_CLAIM, {"worker": worker, "types": types})).first()
+    return None if row is None else row[0]
+
+
+async def heartbeat(session: AsyncSession, job_id: str, worker: str) -> bool:
+    stmt = (
+        update(Job)
+        .where(Job.id == job_id, Job.worker_id == worker, Job.status == "processing")
+        .values(heartbeat_at=text("now()"))
+        .returning(Job.id)
+    )
+    return (await session.execute(stmt)).first() is not None
+
+
+async def stalled(session: AsyncSession, stall_seconds: int) -> list[Job]:
+    stmt = (
+        select(Job)
+        .where(
+            Job.status == "processing",
+            Job.heartbeat_at < text("now() - make_interval(secs => :s)").bindparams(s=stall_seconds),
+        )
+        .with_for_update(skip_locked=True)
+    )
+    return list((await session.execute(stmt)).scalars())

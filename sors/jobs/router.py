@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import unquote
+
+from fastapi import APIRouter, Depends
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.jobs import repository as repo
+from sors.jobs.schemas import job_record
+from sors.kit.errors import JobNotFound
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import SorsRoute, get_session
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["jobs"])
+
+
+@router.get(
+    "/jobs/{jobRef}", summary="Job status (free; poll every 10-30 s)",
+    openapi_extra={"x-sors-skill": "get_job_status"},
+)
+async def get_job(
+    jobRef: str,
+    session: Annotated[AsyncSession, Depends(get_session)],
+    account_id: Annotated[str, Depends(current_account_id)],
+) -> JSONResponse:
+    job = await repo.get(session, unquote(jobRef))
+    # Another account's job is indistinguishable from a missing one.
+    if job is None or job.account_id != account_id:
+        raise JobNotFound(f"No job {jobRef!r} for this account.")
+    return JSONResponse(job_record(job))

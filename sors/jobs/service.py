@@ -1,0 +1,79 @@
+"""Queueing jobs and settling them: complete, retry later, or fail with exactly one refund."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.billing import service as billing
+from sors.jobs import repository as repo
+from sors.jobs.models import Job
+from sors.kit.ids import new_id
+
+
+async def enqueue(
+    session: AsyncSession,
+    *,
+    type: str,
+    account_id: str | None,
+    payload: dict[str, Any],
+    credits: int,
+    dedupe_key: str | None = None,
+    max_attempts: int = 4,
+) -> tuple[Job, bool]:
+    """Insert the job (in the caller's transaction). Returns (job, created); with a
+    dedupe key already open, the existing job and False."""
+    job_id = new_id("job")
+    created = await repo.insert_job(
+        session,
+        {
+            "id": job_id, "account_id": account_id, "type": type, "payload": payload,
+            "dedupe_key": dedupe_key, "credits_charged": credits, "max_attempts": max_attempts,
+        },
+    )
+    if created:
+        job = await repo.get(session, job_id)
+    else:
+        job = await repo.open_job_by_dedupe(session, dedupe_key or "")
+    assert job is not None
+    return job, created
+
+
+async def complete(session: AsyncSession, job: Job, result: dict[str, Any]) -> None:
+    job.status = "completed"
+    job.result = result
+    job.error = None
+    job.finished_at = await _db_now(session)
+    await session.flush()
+
+
+async def retry_later(session: AsyncSession, job: Job, *, delay: timedelta, error: dict[str, Any]) -> None:
+    job.status = "pending"
+    job.worker_id = None
+    job.heartbeat_at = None
+    job.error = error  # the last transient error, visible while it waits
+    job.run_after = await _db_now(session) + delay
+    await session.flush()
+
+
+async def fail(session: AsyncSession, job: Job, *, code: str, message: str) -> None:
+    """Fail for good and refund the charge; the ledger's unique refund reference makes a
+    second refund impossible even if this runs twice."""
+    job.status = "failed"
+    job.error = {"code": code, "message": message}
+    job.finished_at = await _db_now(session)
+    moved = await billing.refund_job(session, job.id, reason=f"{job.type} job failed: {code}")
+    if moved is not None and moved.amount:
+        job.credits_refunded = (job.credits_refunded or 0) + moved.amount
+    await session.flush()
+
+
+def backoff(attempt: int, *, base: float = 5.0, cap: float = 300.0) -> timedelta:
+    return timedelta(seconds=min(cap, base * (2 ** max(0, attempt - 1))))
+
+
+async def _db_now(session: AsyncSession):
+    return (await session.execute(text("SELECT now()"))).scalar_one()

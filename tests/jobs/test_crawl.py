@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import httpx
+from sqlalchemy import func, select, text
+
+from sors.catalog.models import Post, Profile
+from sors.jobs.engine import JobContext, Worker, reap
+from sors.jobs.models import Job
+from tests.factories import auth, balance_and_ledger_sum, create_account
+
+
+def worker(db, settings) -> Worker:
+    return Worker(JobContext(db=db, settings=settings), concurrency=1)
+
+
+async def test_crawl_new_handle_completes_and_is_stored(client: httpx.AsyncClient, db, settings) -> None:
+    account_id, key = await create_account(db, credits=100)
+    r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "@Fit.Anna"}, headers=auth(key))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["status"] == "pending" and body["handle"] == "fit.anna" and body["platform"] == "tiktok"
+    assert r.headers["x-credits-charged"] == "40" and r.headers["x-credits-balance"] == "60"
+    job_ref = body["jobRef"]
+
+    # Repeating the open crawl: same job, free.
+    r2 = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "fit.anna"}, headers=auth(key))
+    assert r2.json()["jobRef"] == job_ref and r2.headers["x-credits-charged"] == "0"
+
+    st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
+    assert st["status"] == "pending" and st["type"] == "crawl" and st["creditsCharged"] == 40
+
+    assert await worker(db, settings).run_until_idle() == 1
+    st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
+    assert st["status"] == "completed", st
+    assert st["result"]["postsSeen"] > 0 and st["result"]["newPosts"] == st["result"]["postsSeen"]
+    assert st["finishedAt"] and st["startedAt"] and st["error"] is None
+    pid = st["result"]["profileId"]
+    async with db.session() as s:
+        n = (await s.execute(select(func.count()).select_from(Post).where(Post.profile_id == pid))).scalar()
+        prof = await s.get(Profile, pid)
+    assert n == st["result"]["postsSeen"] and prof.handle == "fit.anna"
+    assert prof.averages["all_time"]["post_count"] == n
+
+    # Now tracked: 1 credit, no job.
+    r3 = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "fit.anna"}, headers=auth(key))
+    assert r3.json() == {"status": "completed", "alreadyTracked": True, "profileId": pid, "jobRef": None}
+    assert r3.headers["x-credits-charged"] == "1"
+    assert await balance_and_ledger_sum(db, account_id) == (59, 59)
+
+
+async def test_ghost_handle_fails_and_is_refunded_once(client: httpx.AsyncClient, db, settings) -> None:
+    account_id, key = await create_account(db, credits=40)
+    r = await client.post("/api/v1/crawls", json={"platform": "instagram", "handle": "ghost_account"}, headers=auth(key))
+    job_ref = r.json()["jobRef"]
+    assert r.headers["x-credits-balance"] == "0"
+    await worker(db, settings).run_until_idle()
+    st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
+    assert st["status"] == "failed"
+    assert st["error"]["code"] == "profile_not_found"
+    assert st["creditsRefunded"] == 40
+    # The refund path running again moves nothing.
+    from sors.jobs import service as jobs_service
+
+    async with db.transaction() as s:
+        job = await s.get(Job, job_ref)
+        await jobs_service.fail(s, job, code="profile_not_found", message="again")
+    assert await balance_and_ledger_sum(db, account_id) == (40, 40)
+    async with db.session() as s:
+        kinds = (await s.execute(text("SELECT kind FROM ledger_entries WHERE account_id=:a ORDER BY id"), {"a": account_id})).scalars().all()
+    assert kinds == ["grant", "charge", "refund"]
+
+
+async def test_rolled_back_request_leaves_no_job(client: httpx.AsyncClient, db) -> None:
+    account_id, key = await create_account(db, credits=39)
+    r = await client.post("/api/v1/crawls", json={"platform": "youtube", "handle": "cookwithsam"}, headers=auth(key))
+    assert r.status_code == 402
+    body = r.json()
+    assert body["code"] == "insufficient_credits" and body["required"] == 40 and body["balance"] == 39
+    assert r.headers["x-credits-charged"] == "0" and r.headers["x-credits-balance"] == "39"
+    async with db.session() as s:
+        assert (await s.execute(select(func.count()).select_from(Job))).scalar() == 0
+    assert await balance_and_ledger_sum(db, account_id) == (39, 39)
+
+
+async def test_bad_handles_are_422_and_free(client: httpx.AsyncClient, db) -> None:
+    _, key = await create_account(db, credits=100)
+    for handle in ("a", "has space", "x" * 40, "bad!char"):
+        r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": handle}, headers=auth(key))
+        assert r.status_code == 422, handle
+        assert r.headers["x-credits-charged"] == "0"
+    r = await client.post("/api/v1/crawls", json={"platform": "myspace", "handle": "tom"}, headers=auth(key))
+    assert r.status_code == 422
+
+
+async def test_other_accounts_job_is_404(client: httpx.AsyncClient, db) -> None:
+    _, key1 = await create_account(db, credits=100)
+    _, key2 = await create_account(db, credits=100)
+    job_ref = (await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "someone"}, headers=auth(key1))).json()["jobRef"]
+    r = await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key2))
+    assert r.status_code == 404 and r.json()["code"] == "job_not_found"
+    assert (await client.get("/api/v1/jobs/job_nope", headers=auth(key1))).status_code == 404
+
+
+async def test_stalled_job_is_retried_then_failed_and_refunded(client: httpx.AsyncClient, db) -> None:
+    account_id, key = await create_account(db, credits=40)
+    job_ref = (await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "stuck.one"}, headers=auth(key))).json()["jobRef"]
+    async with db.transaction() as s:
+        # A worker claimed it on its last attempt and died: no heartbeat for a long time.
+        await s.execute(text("UPDATE jobs SET status='processing', attempts=max_attempts, worker_id='dead', heartbeat_at=now() - interval '1 hour' WHERE id=:j"), {"j": job_ref})
+    assert await reap(db, stall_seconds=60) == 1
+    st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
+    assert st["status"] == "failed" and st["error"]["code"] == "worker_lost" and st["creditsRefunded"] == 40
+    assert await balance_and_ledger_sum(db, account_id) == (40, 40)
