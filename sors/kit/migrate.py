@@ -19,7 +19,7 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
-def upgrade(url: str, revision: str = "head") -> None:
+def upgrade(url: str, revision: str = "heads") -> None:
     command.upgrade(alembic_config(url), revision)
 
 

@@ -1,0 +1,152 @@
+"""The live platforms (TikTok, Instagram, YouTube) behind the adapter interface.
+
+`LiveAdapter(settings)` implements `PlatformAdapter`. Each platform module pairs a fetcher
+(requests, paced per platform) with pure mappers from the platform's data to snapshots.
+Requests only ever go to the platforms' own hosts, to URLs we build from validated handles
+and ids, or to CDN URLs the platforms themselves returned (checked against their hosts).
+
+Settings read: `youtube_api_key`, `http_proxy`, `instagram_session_file`,
+`tiktok_cookies_file` (each may be None).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from sors.platforms.base import (
+    CrawlSnapshot,
+    MediaFile,
+    Platform,
+    PostRef,
+    ProfileNotFound,
+    UnsupportedMedia,
+)
+
+from . import instagram, tiktok, youtube
+from .instagram import InstagramFetcher
+from .pacing import PacerRegistry, PacingPolicy
+from .tiktok import TikTokFetcher
+from .youtube import YouTubeFetcher, YouTubeLimits
+from .ytdlp import YtDlp
+
+__all__ = ["LiveAdapter", "LiveLimits", "PacerRegistry", "PacingPolicy", "normalize_handle"]
+
+HANDLE_PATTERNS = {
+    "youtube": youtube.HANDLE_RE,
+    "tiktok": tiktok.HANDLE_RE,
+    "instagram": instagram.HANDLE_RE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LiveLimits:
+    """How much one crawl reads; each listed post may cost a request on some platforms."""
+
+    youtube: YouTubeLimits = field(default_factory=YouTubeLimits)
+    tiktok_posts: int = 35
+    instagram_posts: int = 12
+    max_media_bytes: int = 300 * 1024 * 1024
+
+
+def normalize_handle(platform: str, handle: str) -> str:
+    """Lower-case, without one leading @; a handle the platform cannot have → ProfileNotFound."""
+    value = handle.strip()
+    value = value.removeprefix("@").lower()
+    pattern = HANDLE_PATTERNS.get(platform)
+    if pattern is None or not pattern.match(value):
+        raise ProfileNotFound(f"not a valid {platform} handle")
+    return value
+
+
+class LiveAdapter:
+    def __init__(
+        self,
+        settings: Any,
+        *,
+        pacers: PacerRegistry | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        limits: LiveLimits | None = None,
+    ) -> None:
+        self._settings = settings
+        self._pacers = pacers or PacerRegistry()
+        self._limits = limits or LiveLimits()
+        self._http = http_client
+        self._owns_http = http_client is None
+        self._proxy: str | None = getattr(settings, "http_proxy", None)
+        self._fetchers: dict[str, Any] = {}
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(
+                proxy=self._proxy,
+                timeout=httpx.Timeout(30.0, connect=10.0),
+                headers={"User-Agent": "sors (self-hosted research service)"},
+                follow_redirects=False,
+            )
+        return self._http
+
+    def _fetcher(self, platform: str) -> Any:
+        fetcher = self._fetchers.get(platform)
+        if fetcher is not None:
+            return fetcher
+        settings, http = self._settings, self._client()
+        if platform == "youtube":
+            fetcher = YouTubeFetcher(
+                api_key=getattr(settings, "youtube_api_key", None),
+                http=http,
+                ytdlp=YtDlp(proxy=self._proxy),
+                pacers=self._pacers,
+                limits=self._limits.youtube,
+            )
+        elif platform == "tiktok":
+            fetcher = TikTokFetcher(
+                ytdlp=YtDlp(
+                    proxy=self._proxy,
+                    cookies_file=getattr(settings, "tiktok_cookies_file", None),
+                    sleep_between_requests=1.0,
+                ),
+                http=http,
+                pacers=self._pacers,
+                limit=self._limits.tiktok_posts,
+            )
+        elif platform == "instagram":
+            fetcher = InstagramFetcher(
+                ytdlp=YtDlp(proxy=self._proxy, sleep_between_requests=1.0),
+                http=http,
+                pacers=self._pacers,
+                session_file=getattr(settings, "instagram_session_file", None),
+                proxy=self._proxy,
+                limit=self._limits.instagram_posts,
+            )
+        else:
+            raise ProfileNotFound(f"unknown platform {platform!r}")
+        self._fetchers[platform] = fetcher
+        return fetcher
+
+    async def fetch_profile(
+        self, platform: Platform, handle: str, *, now: datetime
+    ) -> CrawlSnapshot:
+        canonical = normalize_handle(platform, handle)
+        snapshot: CrawlSnapshot = await self._fetcher(platform).fetch_profile(canonical, now=now)
+        return snapshot
+
+    async def fetch_media(self, post: PostRef, dest_dir: Path, *, now: datetime) -> list[MediaFile]:
+        if post.platform not in HANDLE_PATTERNS:
+            raise UnsupportedMedia(f"unknown platform {post.platform!r}")
+        await asyncio.to_thread(dest_dir.mkdir, parents=True, exist_ok=True)
+        files: list[MediaFile] = await self._fetcher(post.platform).fetch_media(
+            post, dest_dir, max_bytes=self._limits.max_media_bytes
+        )
+        return files
+
+    async def aclose(self) -> None:
+        if self._http is not None and self._owns_http:
+            await self._http.aclose()
+        self._http = None
+        self._fetchers.clear()
