@@ -20,7 +20,8 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path(".sors")
     database_url: str | None = None  # unset: embedded PostgreSQL in DATA_DIR/pg
-    platform_source: Literal["live", "sim"] = "sim"
+    # live: the real platforms. `sors demo` and the tests use the simulated world.
+    platform_source: Literal["live", "sim"] = "live"
     sim_seed: int = 0
     base_url: str = "http://127.0.0.1:8000"
     secret_key: str | None = None  # unset: generated once and kept in DATA_DIR/secret_key
