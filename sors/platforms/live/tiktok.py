@@ -1,0 +1,455 @@
+"""TikTok: yt-dlp's `tiktok:user` listing plus the profile page's embedded JSON.
+
+yt-dlp downloads the profile page (`https://www.tiktok.com/@h`) anyway to find the user's
+secUid; our subclass of its extractor keeps the page's `webapp.user-detail` object (followers,
+bio, avatar, nickname, user id) and the raw fields yt-dlp drops from listed items: `imagePost`
+(a slideshow's images) and `isPinnedItem`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from sors.platforms.base import (
+    Blocked,
+    CrawlSnapshot,
+    MediaFile,
+    PlatformError,
+    PostNotFound,
+    PostRef,
+    PostSnapshot,
+    ProfileNotFound,
+    ProfileSnapshot,
+    TransientError,
+    UnsupportedMedia,
+)
+
+from . import net
+from .common import (
+    FailureInfo,
+    Subject,
+    best_thumbnail,
+    classify_failure,
+    failure_from_warnings,
+    from_timestamp,
+    get_path,
+    listing_is_complete,
+    to_float,
+    to_int,
+)
+from .pacing import PacerRegistry
+from .ytdlp import YtDlp, YtDlpFailure, downloaded_files, written_thumbnail
+
+HANDLE_RE = re.compile(r"^[a-z0-9_.]{2,24}$")
+POST_ID_RE = re.compile(r"^\d{5,25}$")
+# webapp.user-detail statusCode values: 10202 / 10221 no such user (or banned),
+# 10223 banned, 10222 private account.
+NOT_FOUND_CODES = frozenset({10202, 10221, 10223})
+PRIVATE_CODE = 10222
+_UNIVERSAL_RE = re.compile(
+    r'<script[^>]+\bid="__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>(.*?)</script>', re.S
+)
+_IMAGE_EXTS = {"jpg", "jpeg", "png", "webp", "heic", "avif"}
+
+
+def profile_url(handle: str) -> str:
+    return f"https://www.tiktok.com/@{handle}"
+
+
+def post_url(handle: str | None, post_id: str, content_type: str = "video") -> str:
+    kind = "photo" if content_type == "slideshow" else "video"
+    return f"https://www.tiktok.com/@{handle or '_'}/{kind}/{post_id}"
+
+
+# ---- the embedded page JSON ------------------------------------------------------------
+
+
+def extract_universal_data(html: str) -> dict[str, Any]:
+    """The `__DEFAULT_SCOPE__` of the page's `__UNIVERSAL_DATA_FOR_REHYDRATION__` script."""
+    m = _UNIVERSAL_RE.search(html)
+    if not m:
+        return {}
+    try:
+        data = json.loads(m.group(1))
+    except ValueError:
+        return {}
+    scope = data.get("__DEFAULT_SCOPE__") if isinstance(data, dict) else None
+    return scope if isinstance(scope, dict) else {}
+
+
+def user_detail_status(detail: Mapping[str, Any] | None) -> int | None:
+    return to_int(detail.get("statusCode")) if isinstance(detail, Mapping) else None
+
+
+def map_user_detail(detail: Mapping[str, Any], handle: str) -> ProfileSnapshot:
+    """`webapp.user-detail` → profile; missing, banned or private accounts → ProfileNotFound."""
+    status = user_detail_status(detail) or 0
+    user = get_path(detail, "userInfo", "user")
+    if status in NOT_FOUND_CODES or not isinstance(user, Mapping) or not user.get("uniqueId"):
+        raise ProfileNotFound("TikTok has no such account")
+    if status == PRIVATE_CODE or user.get("privateAccount") is True:
+        raise ProfileNotFound("this TikTok account is private")
+    stats = get_path(detail, "userInfo", "stats") or {}
+    stats_v2 = get_path(detail, "userInfo", "statsV2") or {}
+    # statsV2 carries the same numbers as strings, without 32-bit overflow.
+    followers = to_int(stats_v2.get("followerCount"))
+    if followers is None:
+        followers = to_int(stats.get("followerCount"))
+    return ProfileSnapshot(
+        platform="tiktok",
+        handle=handle,
+        platform_user_id=str(user["id"]) if user.get("id") else None,
+        display_name=user.get("nickname") or None,
+        bio=user.get("signature") or None,
+        avatar_url=user.get("avatarLarger") or user.get("avatarMedium") or user.get("avatarThumb"),
+        follower_count=followers,
+        url=profile_url(handle),
+    )
+
+
+def profile_from_listing(playlist: Mapping[str, Any], handle: str) -> ProfileSnapshot:
+    """When the page JSON was not seen: what the listed items say about their author."""
+    entries = [e for e in playlist.get("entries") or () if isinstance(e, Mapping)]
+    first = entries[0] if entries else {}
+    return ProfileSnapshot(
+        platform="tiktok",
+        handle=handle,
+        platform_user_id=first.get("uploader_id"),
+        display_name=first.get("channel"),
+        bio=None,
+        avatar_url=None,
+        follower_count=None,
+        url=profile_url(handle),
+    )
+
+
+# ---- posts -----------------------------------------------------------------------------
+
+
+def slideshow_images(info: Mapping[str, Any]) -> list[str] | None:
+    """Image URLs of a slideshow (`imagePost.images[].imageURL.urlList[0]`), else None."""
+    image_post = info.get("tiktok_image_post")
+    if not isinstance(image_post, Mapping):
+        return None
+    urls = [get_path(img, "imageURL", "urlList", 0) for img in image_post.get("images") or ()]
+    return [u for u in urls if isinstance(u, str)]
+
+
+def _formats_without_video(info: Mapping[str, Any]) -> bool:
+    """yt-dlp lists a slideshow with its music only (or with images as formats)."""
+    formats = [f for f in info.get("formats") or () if isinstance(f, Mapping)]
+    if not formats:
+        return False
+    return all(
+        f.get("vcodec") == "none" or str(f.get("ext") or "").lower() in _IMAGE_EXTS for f in formats
+    )
+
+
+def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | None:
+    """One yt-dlp TikTok info dict (a listing entry or a full extraction)."""
+    vid = str(info.get("id") or "")
+    published = from_timestamp(info.get("timestamp"))
+    if not POST_ID_RE.match(vid) or published is None:
+        return None
+    images = slideshow_images(info)
+    slideshow = bool(images) or _formats_without_video(info)
+    content_type = "slideshow" if slideshow else "video"
+    views, likes = to_int(info.get("view_count")), to_int(info.get("like_count"))
+    comments, shares = to_int(info.get("comment_count")), to_int(info.get("repost_count"))
+    cover = get_path(info, "tiktok_image_post", "cover", "imageURL", "urlList", 0)
+    thumbnail = (cover if slideshow else None) or info.get("thumbnail")
+    thumbnail = (
+        thumbnail or best_thumbnail(info.get("thumbnails")) or (images[0] if images else None)
+    )
+    duration = to_float(info.get("duration"))
+    extra: dict[str, Any] = {
+        "save_count": to_int(info.get("save_count")),
+        "track": info.get("track"),
+        "author_id": info.get("uploader_id"),
+        "sec_uid": info.get("channel_id"),
+        "pinned": bool(info.get("tiktok_pinned")),
+    }
+    if slideshow:
+        extra["images"] = images or []
+    return PostSnapshot(
+        platform="tiktok",
+        platform_post_id=vid,
+        url=post_url(handle, vid, content_type),
+        content_type=content_type,
+        caption=info.get("description") or None,
+        published_at=published,
+        # A slideshow's `duration` is its music's, often the whole song: not the post's.
+        duration_seconds=None if slideshow or not duration else duration,
+        views=views,
+        likes=likes,
+        comments=comments,
+        shares=shares,
+        thumbnail_url=thumbnail,
+        approximations={
+            name: "hidden"
+            for name, value in (
+                ("views", views),
+                ("likes", likes),
+                ("comments", comments),
+                ("shares", shares),
+            )
+            if value is None
+        },
+        extra=extra,
+    )
+
+
+def map_tiktok_crawl(
+    playlist: Mapping[str, Any],
+    user_detail: Mapping[str, Any] | None,
+    *,
+    handle: str,
+    now: datetime,
+) -> CrawlSnapshot:
+    profile = (
+        map_user_detail(user_detail, handle)
+        if user_detail is not None
+        else profile_from_listing(playlist, handle)
+    )
+    posts: list[PostSnapshot] = []
+    seen: set[str] = set()
+    for entry in playlist.get("entries") or ():
+        post = map_tiktok_post(entry, handle=handle) if isinstance(entry, Mapping) else None
+        if post is not None and post.platform_post_id not in seen:
+            seen.add(post.platform_post_id)
+            posts.append(post)
+    return CrawlSnapshot(
+        profile=profile, posts=posts, fetched_at=now, listing_complete=listing_is_complete(posts)
+    )
+
+
+def map_tiktok_error(
+    info: FailureInfo, *, subject: Subject, user_status: int | None = None
+) -> PlatformError:
+    text = info.message.lower()
+    if subject == "profile" and (user_status in NOT_FOUND_CODES or user_status == PRIVATE_CODE):
+        return ProfileNotFound(info.message)
+    if "keeps sending the same page" in text:
+        return TransientError(info.message)
+    if "secondary user id" in text or "universal data for rehydration" in text:
+        if subject == "profile" and user_status is not None:
+            return ProfileNotFound(info.message)
+        # yt-dlp fetches the profile page leniently: a refusal or a network failure there
+        # only shows up as a warning before this vaguer error.
+        earlier = failure_from_warnings(info, subject=subject)
+        if earlier is not None:
+            return earlier
+        # The page came, without its JSON: TikTok served its bot challenge instead.
+        return Blocked(info.message)
+    if "status code 10204" in text:
+        return Blocked(info.message)
+    if "video not available, status code" in text:
+        return PostNotFound(info.message)
+    return classify_failure(info, subject=subject)
+
+
+# ---- extractor subclasses ------------------------------------------------------------
+
+
+def _annotate(info: dict[str, Any], item: Any) -> dict[str, Any]:
+    if isinstance(item, Mapping):
+        image_post = item.get("imagePost")
+        if isinstance(image_post, Mapping) and image_post.get("images"):
+            info["tiktok_image_post"] = dict(image_post)
+        if item.get("isPinnedItem"):
+            info["tiktok_pinned"] = True
+    return info
+
+
+@functools.cache
+def _user_ie_class() -> type:
+    from yt_dlp.extractor.tiktok import TikTokUserIE
+
+    class SorsTikTokUserIE(TikTokUserIE):
+        _sors_user_detail: dict[str, Any] | None = None
+
+        def _get_universal_data(self, webpage, display_id):  # type: ignore[no-untyped-def]
+            data = super()._get_universal_data(webpage, display_id)
+            detail = data.get("webapp.user-detail") if isinstance(data, dict) else None
+            if isinstance(detail, dict):
+                self._sors_user_detail = detail
+            return data
+
+        def _parse_aweme_video_web(self, aweme_detail, webpage_url, video_id, extract_flat=False):  # type: ignore[no-untyped-def]
+            info = super()._parse_aweme_video_web(
+                aweme_detail, webpage_url, video_id, extract_flat=extract_flat
+            )
+            return _annotate(info, aweme_detail)
+
+    return SorsTikTokUserIE
+
+
+@functools.cache
+def _post_ie_class() -> type:
+    from yt_dlp.extractor.tiktok import TikTokIE
+
+    class SorsTikTokIE(TikTokIE):
+        def _parse_aweme_video_web(self, aweme_detail, webpage_url, video_id, extract_flat=False):  # type: ignore[no-untyped-def]
+            info = super()._parse_aweme_video_web(
+                aweme_detail, webpage_url, video_id, extract_flat=extract_flat
+            )
+            return _annotate(info, aweme_detail)
+
+    return SorsTikTokIE
+
+
+def user_extractor() -> Any:
+    return _user_ie_class()()
+
+
+def post_extractor() -> Any:
+    return _post_ie_class()()
+
+
+# ---- fetching --------------------------------------------------------------------------
+
+
+class TikTokFetcher:
+    def __init__(
+        self, *, ytdlp: YtDlp, http: httpx.AsyncClient, pacers: PacerRegistry, limit: int = 35
+    ) -> None:
+        self._ytdlp = ytdlp
+        self._http = http
+        self._pacer = pacers.get("tiktok")
+        self._limit = limit
+
+    async def fetch_profile(self, handle: str, *, now: datetime) -> CrawlSnapshot:
+        ie = user_extractor()
+
+        async def call() -> dict[str, Any]:
+            try:
+                return await self._ytdlp.extract(
+                    profile_url(handle), flat=True, limit=self._limit, ie=ie
+                )
+            except YtDlpFailure as f:
+                detail = ie._sors_user_detail
+                if detail is not None and "does not have any videos posted" in f.info.message:
+                    return {"_type": "playlist", "entries": []}
+                status = user_detail_status(detail)
+                raise map_tiktok_error(f.info, subject="profile", user_status=status) from f
+
+        playlist = await self._pacer.call(call)
+        return map_tiktok_crawl(playlist, ie._sors_user_detail, handle=handle, now=now)
+
+    async def _extract_post(self, ref: PostRef) -> dict[str, Any]:
+        async def call() -> dict[str, Any]:
+            try:
+                return await self._ytdlp.extract(
+                    post_url(ref.handle, ref.platform_post_id), ie=post_extractor()
+                )
+            except YtDlpFailure as f:
+                raise map_tiktok_error(f.info, subject="post") from f
+
+        return await self._pacer.call(call)
+
+    async def fetch_media(self, ref: PostRef, dest_dir: Path, *, max_bytes: int) -> list[MediaFile]:
+        if not POST_ID_RE.match(ref.platform_post_id):
+            raise PostNotFound("not a TikTok post id")
+        if ref.handle is not None and not HANDLE_RE.match(ref.handle):
+            raise PostNotFound("not a TikTok handle")
+        if ref.content_type == "slideshow":
+            return await self._slideshow(ref, dest_dir, max_bytes)
+        return await self._video(ref, dest_dir, max_bytes)
+
+    async def _video(self, ref: PostRef, dest_dir: Path, max_bytes: int) -> list[MediaFile]:
+        async def call() -> dict[str, Any]:
+            try:
+                return await self._ytdlp.download(
+                    post_url(ref.handle, ref.platform_post_id),
+                    dest_dir,
+                    fmt="best[vcodec!=none][acodec!=none]/best[vcodec!=none]/best",
+                    thumbnail=True,
+                    max_filesize=max_bytes,
+                    ie=post_extractor(),
+                )
+            except YtDlpFailure as f:
+                raise map_tiktok_error(f.info, subject="post") from f
+
+        info = await self._pacer.call(call)
+        images = slideshow_images(info)
+        if images:  # it was a slideshow after all; yt-dlp fetched its music
+            for path in downloaded_files(info):
+                path.unlink(missing_ok=True)
+            return await self._download_images(images, ref.platform_post_id, dest_dir, max_bytes)
+        files = [
+            MediaFile(
+                kind="video",
+                path=path,
+                content_type=net.content_type_for(path),
+                width=to_int(info.get("width")),
+                height=to_int(info.get("height")),
+                duration_seconds=to_float(info.get("duration")),
+            )
+            for path in downloaded_files(info)
+        ]
+        if not files:
+            raise UnsupportedMedia("TikTok offered no downloadable video")
+        thumb = written_thumbnail(info)
+        if thumb is not None:
+            width, height = net.image_size(thumb)
+            files.append(
+                MediaFile(
+                    kind="thumbnail",
+                    path=thumb,
+                    content_type=net.content_type_for(thumb),
+                    width=width,
+                    height=height,
+                )
+            )
+        return files
+
+    async def _slideshow(self, ref: PostRef, dest_dir: Path, max_bytes: int) -> list[MediaFile]:
+        stored = [u for u in ref.extra.get("images") or () if isinstance(u, str)]
+        if stored:
+            try:
+                return await self._download_images(
+                    stored, ref.platform_post_id, dest_dir, max_bytes
+                )
+            except (PostNotFound, Blocked, UnsupportedMedia):
+                pass  # signed CDN links expire: ask TikTok for fresh ones
+        info = await self._extract_post(ref)
+        images = slideshow_images(info)
+        if not images:
+            raise UnsupportedMedia("TikTok listed no images for this slideshow")
+        return await self._download_images(images, ref.platform_post_id, dest_dir, max_bytes)
+
+    async def _download_images(
+        self, urls: list[str], post_id: str, dest_dir: Path, max_bytes: int
+    ) -> list[MediaFile]:
+        files = []
+        for position, url in enumerate(urls):
+            path, ctype = await self._pacer.call(
+                functools.partial(
+                    net.download,
+                    self._http,
+                    "tiktok",
+                    url,
+                    dest_dir / f"{post_id}.{position:02d}",
+                    max_bytes=max_bytes,
+                )
+            )
+            width, height = net.image_size(path)
+            files.append(
+                MediaFile(
+                    kind="image",
+                    path=path,
+                    content_type=ctype,
+                    position=position,
+                    width=width,
+                    height=height,
+                )
+            )
+        return files
