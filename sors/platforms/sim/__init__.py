@@ -1,0 +1,7 @@
+"""The simulated platforms (CONTRACT §5). See world.py for how the world behaves."""
+
+from sors.platforms.sim.accounts import SIM_EPOCH
+from sors.platforms.sim.adapter import SimAdapter
+from sors.platforms.sim.world import LISTING_SIZE, SimWorld
+
+__all__ = ["LISTING_SIZE", "SIM_EPOCH", "SimAdapter", "SimWorld"]

@@ -37,7 +37,9 @@ async def get_state(session: AsyncSession) -> SimState | None:
     return await session.get(SimState, KEY)
 
 
-async def ensure_state(session: AsyncSession, *, seed: int = 0, at: datetime | None = None) -> SimState:
+async def ensure_state(
+    session: AsyncSession, *, seed: int = 0, at: datetime | None = None
+) -> SimState:
     await session.execute(
         insert(SimState)
         .values(key=KEY, now=at or default_start(), seed=seed)

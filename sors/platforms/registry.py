@@ -1,0 +1,32 @@
+"""Which platform adapter this process uses, from the settings.
+
+Imports are lazy: the live adapters pull in yt-dlp and instaloader, which the simulation
+(and every test that runs on it) never needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from sors.platforms.base import PlatformAdapter
+
+
+def get_adapter(settings: Any, *, sim_seed: int | None = None) -> PlatformAdapter:
+    """`settings.platform_source`: "sim" (the seeded simulated world) or "live".
+
+    The simulated world's seed is `sim_seed` when given, else `settings.sim_seed`, else 0.
+    It must be the seed the stored world was built with (the demo keeps it in the database):
+    another seed is another world, where every stored post looks deleted.
+    """
+    source = getattr(settings, "platform_source", "sim")
+    if source == "sim":
+        from sors.platforms.sim import SimAdapter, SimWorld
+
+        seed = sim_seed if sim_seed is not None else getattr(settings, "sim_seed", 0)
+        return SimAdapter(SimWorld(int(seed or 0)))
+    if source == "live":
+        live = importlib.import_module("sors.platforms.live")
+        adapter: PlatformAdapter = live.LiveAdapter(settings)
+        return adapter
+    raise ValueError(f"Unknown platform source {source!r}; expected 'sim' or 'live'.")

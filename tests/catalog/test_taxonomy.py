@@ -1,0 +1,123 @@
+"""The niche taxonomy and its keyword classifier (pure code, no database)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sors.catalog.taxonomy import CATEGORIES, MAX_LEAVES, by_id, classify, descendants, tokenize
+from sors.platforms.sim import SimWorld
+
+
+@pytest.fixture(autouse=True)
+def _fresh_limits() -> None:
+    """Replaces the package's autouse fixture of the same name, which needs the app and
+    its database: nothing here touches either."""
+
+
+# ---- shape ------------------------------------------------------------------------------
+
+
+def test_about_forty_categories_in_two_levels() -> None:
+    assert 35 <= len(CATEGORIES) <= 50
+    ids = [c.id for c in CATEGORIES]
+    assert len(ids) == len(set(ids))
+    tops = [c for c in CATEGORIES if c.parent_id is None]
+    assert 8 <= len(tops) <= 12
+    cats = by_id()
+    for c in CATEGORIES:
+        assert c.name and c.keywords and all(k for k in c.keywords)
+        if c.parent_id is not None:
+            parent = cats[c.parent_id]
+            assert parent.parent_id is None  # two levels, no deeper
+            assert c.id.startswith(parent.id + ".")
+    for top in tops:
+        assert 2 <= len([c for c in CATEGORIES if c.parent_id == top.id]) <= 5
+
+
+def test_descendants() -> None:
+    assert descendants("fitness")[0] == "fitness"
+    assert set(descendants("fitness")) == {"fitness"} | {
+        c.id for c in CATEGORIES if c.parent_id == "fitness"
+    }
+    assert descendants("fitness.yoga") == ["fitness.yoga"]
+    with pytest.raises(KeyError):
+        descendants("knitting")
+
+
+def test_tokenize_folds_case_accents_and_plurals() -> None:
+    assert tokenize("Cafés & #Jalapeños!") == ["cafe", "jalapeno"]
+    assert tokenize("CRÈME brûlée") == ["creme", "brulee"]
+    assert tokenize("glass dogs") == ["glass", "dog"]  # 'ss' is not a plural
+    assert tokenize("") == []
+
+
+# ---- classify ---------------------------------------------------------------------------
+
+
+def test_nothing_clear_gives_nothing() -> None:
+    assert classify([]) == []
+    assert classify(["", "Hello there, happy Monday"]) == []
+    assert classify(["I did some yoga once"]) == []  # a passing mention
+
+
+def test_a_clear_niche_with_its_parent() -> None:
+    texts = ["Morning yoga flow for stiff backs", "Vinyasa sequence #yoga", "Pilates core"]
+    assert classify(texts) == ["fitness.yoga", "fitness"]
+
+
+def test_accent_and_case_insensitive() -> None:
+    texts = ["CAFÉ-style LATTE at home", "Espresso dialing in", "cold brew #coffee"]
+    assert classify(texts)[0] == "food.coffee"
+
+
+def test_phrases_match() -> None:
+    assert classify(["Golden retriever puppy", "dog training recall"])[0] == "pets.dogs"
+    assert "finance.investing" in classify(["Index fund vs the S&P 500", "compound interest"])
+
+
+def test_generic_words_give_the_top_level_only() -> None:
+    texts = ["New workout at the gym", "gym workout", "fitness workout again"]
+    assert classify(texts) == ["fitness"]
+
+
+def test_several_niches_best_first_at_most_three() -> None:
+    texts = [
+        "sourdough bread and croissant dough",
+        "sourdough starter, bread again",
+        "espresso and latte",
+        "budget travel, hostel life",
+        "valorant clutch",
+        "python coding",
+    ]
+    out = classify(texts)
+    leaves = [c for c in out if "." in c]
+    assert leaves[0] == "food.baking"
+    assert len(leaves) <= MAX_LEAVES
+    for leaf in leaves:  # each leaf brings its parent
+        assert leaf.split(".")[0] in out
+    assert classify(texts) == out  # deterministic
+
+
+def test_one_stuffed_caption_does_not_outweigh_many() -> None:
+    stuffed = "yoga vinyasa pilates mobility stretching asana yogi downward dog"
+    texts = [stuffed] + ["sourdough bread"] * 4
+    assert classify(texts)[0] == "food.baking"
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_finds_the_niche_of_simulated_profiles(seed: int) -> None:
+    world = SimWorld(seed)
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    # Sampled handles (niche named in the handle) and arbitrary ones (niche drawn at random).
+    handles = world.sample_handles(120) + [("youtube", f"someone{i}") for i in range(60)]
+    first = anywhere = 0
+    for platform, handle in handles:
+        snap = world.crawl(platform, handle, now)  # type: ignore[arg-type]
+        got = classify([snap.profile.bio or ""] + [p.caption or "" for p in snap.posts])
+        niche = world.niche_of(platform, handle)  # type: ignore[arg-type]
+        first += bool(got) and got[0] == niche
+        anywhere += niche in got
+    assert first >= 0.9 * len(handles)
+    assert anywhere >= 0.95 * len(handles)
