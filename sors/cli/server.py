@@ -12,7 +12,7 @@ from sors.kit.db import Database
 
 DEMO_EMAIL = "demo@sors.local"
 DEMO_CREDITS = 10_000
-DEMO_PROFILES = 3000
+DEMO_PROFILES = 2000  # 60 listed posts each: ~120k posts
 
 
 def run_api(host: str, port: int, *, workers: int = 1, roles: tuple[str, ...] = ()) -> None:

@@ -75,7 +75,9 @@ def seed_command(profiles: int, seed: int) -> None:
 
     async def run(db: Database):
         async with db.transaction() as s:
-            now = (await sim_clock.ensure_state(s, seed=seed)).now
+            state = await sim_clock.ensure_state(s, seed=seed)
+            state.seed = seed  # workers build the world from the stored seed
+            now = state.now
         with Progress(
             "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn(), console=console,

@@ -14,14 +14,17 @@ from sors.kit import clock
 from sors.platforms.base import ProfileNotFound
 
 
-def adapter_for(ctx: JobContext):
-    adapter = getattr(ctx, "_adapter", None)
-    if adapter is None:
+def adapter_for(ctx: JobContext):  # noqa: ANN201
+    """The worker's platform adapter. In simulation it is built for the world seed stored
+    with the data (read by `sync_clock`): another seed would be another world."""
+    seed = getattr(ctx, "_sim_seed", None)
+    cached = getattr(ctx, "_adapter", None)
+    if cached is None or cached[0] != seed:
         from sors.platforms.registry import get_adapter
 
-        adapter = get_adapter(ctx.settings)
-        ctx._adapter = adapter  # type: ignore[attr-defined]
-    return adapter
+        cached = (seed, get_adapter(ctx.settings, sim_seed=seed))
+        ctx._adapter = cached  # type: ignore[attr-defined]
+    return cached[1]
 
 
 async def sync_clock(ctx: JobContext) -> None:
@@ -36,6 +39,11 @@ async def sync_clock(ctx: JobContext) -> None:
         if not hasattr(holder, "sim_clock"):
             holder.sim_clock = None
         await sync_process_clock(holder)
+        from sors.platforms.sim.clock import get_state
+
+        async with ctx.db.session() as s:
+            state = await get_state(s)
+        ctx._sim_seed = state.seed if state is not None else ctx.settings.sim_seed  # type: ignore[attr-defined]
 
 
 async def crawl_and_ingest(ctx: JobContext, platform: str, handle: str) -> dict[str, Any]:
