@@ -15,6 +15,7 @@ MODEL_MODULES = (
     "sors.catalog.models",
     "sors.jobs.models",
     "sors.enrichment.models",
+    "sors.remix.models",
     "sors.monitoring.models",
     "sors.alerts.models",
     "sors.email.models",

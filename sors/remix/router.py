@@ -1,0 +1,60 @@
+"""remix_post and get_remix_result."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import unquote
+
+from fastapi import APIRouter, Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.billing.pricing import get_pricing
+from sors.enrichment.service import resolve_target
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import Bill, SorsRoute, get_bill, get_session
+from sors.remix import service
+from sors.remix.schemas import RemixIn
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["remix"])
+Session = Annotated[AsyncSession, Depends(get_session)]
+AccountId = Annotated[str, Depends(current_account_id)]
+
+
+@router.post(
+    "/remixes",
+    summary="Remix a post for another niche (20 credits; transcript and analysis included)",
+    openapi_extra={"x-sors-skill": "remix_post"},
+)
+async def remix_post(
+    request: Request,
+    body: RemixIn,
+    session: Session,
+    account_id: AccountId,
+    bill: Annotated[Bill, Depends(get_bill)],
+) -> JSONResponse:
+    post = await resolve_target(session, body)
+    job = await service.request_remix(
+        session,
+        account_id=account_id,
+        post=post,
+        target_niche=body.targetNiche,
+        tone=body.tone,
+        credits=get_pricing().cost("remix_post"),
+        max_attempts=request.app.state.settings.job_max_attempts,
+    )
+    bill.job_ref = job.id
+    return JSONResponse({"status": "pending", "jobRef": job.id, "postId": post.id})
+
+
+@router.get(
+    "/remixes/{jobRef}",
+    summary="A remix job's result (free; poll every 10-30 s)",
+    openapi_extra={"x-sors-skill": "get_remix_result"},
+)
+async def get_remix_result(
+    jobRef: str,  # the contract's path parameter name
+    session: Session,
+    account_id: AccountId,
+) -> JSONResponse:
+    return JSONResponse(await service.remix_result_for(session, account_id, unquote(jobRef)))

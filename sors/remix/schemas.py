@@ -1,0 +1,73 @@
+"""The remix_post request body and the get_remix_result shape."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
+
+from sors.enrichment.schemas import TargetIn
+from sors.jobs.models import Job
+from sors.remix.models import RemixRecord
+
+NICHE_MIN, NICHE_MAX = 5, 500
+TONE_MAX = 100
+
+
+def _niche(v: str) -> str:
+    v = v.strip()
+    if not NICHE_MIN <= len(v) <= NICHE_MAX:
+        raise ValueError(f"must be {NICHE_MIN}-{NICHE_MAX} characters after trimming")
+    return v
+
+
+def _tone(v: str | None) -> str | None:
+    if v is None:
+        return None
+    v = v.strip()
+    if len(v) > TONE_MAX:
+        raise ValueError(f"must be at most {TONE_MAX} characters")
+    return v or None
+
+
+class RemixIn(TargetIn):
+    targetNiche: Annotated[str, AfterValidator(_niche)]  # the contract's field name
+    tone: Annotated[str | None, AfterValidator(_tone)] = None
+
+
+SEGMENT_KEYS = (
+    "segment",
+    "label",
+    "startSecond",
+    "endSecond",
+    "visual",
+    "voiceover",
+    "onScreenText",
+)
+
+
+def ordered_remix(remix: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The stored remix with its keys in the documented order (JSONB keeps its own order)."""
+    if remix is None:
+        return None
+    return {
+        "title": remix.get("title"),
+        "description": remix.get("description"),
+        "script": [{k: seg.get(k) for k in SEGMENT_KEYS} for seg in remix.get("script") or []],
+        "checklist": list(remix.get("checklist") or []),
+        "engine": remix.get("engine"),
+    }
+
+
+def remix_result(job: Job, record: RemixRecord) -> dict[str, Any]:
+    return {
+        "jobRef": job.id,
+        "status": job.status,
+        "postId": record.post_id,
+        "targetNiche": record.target_niche,
+        "tone": record.tone,
+        "remix": ordered_remix(record.remix) if job.status == "completed" else None,
+        # As GET /jobs/{jobRef}: a failed job's final error, or a pending job's last
+        # transient one while it waits to retry.
+        "error": job.error if job.status in ("failed", "pending") else None,
+    }

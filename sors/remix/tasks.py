@@ -1,0 +1,67 @@
+"""Remix jobs: make sure the post has a transcript and a visual analysis (at no extra
+charge), then have the configured engine write the remix for the requested niche."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sors.enrichment import repository as enrichment_repo
+from sors.enrichment.tasks import enrich_post
+from sors.jobs.engine import JobContext, JobFailed, RetryableJobError, handler
+from sors.jobs.models import Job
+from sors.remix import repository as repo
+from sors.remix.engines import RemixEngine, RemixError, RemixInput, get_engine
+
+
+def remix_engine(ctx: JobContext) -> RemixEngine:
+    engine = getattr(ctx, "_remix_engine", None)
+    if engine is None:
+        engine = get_engine(ctx.settings)
+        ctx._remix_engine = engine  # type: ignore[attr-defined]
+    return engine
+
+
+async def build_input(ctx: JobContext, job_id: str, post_id: str) -> RemixInput:
+    async with ctx.db.session() as s:
+        record = await repo.get(s, job_id)
+        post = await enrichment_repo.get_post(s, post_id)
+        if record is None:
+            raise JobFailed("remix_not_found", f"The remix request of job {job_id} is missing.")
+        if post is None:
+            raise JobFailed("post_not_found", f"The post {post_id} is no longer in the catalog.")
+        handle = await enrichment_repo.owner_handle(s, post.profile_id)
+        transcript = await enrichment_repo.get_transcript(s, post_id)
+        visual = await enrichment_repo.get_visual_analysis(s, post_id)
+    score = post.score_three_months if post.score_three_months is not None else post.score_all_time
+    return RemixInput(
+        platform=post.platform,
+        content_type=post.content_type,
+        caption=post.caption or "",
+        duration_seconds=post.duration_seconds,
+        views=post.views,
+        outlier_score=score,
+        handle=handle or "",
+        transcript_text=transcript.text if transcript else None,
+        transcript_segments=list(transcript.segments or []) if transcript else [],
+        scenes=list(visual.scenes or []) if visual else [],
+        target_niche=record.target_niche,
+        tone=record.tone,
+    )
+
+
+@handler("remix")
+async def remix(ctx: JobContext, job: Job) -> dict[str, Any]:
+    post_id = job.payload["postId"]
+    await enrich_post(ctx, post_id)
+    inp = await build_input(ctx, job.id, post_id)
+    try:
+        result = await remix_engine(ctx).remix(inp)
+    except RemixError as exc:
+        if exc.retryable:
+            # The model endpoint is down: try again later, up to the job's attempts; the
+            # last attempt's failure fails the job (and refunds it).
+            raise RetryableJobError(exc.code, exc.message) from exc
+        raise JobFailed(exc.code, exc.message) from exc
+    async with ctx.db.transaction() as s:
+        await repo.save_result(s, job.id, result.to_dict(), result.engine)
+    return {"postId": post_id}

@@ -1,0 +1,412 @@
+"""request_transcript and download_post_media end to end through HTTP, on simulated posts
+whose media are rendered for real (espeak-ng voice, drawn slides) and analysed for real."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+
+import httpx
+from PIL import Image
+from sqlalchemy import func, select, text
+
+from sors.enrichment.router import media_store
+from sors.jobs.models import Job
+from sors.remix.engines import OFFLINE_ENGINE_NAME
+from tests.factories import auth, balance_and_ledger_sum, create_account
+
+from .api_support import (
+    assert_complete_remix,
+    charged,
+    job,
+    ledger_kinds,
+    pick,
+    run_jobs,
+    slideshow_post,
+    video_post,
+    word_error_rate,
+    words,
+)
+
+TX = "/api/v1/transcriptions"
+MEDIA = "/api/v1/posts/media"
+
+
+# ---- request_transcript ------------------------------------------------------------------
+
+
+async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settings) -> None:
+    post = await video_post(db)
+    account_id, key = await create_account(db, credits=100)
+
+    r = await client.post(TX, json={"url": post.snap.url}, headers=auth(key))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["status"] == "pending" and body["postId"] == post.id and body["jobRef"]
+    assert charged(r) == 10 and r.headers["x-credits-balance"] == "90"
+    job_ref = body["jobRef"]
+
+    # Asked again while pending (by id this time): the same job, free.
+    r = await client.post(TX, json={"postId": post.id}, headers=auth(key))
+    assert r.json() == {"status": "pending", "jobRef": job_ref, "postId": post.id}
+    assert charged(r) == 0
+
+    assert await run_jobs(db, settings) == 1
+    st = await job(client, key, job_ref)
+    assert st["status"] == "completed", st
+    assert st["type"] == "transcription" and st["result"] == {"postId": post.id}
+
+    # Done: completed at once, free, no job.
+    r = await client.post(TX, json={"postId": post.id, "url": post.snap.url}, headers=auth(key))
+    assert r.json() == {"status": "completed", "postId": post.id, "jobRef": None}
+    assert charged(r) == 0
+    assert await balance_and_ledger_sum(db, account_id) == (90, 90)
+
+    r = await client.get(f"/api/v1/posts/{post.id}", headers=auth(key))
+    assert r.status_code == 200, r.text
+    record = r.json()
+    assert record["has_transcript"] is True and record["has_visual_analysis"] is True
+    transcript, visual = record["transcript"], record["visual_analysis"]
+
+    reference = " ".join(post.script)
+    wer = word_error_rate(reference, transcript["text"])
+    print(f"\nWER {wer:.3f}\n  script: {reference!r}\n  heard:  {transcript['text']!r}")
+    assert wer < 0.35
+    assert transcript["source"] == "speech" and transcript["language"] == "en"
+    assert transcript["created_at"].endswith("Z")
+    assert transcript["segments"] and set(transcript["segments"][0]) == {"start", "end", "text"}
+
+    assert abs(visual["scene_count"] - len(post.script)) <= 1, visual
+    assert visual["created_at"].endswith("Z")
+    assert len(visual["scenes"]) == visual["scene_count"]
+    assert set(visual["scenes"][0]) == {
+        "index",
+        "start",
+        "end",
+        "on_screen_text",
+        "dominant_colors",
+    }
+    assert visual["avg_scene_seconds"] > 0
+    # The cards' text is read back from the keyframes.
+    seen = set(words(visual["on_screen_text"]))
+    script_words = words(reference)
+    assert sum(w in seen for w in script_words) >= 0.8 * len(script_words), visual["on_screen_text"]
+
+    # Without the include flags the record carries neither.
+    r = await client.get(
+        f"/api/v1/posts/{post.id}?includeTranscript=false&includeVisualAnalysis=false",
+        headers=auth(key),
+    )
+    assert "transcript" not in r.json() and "visual_analysis" not in r.json()
+
+    # A remix of the post (offline engine) works from that transcript and those scenes.
+    r = await client.post(
+        "/api/v1/remixes",
+        json={"postId": post.id, "targetNiche": "home espresso for busy parents"},
+        headers=auth(key),
+    )
+    assert charged(r) == 20
+    assert await run_jobs(db, settings) == 1
+    remix = (await client.get(f"/api/v1/remixes/{r.json()['jobRef']}", headers=auth(key))).json()
+    assert remix["status"] == "completed", remix
+    assert_complete_remix(remix["remix"])
+    assert remix["remix"]["engine"] == OFFLINE_ENGINE_NAME
+    # 10 (transcript) + 2 × 1 (get_post) + 20 (remix)
+    assert await balance_and_ledger_sum(db, account_id) == (68, 68)
+
+
+async def test_slideshow_transcript_is_its_rendered_text(
+    client: httpx.AsyncClient, db, settings
+) -> None:
+    post = await slideshow_post(db)
+    _, key = await create_account(db, credits=10)
+    r = await client.post(TX, json={"postId": post.id}, headers=auth(key))
+    assert charged(r) == 10, r.text
+    await run_jobs(db, settings)
+    assert (await job(client, key, r.json()["jobRef"]))["status"] == "completed"
+
+    from sors.enrichment.service import transcript_for, visual_analysis_for
+
+    async with db.session() as s:
+        transcript = await transcript_for(s, post.id)
+        visual = await visual_analysis_for(s, post.id)
+    assert transcript is not None and visual is not None
+    assert transcript["source"] == "on_screen_text"
+    expected = words(" ".join(post.slides))
+    heard = set(words(transcript["text"]))
+    found = [w for w in expected if w in heard]
+    assert len(found) >= 0.9 * len(expected), (post.slides, transcript["text"])
+    assert [s["start"] for s in transcript["segments"]] == [
+        float(i) for i in range(len(post.slides))
+    ]
+    assert visual["scene_count"] == len(post.slides) and visual["avg_scene_seconds"] is None
+
+
+async def test_target_rules(client: httpx.AsyncClient, db) -> None:
+    video = await video_post(db)
+    other = await slideshow_post(db)
+    _, key = await create_account(db, credits=100)
+
+    async def post(body: object) -> httpx.Response:
+        return await client.post(TX, json=body, headers=auth(key))
+
+    for body in ({}, {"url": ""}, {"url": "  ", "postId": None}):
+        r = await post(body)
+        assert r.status_code == 422 and r.json()["code"] == "missing_target", body
+        assert charged(r) == 0
+    r = await client.post(TX, headers=auth(key))
+    assert r.status_code == 422 and r.json()["code"] == "missing_target"
+
+    cases = {
+        "https://vm.tiktok.com/ZMabcdef/": (422, "short_link_not_supported"),
+        "https://example.com/@a/video/7301234567890123456": (422, "unsupported_url"),
+        "https://www.tiktok.com/@study.with.leo": (422, "unsupported_url"),
+        "https://www.tiktok.com/@nobody.here/video/7301234567890123456": (404, "post_not_found"),
+    }
+    for url, (status, code) in cases.items():
+        r = await post({"url": url})
+        assert (r.status_code, r.json()["code"]) == (status, code), url
+        assert charged(r) == 0
+    r = await post({"postId": "pst_unknown"})
+    assert (r.status_code, r.json()["code"]) == (404, "post_not_found")
+    r = await post({"postId": video.id, "url": other.snap.url})
+    assert (r.status_code, r.json()["code"]) == (422, "validation_error")
+    r = await post({"postId": 12})
+    assert (r.status_code, r.json()["code"]) == (422, "validation_error")
+    r = await client.post(
+        TX, content=b"[1]", headers={**auth(key), "content-type": "application/json"}
+    )
+    assert r.status_code == 400
+
+    async with db.session() as s:
+        assert (await s.execute(select(func.count()).select_from(Job))).scalar() == 0
+
+
+async def test_insufficient_credits_queues_nothing(client: httpx.AsyncClient, db) -> None:
+    post = await video_post(db)
+    account_id, key = await create_account(db, credits=9)
+    r = await client.post(TX, json={"postId": post.id}, headers=auth(key))
+    assert r.status_code == 402 and r.json()["required"] == 10
+    assert charged(r) == 0 and r.headers["x-credits-balance"] == "9"
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(await _key_with(db, 2)))
+    assert r.status_code == 402
+    async with db.session() as s:
+        assert (await s.execute(select(func.count()).select_from(Job))).scalar() == 0
+    assert await balance_and_ledger_sum(db, account_id) == (9, 9)
+
+
+async def _key_with(db, credits: int) -> str:
+    return (await create_account(db, credits=credits, email=f"c{credits}@example.com"))[1]
+
+
+# ---- failures: one clear error, one refund -----------------------------------------------
+
+
+async def _fails_with(
+    client, db, settings, key, account_id, post_id, code, *, path=TX, cost=10, ctx_settings=None
+):
+    r = await client.post(path, json={"postId": post_id}, headers=auth(key))
+    assert r.status_code == 200 and charged(r) == cost, r.text
+    job_ref = r.json()["jobRef"]
+    await run_jobs(db, ctx_settings or settings)
+    st = await job(client, key, job_ref)
+    assert st["status"] == "failed", st
+    assert st["error"]["code"] == code and st["error"]["message"], st
+    assert st["creditsRefunded"] == cost
+    balance, ledger = await balance_and_ledger_sum(db, account_id)
+    assert balance == ledger
+    return st
+
+
+async def test_unfetchable_media_fails_and_refunds_once(
+    client: httpx.AsyncClient, db, settings
+) -> None:
+    post = await video_post(db)
+    account_id, key = await create_account(db, credits=13)
+    async with db.transaction() as s:
+        # The platform no longer has this post (its id now names nothing).
+        await s.execute(
+            text("UPDATE posts SET platform_post_id = '7000000000000000001' WHERE id = :p"),
+            {"p": post.id},
+        )
+    st = await _fails_with(client, db, settings, key, account_id, post.id, "media_unavailable")
+    assert "post_not_found" in st["error"]["message"]
+    await _fails_with(
+        client, db, settings, key, account_id, post.id, "media_unavailable", path=MEDIA, cost=3
+    )
+    assert await balance_and_ledger_sum(db, account_id) == (13, 13)
+    assert await ledger_kinds(db, account_id) == ["grant", "charge", "refund", "charge", "refund"]
+    # Settling the failed job again refunds nothing more.
+    from sors.jobs import service as jobs_service
+
+    async with db.transaction() as s:
+        failed = (await s.execute(select(Job).where(Job.account_id == account_id))).scalars().all()
+        for j in failed:
+            await jobs_service.fail(s, j, code="again", message="again")
+    assert await balance_and_ledger_sum(db, account_id) == (13, 13)
+
+
+async def test_unsupported_post_fails_and_refunds(client: httpx.AsyncClient, db, settings) -> None:
+    post = await slideshow_post(db)
+    account_id, key = await create_account(db, credits=10)
+    async with db.transaction() as s:
+        await s.execute(
+            text("UPDATE posts SET content_type = 'story' WHERE id = :p"), {"p": post.id}
+        )
+    st = await _fails_with(client, db, settings, key, account_id, post.id, "unsupported_post")
+    assert "story" in st["error"]["message"]
+    assert await balance_and_ledger_sum(db, account_id) == (10, 10)
+
+
+async def test_model_error_fails_and_refunds(
+    client: httpx.AsyncClient, db, settings, tmp_path
+) -> None:
+    post = await video_post(db)
+    account_id, key = await create_account(db, credits=10)
+    broken = settings.model_copy(update={"whisper_model": str(tmp_path / "no-such-model")})
+    await _fails_with(
+        client, db, settings, key, account_id, post.id, "model_unavailable", ctx_settings=broken
+    )
+    assert await balance_and_ledger_sum(db, account_id) == (10, 10)
+    async with db.session() as s:
+        has = (
+            await s.execute(text("SELECT has_transcript FROM posts WHERE id = :p"), {"p": post.id})
+        ).scalar()
+    assert has is False
+
+
+# ---- download_post_media -----------------------------------------------------------------
+
+
+def _local(url: str) -> str:
+    assert url.startswith("http://testserver/media/"), url
+    return url.removeprefix("http://testserver")
+
+
+async def test_video_media_download_and_links(client: httpx.AsyncClient, db, settings, app) -> None:
+    post = await video_post(db)
+    account_id, key = await create_account(db, credits=20)
+
+    r = await client.post(MEDIA, json={"url": post.snap.url}, headers=auth(key))
+    assert r.status_code == 200, r.text
+    job_ref = r.json()["jobRef"]
+    assert r.json() == {"status": "pending", "jobRef": job_ref, "postId": post.id}
+    assert charged(r) == 3
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key))
+    assert r.json()["jobRef"] == job_ref and charged(r) == 0
+
+    await run_jobs(db, settings)
+    st = await job(client, key, job_ref)
+    assert (
+        st["status"] == "completed"
+        and st["type"] == "media"
+        and st["result"] == {"postId": post.id}
+    )
+
+    # The first call after the job: ready and free; the next one costs 3 again.
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key))
+    assert r.status_code == 200 and charged(r) == 0, r.text
+    body = r.json()
+    assert body["status"] == "ready" and body["postId"] == post.id
+    [item] = body["media"]
+    assert item["kind"] == "video" and item["position"] == 0 and item["contentType"] == "video/mp4"
+    assert (item["width"], item["height"]) == (360, 640)
+    assert abs(item["durationSeconds"] - post.snap.duration_seconds) < 0.5
+    assert body["expiresAt"].endswith("Z")
+    expires = datetime.fromisoformat(body["expiresAt"].replace("Z", "+00:00"))
+    assert timedelta(hours=23) < expires - datetime.now(UTC) <= timedelta(hours=24, seconds=5)
+    r2 = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key))
+    assert r2.json()["status"] == "ready" and charged(r2) == 3
+    assert await balance_and_ledger_sum(db, account_id) == (14, 14)
+
+    # The link serves the real file, without an API key.
+    got = await client.get(_local(item["url"]))
+    assert got.status_code == 200
+    assert got.headers["content-type"] == "video/mp4"
+    assert got.content[4:8] == b"ftyp" and len(got.content) > 10_000
+    assert (await client.head(_local(item["url"]))).status_code == 200
+
+    # A tampered token is unknown; an expired one is gone.
+    token = item["url"].rsplit("/", 1)[1]
+    tampered = token[:-3] + ("aaa" if not token.endswith("aaa") else "bbb")
+    bad = await client.get(f"/media/{tampered}")
+    assert bad.status_code == 404 and bad.json()["code"] == "not_found"
+    store = media_store_for(app)
+    async with db.session() as s:
+        key_name = (
+            await s.execute(
+                text("SELECT storage_key FROM post_media WHERE post_id=:p"), {"p": post.id}
+            )
+        ).scalar()
+    old = store.token(key_name, "video/mp4", datetime.now(UTC) - timedelta(seconds=1))
+    gone = await client.get(f"/media/{old}")
+    assert gone.status_code == 410 and gone.json()["code"] == "link_expired"
+    # A token signed for another purpose does not open media.
+    other = app.state.signer.sign("unsubscribe", {"k": key_name, "t": "video/mp4", "e": 4102444800})
+    assert (await client.get(f"/media/{other}")).status_code == 404
+
+
+def media_store_for(app):
+    class _Req:  # the router's store lookup only reads request.app.state
+        pass
+
+    req = _Req()
+    req.app = app  # type: ignore[attr-defined]
+    return media_store(req)  # type: ignore[arg-type]
+
+
+async def test_slideshow_and_youtube_media(client: httpx.AsyncClient, db, settings) -> None:
+    slides = await slideshow_post(db)
+    short = await pick(db, "youtube", "cookwithsam", "short", key=lambda p: p.duration_seconds or 0)
+    _, key = await create_account(db, credits=20)
+    for p in (slides, short):
+        r = await client.post(MEDIA, json={"postId": p.id}, headers=auth(key))
+        assert r.json()["status"] == "pending" and charged(r) == 3
+    await run_jobs(db, settings)
+
+    r = await client.post(MEDIA, json={"postId": slides.id}, headers=auth(key))
+    media = r.json()["media"]
+    assert [m["kind"] for m in media] == ["image"] * len(slides.slides)
+    assert [m["position"] for m in media] == list(range(len(slides.slides)))
+    for m in media:
+        got = await client.get(_local(m["url"]))
+        assert got.status_code == 200 and got.headers["content-type"] == "image/jpeg"
+        with Image.open(io.BytesIO(got.content)) as im:
+            assert im.format == "JPEG" and im.size == (m["width"], m["height"])
+
+    r = await client.post(MEDIA, json={"postId": short.id}, headers=auth(key))
+    [thumb] = r.json()["media"]  # YouTube: the thumbnail only
+    assert thumb["kind"] == "thumbnail" and thumb["contentType"] == "image/jpeg"
+    got = await client.get(_local(thumb["url"]))
+    assert got.status_code == 200 and got.content[:2] == b"\xff\xd8"
+
+
+async def test_free_follow_up_is_per_account_and_once(
+    client: httpx.AsyncClient, db, settings
+) -> None:
+    post = await slideshow_post(db)
+    _, key1 = await create_account(db, credits=20, email="a@example.com")
+    _, key2 = await create_account(db, credits=20, email="b@example.com")
+    await client.post(MEDIA, json={"postId": post.id}, headers=auth(key1))
+    await run_jobs(db, settings)
+    # Another account did not wait for that job: it pays.
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key2))
+    assert r.json()["status"] == "ready" and charged(r) == 3
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key1))
+    assert charged(r) == 0
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key1))
+    assert charged(r) == 3
+    # A job that finished more than 24 hours ago grants nothing.
+    _, key3 = await create_account(db, credits=20, email="c@example.com")
+    async with db.transaction() as s:
+        await s.execute(text("DELETE FROM post_media"))
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key3))
+    job_ref = r.json()["jobRef"]
+    await run_jobs(db, settings)
+    async with db.transaction() as s:
+        await s.execute(
+            text("UPDATE jobs SET finished_at = now() - interval '25 hours' WHERE id = :j"),
+            {"j": job_ref},
+        )
+    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key3))
+    assert r.json()["status"] == "ready" and charged(r) == 3
