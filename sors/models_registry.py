@@ -11,6 +11,7 @@ MODEL_MODULES = (
     "sors.kit.models",
     "sors.accounts.models",
     "sors.billing.models",
+    "sors.billing.checkout_models",
     "sors.feedback.models",
     "sors.catalog.models",
     "sors.jobs.models",

@@ -1,0 +1,79 @@
+"""Alert endpoints (free): create or update, list, delete. The keyless confirmation and
+stop pages linked from emails live in sors.alerts.pages and share this `router`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import structlog
+from fastapi import APIRouter, Depends, Path, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.alerts import pages, service
+from sors.alerts.schemas import AlertIn
+from sors.kit import clock
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session
+
+log = structlog.get_logger("sors.alerts")
+
+api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["alerts"])
+Session = Annotated[AsyncSession, Depends(get_session)]
+AccountId = Annotated[str, Depends(current_account_id)]
+
+
+def _skill(key: str) -> dict[str, str]:
+    return {"x-sors-skill": key}
+
+
+@api.post(
+    "/alerts", summary="Create or update a viral alert", openapi_extra=_skill("create_viral_alert")
+)
+async def create_alert(
+    request: Request,
+    session: Session,
+    account_id: AccountId,
+    ctx: Annotated[RequestContext, Depends(get_context)],
+    body: AlertIn,
+) -> JSONResponse:
+    now = clock.now()
+    out = await service.upsert_alert(session, account_id, body, now)
+    if out.send_confirmation:
+        state = request.app.state
+
+        async def confirm_after_commit() -> None:
+            try:
+                await service.send_confirmation(
+                    state.db.sessionmaker, state.settings, state.signer, account_id, body.email, now
+                )
+            except Exception:  # the scheduler retries what did not go out
+                log.exception("alerts.confirmation_failed", account=account_id)
+
+        ctx.after_commit.append(confirm_after_commit)
+    return JSONResponse(
+        {"created": out.created, "alert": await service.record(session, out.alert_id)}
+    )
+
+
+@api.get(
+    "/alerts", summary="Viral alerts of this account", openapi_extra=_skill("list_viral_alerts")
+)
+async def list_alerts(session: Session, account_id: AccountId) -> JSONResponse:
+    return JSONResponse({"results": await service.list_alerts(session, account_id)})
+
+
+@api.delete(
+    "/alerts/{alertId}", summary="End a viral alert", openapi_extra=_skill("delete_viral_alert")
+)
+async def delete_alert(
+    session: Session,
+    account_id: AccountId,
+    alertId: Annotated[str, Path(max_length=64)],
+) -> JSONResponse:
+    return JSONResponse(await service.delete_alert(session, account_id, alertId, clock.now()))
+
+
+router = APIRouter()
+router.include_router(api)
+router.include_router(pages.router)

@@ -1,0 +1,92 @@
+"""Viral alert request body and record (camelCase, CONTRACT §3 "Viral alerts")."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any, Literal
+from zoneinfo import available_timezones
+
+from email_validator import EmailNotValidError, validate_email
+from pydantic import Field, field_validator
+
+from sors.alerts.models import Alert
+from sors.catalog.models import WINDOWS, Profile
+from sors.kit.clock import isoformat
+from sors.monitoring.schemas import Frequency, ProfileTarget
+
+Window = Literal[tuple(WINDOWS)]  # type: ignore[valid-type]
+
+SETTINGS_FIELDS = (
+    "minOutlierScore",
+    "scoreWindow",
+    "postAgeDays",
+    "expiresInDays",
+    "sendHour",
+    "timezone",
+    "frequency",
+)
+
+
+@cache
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def normalize_email(raw: str) -> str:
+    """The address as we store and compare it: syntax-checked, lower-cased."""
+    try:
+        info = validate_email(raw.strip(), check_deliverability=False)
+    except EmailNotValidError as exc:
+        raise ValueError(f"not a valid email address: {exc}") from exc
+    return info.normalized.lower()
+
+
+class AlertIn(ProfileTarget):
+    email: Annotated[str, Field(min_length=3, max_length=320)]
+    minOutlierScore: Annotated[float, Field(ge=1.5, le=1_000_000, allow_inf_nan=False)] = 3.0
+    scoreWindow: Window = "three_months"
+    postAgeDays: Annotated[int, Field(ge=1, le=30)] = 7
+    expiresInDays: Annotated[int, Field(ge=1, le=90)] = 30
+    sendHour: Annotated[int, Field(ge=0, le=23)] = 9
+    timezone: Annotated[str, Field(min_length=1, max_length=64)] = "UTC"
+    frequency: Frequency = "daily"
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v: str) -> str:
+        return normalize_email(v)
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, v: str) -> str:
+        if v not in _zones():
+            raise ValueError(f"{v!r} is not an IANA time zone name (e.g. Europe/Berlin, UTC)")
+        return v
+
+
+def alert_record(
+    alert: Alert, profile: Profile, *, confirmed: bool, pending_hits: int
+) -> dict[str, Any]:
+    return {
+        "alertId": alert.id,
+        "email": alert.email,
+        "profileId": profile.id,
+        "platform": profile.platform,
+        "handle": profile.handle,
+        "minOutlierScore": alert.min_outlier_score,
+        "scoreWindow": alert.score_window,
+        "postAgeDays": alert.post_age_days,
+        "expiresInDays": alert.expires_in_days,
+        "sendHour": alert.send_hour,
+        "timezone": alert.timezone,
+        "frequency": alert.frequency,
+        "addressStatus": "confirmed" if confirmed else "pending_confirmation",
+        "status": alert.status,
+        "endedReason": alert.ended_reason,
+        "endedAt": isoformat(alert.ended_at),
+        "expiresAt": isoformat(alert.expires_at),
+        "emailsSent": alert.emails_sent,
+        "pendingHits": pending_hits,
+        "startedTracking": alert.started_tracking,
+        "createdAt": isoformat(alert.created_at),
+    }

@@ -1,0 +1,53 @@
+"""Monitored profiles: one tracking entry per (account, profile).
+
+An entry schedules refresh crawls at its cadence (each one paid by the account), and keeps
+the account's cursor into the profile's newly stored posts (the updates feed).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, text
+from sqlalchemy.orm import Mapped, mapped_column
+
+# The checkout tables have no domain package of their own to be registered from; importing
+# them here puts them in Base.metadata for Alembic and the tests (see sors.models_registry).
+from sors.billing import checkout_models as _checkout_models  # noqa: F401
+from sors.kit.db import Base
+
+FREQUENCIES = ("daily", "every_3_days", "weekly")
+
+
+class TrackedProfile(Base):
+    __tablename__ = "tracked_profiles"
+    __table_args__ = (
+        CheckConstraint("frequency IN ('daily','every_3_days','weekly')", name="frequency_known"),
+        CheckConstraint("started_by IN ('user','alert')", name="started_by_known"),
+        CheckConstraint(
+            "paused_reason IS NULL OR paused_reason = 'insufficient_credits'", name="paused_known"
+        ),
+        # The scheduler's due scan: unpaused entries by next refresh time.
+        Index(
+            "ix_tracked_profiles_due",
+            "next_crawl_at",
+            postgresql_where=text("paused_reason IS NULL"),
+        ),
+        Index("ix_tracked_profiles_profile", "profile_id"),
+    )
+
+    account_id: Mapped[str] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id"), primary_key=True)
+    frequency: Mapped[str] = mapped_column(String(16))
+    started_by: Mapped[str] = mapped_column(String(8))
+    next_crawl_at: Mapped[datetime]
+    paused_reason: Mapped[str | None] = mapped_column(String(32))
+    paused_at: Mapped[datetime | None]
+    # Updates cursor: the (first_seen_at, id) of the last post handed out for this profile.
+    cursor_seen_at: Mapped[datetime]
+    cursor_post_id: Mapped[str] = mapped_column(String(64))
+    last_job_id: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]

@@ -1,0 +1,45 @@
+"""What the scheduler finds due for monitoring: paused entries that can pay again, and
+refreshes whose time has come.
+
+Each check commits its own short transactions instead of using the tick's session: alert
+digests (sors.alerts.schedule) must commit before an email leaves, and work done in the
+tick's still-open transaction would hold row locks (account balances, tracking entries)
+that those commits wait for. The tick's advisory lock still keeps ticks single, and the
+entries are claimed with SKIP LOCKED and moved on in the same transaction as their charge,
+so even two schedulers could not refresh an entry twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from sors.jobs.scheduler import register
+from sors.monitoring import service
+
+BATCH = 200
+
+
+def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
+
+
+@register("monitoring.resume")
+async def resume_funded(session: AsyncSession, now: datetime) -> int:
+    """Entries paused for credits whose account can pay a refresh again: due at once."""
+    async with _sessions(session)() as s, s.begin():
+        return await service.resume_funded(s, now)
+
+
+@register("monitoring.refresh")
+async def refresh_due(session: AsyncSession, now: datetime) -> int:
+    """Charge and queue every due refresh (or pause it); returns how many were queued."""
+    maker = _sessions(session)
+    started = 0
+    while True:
+        async with maker() as s, s.begin():
+            out = await service.refresh_due(s, now, limit=BATCH)
+        started += out.started
+        if out.seen < BATCH:
+            return started

@@ -1,0 +1,268 @@
+"""Monitoring: tracking entries, their paid refresh crawls, and the updates feed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.billing import service as billing
+from sors.billing.pricing import get_pricing
+from sors.catalog.models import Profile
+from sors.catalog.schemas import flat_post
+from sors.jobs import service as jobs
+from sors.kit.errors import (
+    InsufficientCredits,
+    NotFound,
+    ProfileNotFound,
+    ShortLinkNotSupported,
+    UnsupportedUrl,
+    ValidationFailed,
+)
+from sors.kit.ids import new_id
+from sors.monitoring import repository as repo
+from sors.monitoring.models import TrackedProfile
+from sors.monitoring.schemas import ProfileTarget
+from sors.platforms import urls
+
+CADENCE = {
+    "daily": timedelta(days=1),
+    "every_3_days": timedelta(days=3),
+    "weekly": timedelta(days=7),
+}
+REFRESH_SKILL = "tracking_refresh"
+PAUSED_NO_CREDITS = "insufficient_credits"
+
+_CRAWL_FIRST = (
+    "Crawl it first with POST /api/v1/crawls (crawl_profile); once that job completes the "
+    "profile can be monitored."
+)
+
+
+def refresh_cost() -> int:
+    return get_pricing().cost(REFRESH_SKILL)
+
+
+# ---- naming a profile ---------------------------------------------------------------------
+
+
+def _missing(what: str) -> ProfileNotFound:
+    return ProfileNotFound(f"{what} is not in the database. {_CRAWL_FIRST}")
+
+
+async def _by_handle(session: AsyncSession, platform: str, handle: str) -> Profile:
+    profile = await repo.active_profile(session, platform, handle)
+    if profile is None:
+        raise _missing(f"The {platform} profile @{handle}")
+    return profile
+
+
+async def _by_url(session: AsyncSession, url: str) -> Profile:
+    try:
+        parsed = urls.parse_profile_url(url)
+    except urls.ShortLinkNotSupported as exc:
+        raise ShortLinkNotSupported(str(exc)) from exc
+    except urls.UnsupportedUrl as exc:
+        # A post URL that does not name its owner (YouTube): the post may be known.
+        try:
+            post = urls.parse_post_url(url)
+        except urls.UrlError:
+            raise UnsupportedUrl(str(exc)) from exc
+        pid = await repo.profile_id_of_post(session, post.platform, post.platform_post_id)
+        profile = await repo.get_profile(session, pid) if pid else None
+        if profile is None:
+            raise _missing("The owner of this post") from exc
+        return profile
+    return await _by_handle(session, parsed.platform, parsed.handle)
+
+
+async def resolve_profile(session: AsyncSession, target: ProfileTarget) -> Profile:
+    """The active profile named by profileId, platform + handle, or url. When several are
+    given they must name the same profile."""
+    if (target.platform is None) != (target.handle is None):
+        field = "handle" if target.handle is None else "platform"
+        raise ValidationFailed.single(field, "platform and handle must be given together.")
+    found: list[Profile] = []
+    if target.profileId is not None:
+        profile = await repo.get_profile(session, target.profileId)
+        if profile is None:
+            raise _missing(f"Profile {target.profileId}")
+        found.append(profile)
+    if target.platform is not None and target.handle is not None:
+        try:
+            handle = urls.normalize_handle(target.platform, target.handle)
+        except urls.InvalidHandle as exc:
+            raise ValidationFailed.single("handle", str(exc)) from exc
+        found.append(await _by_handle(session, target.platform, handle))
+    if target.url is not None:
+        found.append(await _by_url(session, target.url))
+    if not found:
+        raise ValidationFailed.single(
+            "profileId", "Identify the profile with profileId, platform and handle, or url."
+        )
+    if len({p.id for p in found}) > 1:
+        raise ValidationFailed.single(
+            "profileId", "profileId, platform/handle and url name different profiles."
+        )
+    profile = found[0]
+    if not profile.is_active:
+        raise ProfileNotFound(
+            f"Profile {profile.id} (@{profile.handle}) is no longer active on {profile.platform}"
+            " (renamed or removed); it cannot be monitored."
+        )
+    return profile
+
+
+# ---- entries ------------------------------------------------------------------------------
+
+
+def new_entry(
+    account_id: str, profile_id: str, frequency: str, started_by: str, now: datetime
+) -> TrackedProfile:
+    return TrackedProfile(
+        account_id=account_id,
+        profile_id=profile_id,
+        frequency=frequency,
+        started_by=started_by,
+        next_crawl_at=now + CADENCE[frequency],
+        # Posts stored from now on; an id minted now sorts after every post stored so far.
+        cursor_seen_at=now,
+        cursor_post_id=new_id("pst"),
+        created_at=now,
+        updated_at=now,
+    )
+
+
+async def track(
+    session: AsyncSession, account_id: str, profile: Profile, frequency: str, now: datetime
+) -> TrackedProfile:
+    entry = await repo.get_entry(session, account_id, profile.id, for_update=True)
+    if entry is None:
+        entry = new_entry(account_id, profile.id, frequency, "user", now)
+        await repo.add_entry(session, entry)
+        return entry
+    if entry.frequency != frequency and entry.paused_reason is None:
+        # The new cadence counts from the last refresh, not from the original schedule.
+        entry.next_crawl_at = entry.next_crawl_at - CADENCE[entry.frequency] + CADENCE[frequency]
+    entry.frequency = frequency
+    entry.started_by = "user"
+    entry.updated_at = now
+    await session.flush()
+    return entry
+
+
+async def start_for_alert(
+    session: AsyncSession, account_id: str, profile_id: str, frequency: str, now: datetime
+) -> bool:
+    """Monitoring on behalf of an alert, unless the profile is already monitored. Returns
+    whether this started it."""
+    if await repo.get_entry(session, account_id, profile_id) is not None:
+        return False
+    await repo.add_entry(session, new_entry(account_id, profile_id, frequency, "alert", now))
+    return True
+
+
+async def untrack(session: AsyncSession, account_id: str, profile_id: str) -> None:
+    if not await repo.delete_entry(session, account_id, profile_id):
+        raise NotFound(f"Profile {profile_id} is not monitored by this account.")
+
+
+async def list_tracking(
+    session: AsyncSession, account_id: str
+) -> list[tuple[TrackedProfile, Profile]]:
+    return await repo.list_entries(session, account_id)
+
+
+async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[str, Any]:
+    # Locking the account's entries serialises concurrent reads of the feed, so two calls
+    # never hand out the same posts.
+    await repo.list_entries(session, account_id, for_update=True)
+    rows = await repo.new_posts(session, account_id, limit=limit + 1)
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    last: dict[str, tuple[datetime, str]] = {}
+    for r in rows:
+        last[r["profile_id"]] = (r["first_seen_at"], r["id"])
+    for profile_id, (seen_at, post_id) in last.items():
+        await repo.advance_cursor(session, account_id, profile_id, seen_at, post_id)
+    return {"results": [flat_post(r) for r in rows], "hasMore": has_more}
+
+
+async def resume_paused(session: AsyncSession, account_id: str, now: datetime) -> int:
+    """Credits arrived: paused entries resume and are due at once."""
+    return await repo.resume_account(session, account_id, now)
+
+
+# ---- scheduled refreshes ------------------------------------------------------------------
+
+
+@dataclass
+class RefreshOutcome:
+    seen: int = 0
+    started: int = 0
+    paused: int = 0
+
+
+async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> RefreshOutcome:
+    """Start the due refreshes of up to `limit` entries, in the caller's transaction: each
+    one charged (job_ref = its job, so a failed crawl refunds exactly once) and queued, or
+    paused when the balance cannot cover it. The entries stay locked until the caller
+    commits, with their next refresh already moved on."""
+    out = RefreshOutcome()
+    cost = refresh_cost()
+    due = [
+        (e.account_id, p.id, p.platform, p.handle, e.frequency)
+        for e, p in await repo.due_entries(session, now, limit=limit)
+    ]
+    out.seen = len(due)
+    for account_id, profile_id, platform, handle, frequency in due:
+        savepoint = await session.begin_nested()
+        try:
+            job, created = await jobs.enqueue(
+                session,
+                type="refresh",
+                account_id=account_id,
+                payload={"platform": platform, "handle": handle, "profileId": profile_id},
+                credits=cost,
+                dedupe_key=f"refresh:{account_id}:{profile_id}",
+            )
+            job_id = job.id
+            if created:
+                await billing.charge(
+                    session,
+                    account_id,
+                    cost,
+                    skill=REFRESH_SKILL,
+                    reason=f"refresh of {platform} @{handle}",
+                    job_ref=job_id,
+                )
+        except InsufficientCredits:
+            await savepoint.rollback()
+            await repo.update_entry(
+                session,
+                account_id,
+                profile_id,
+                paused_reason=PAUSED_NO_CREDITS,
+                paused_at=now,
+                updated_at=now,
+            )
+            out.paused += 1
+            continue
+        await savepoint.commit()
+        # An open refresh of this entry (created False) is not paid for twice.
+        await repo.update_entry(
+            session,
+            account_id,
+            profile_id,
+            last_job_id=job_id,
+            next_crawl_at=now + CADENCE[frequency],
+            updated_at=now,
+        )
+        out.started += int(created)
+    return out
+
+
+async def resume_funded(session: AsyncSession, now: datetime) -> int:
+    return await repo.resume_funded(session, now, refresh_cost())
