@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -77,6 +77,16 @@ class Settings(BaseSettings):
 
     log_level: str = "INFO"
     log_json: bool = True
+
+    @model_validator(mode="after")
+    def _source_of_this_data_dir(self) -> Settings:
+        # A data dir made by `sors demo` remembers it holds a simulated world, so the CLI
+        # (`sors sim clock …`, `sors scheduler run-once`) works there without extra settings.
+        if "platform_source" not in self.model_fields_set:
+            marker = self.data_dir / "platform_source"
+            if marker.is_file() and marker.read_text().strip() in ("live", "sim"):
+                self.platform_source = marker.read_text().strip()  # type: ignore[assignment]
+        return self
 
     @cached_property
     def resolved_secret_key(self) -> str:

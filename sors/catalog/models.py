@@ -17,8 +17,13 @@ from sqlalchemy.orm import Mapped, mapped_column
 from sors.kit.db import Base
 
 WINDOWS: dict[str, int | None] = {
-    "one_week": 7, "two_weeks": 14, "one_month": 30, "three_months": 90,
-    "six_months": 182, "one_year": 365, "all_time": None,
+    "one_week": 7,
+    "two_weeks": 14,
+    "one_month": 30,
+    "three_months": 90,
+    "six_months": 182,
+    "one_year": 365,
+    "all_time": None,
 }
 
 
@@ -26,14 +31,26 @@ class Profile(Base):
     __tablename__ = "profiles"
     __table_args__ = (
         # One active row per handle; a renamed creator's old row stays, inactive.
-        Index("uq_profiles_active_handle", "platform", "handle", unique=True,
-              postgresql_where=text("is_active")),
+        Index(
+            "uq_profiles_active_handle",
+            "platform",
+            "handle",
+            unique=True,
+            postgresql_where=text("is_active"),
+        ),
         Index("ix_profiles_user", "platform", "platform_user_id"),
         Index("ix_profiles_followers", text("follower_count DESC NULLS LAST"), "id"),
-        Index("ix_profiles_handle_trgm", "handle", postgresql_using="gin",
-              postgresql_ops={"handle": "gin_trgm_ops"}),
-        Index("ix_profiles_name_trgm", text("lower(display_name) gin_trgm_ops"),
-              postgresql_using="gin"),
+        Index(
+            "ix_profiles_handle_trgm",
+            "handle",
+            postgresql_using="gin",
+            postgresql_ops={"handle": "gin_trgm_ops"},
+        ),
+        Index(
+            "ix_profiles_name_trgm",
+            text("lower(display_name) gin_trgm_ops"),
+            postgresql_using="gin",
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -84,10 +101,7 @@ class Post(Base):
         Index("ix_posts_likes", text("likes DESC NULLS LAST"), "id"),
         Index("ix_posts_er", text("engagement_rate DESC NULLS LAST"), "id"),
         Index("ix_posts_recent", text("published_at DESC"), "id"),
-        *[
-            Index(f"ix_posts_score_{w}", text(f"score_{w} DESC NULLS LAST"), "id")
-            for w in WINDOWS
-        ],
+        *[Index(f"ix_posts_score_{w}", text(f"score_{w} DESC NULLS LAST"), "id") for w in WINDOWS],
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -105,7 +119,9 @@ class Post(Base):
     shares: Mapped[int | None]
     engagement_rate: Mapped[float | None] = mapped_column(Float)
     thumbnail_url: Mapped[str | None] = mapped_column(Text)
-    approximations: Mapped[dict[str, str]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    approximations: Mapped[dict[str, str]] = mapped_column(
+        JSONB, server_default=text("'{}'::jsonb")
+    )
     extra: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
     # The owner's follower count, copied at each crawl so maxFollowers needs no join.
     owner_followers: Mapped[int | None]
@@ -122,7 +138,8 @@ class Post(Base):
     first_seen_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
     deleted_at: Mapped[datetime | None]
     search_vector: Mapped[Any] = mapped_column(
-        TSVECTOR, Computed("to_tsvector('simple', sors_unaccent(coalesce(caption, '')))", persisted=True)
+        TSVECTOR,
+        Computed("to_tsvector('simple', sors_unaccent(coalesce(caption, '')))", persisted=True),
     )
 
 
@@ -131,7 +148,9 @@ class PostStat(Base):
 
     __tablename__ = "post_stats"
 
-    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True)
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
     crawled_at: Mapped[datetime] = mapped_column(primary_key=True)
     views: Mapped[int | None]
     likes: Mapped[int | None]

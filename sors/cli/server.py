@@ -66,6 +66,8 @@ def demo(host: str, port: int) -> None:
 
     config.set_settings(Settings())
     s = settings()
+    s.data_dir.mkdir(parents=True, exist_ok=True)
+    (s.data_dir / "platform_source").write_text(s.platform_source + "\n")
     from sors.catalog.seed import counts
     from sors.cli.sim import seed_command
 

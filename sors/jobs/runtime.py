@@ -41,7 +41,9 @@ async def stop_in_process(app_state: Any, tasks: list[asyncio.Task]) -> None:
 
 async def run_standalone(settings: Settings, role: str, *, concurrency: int | None = None) -> None:
     from sors.kit.db import make_engine
+    from sors.kit.logging import configure_logging
 
+    configure_logging(settings)  # the same JSON logs as the API processes
     db = Database(make_engine(settings))
     if role == "worker":
         runner: Any = Worker(JobContext(db=db, settings=settings), concurrency=concurrency)

@@ -32,9 +32,12 @@ class Decision:
 class RateLimiter:
     def __init__(self, redis_url: str | None, per_key: int, per_ip: int) -> None:
         uri = "async+memory://"
+        options: dict[str, str] = {}
         if redis_url:
             uri = "async+" + redis_url if not redis_url.startswith("async+") else redis_url
-        self._storage = storage_from_string(uri)
+            # limits' async Redis storage defaults to coredis; we ship redis-py.
+            options["implementation"] = "redispy"
+        self._storage = storage_from_string(uri, **options)
         self._limiter = FixedWindowRateLimiter(self._storage)  # type: ignore[arg-type]
         self.per_key = RateLimitItemPerMinute(per_key)
         self.per_ip = RateLimitItemPerMinute(per_ip)
