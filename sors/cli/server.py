@@ -54,9 +54,12 @@ def print_banner(base_url: str, account_id: str, key: str, balance: int) -> None
     console.print(f"  base URL   {base_url}/api/v1")
     console.print(f"  API docs   {base_url}/docs")
     console.print(f"  account    {account_id}  ({balance} credits)")
-    console.print(f"  API key    [bold green]{key}[/bold green]\n")
-    console.print(f"  try:  curl -s {base_url}/api/v1/pricing")
-    console.print(f"        curl -s -H 'Authorization: Bearer {key}' {base_url}/api/v1/credits\n")
+    console.print(f"  API key    [bold green]{key}[/bold green]\n", soft_wrap=True)
+    console.print(f"  try:  curl -s {base_url}/api/v1/pricing", soft_wrap=True)
+    console.print(
+        f"        curl -s -H 'Authorization: Bearer {key}' {base_url}/api/v1/credits\n",
+        soft_wrap=True,
+    )
 
 
 def demo(host: str, port: int) -> None:
