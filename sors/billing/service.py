@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.billing import repository as repo
 from sors.kit.errors import InsufficientCredits
 from sors.kit.ids import new_id
+from sors.kit.metrics import CREDITS
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ async def charge(
     if new_balance is None:
         raise InsufficientCredits(required=amount, balance=await repo.balance(session, account_id))
     entry_id = new_id("led")
+    CREDITS.labels(skill).inc(amount)
     await repo.insert_entry(
         session,
         {

@@ -77,9 +77,6 @@ def api(
     run_api(host, port, workers=workers)
 
 
-if __name__ == "__main__":
-    app()
-
 
 @app.command()
 def worker(concurrency: int = typer.Option(None, min=1, help="Jobs run at once.")) -> None:
@@ -129,3 +126,7 @@ def scheduler_run_once() -> None:
 
     first, ran, second = with_db(run)
     console.print(f"enqueued {first}, ran {ran} jobs, then {second}")
+
+
+if __name__ == "__main__":
+    app()

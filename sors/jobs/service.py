@@ -22,10 +22,14 @@ async def enqueue(
     payload: dict[str, Any],
     credits: int,
     dedupe_key: str | None = None,
-    max_attempts: int = 4,
+    max_attempts: int | None = None,
 ) -> tuple[Job, bool]:
     """Insert the job (in the caller's transaction). Returns (job, created); with a
     dedupe key already open, the existing job and False."""
+    if max_attempts is None:
+        from sors.config import get_settings
+
+        max_attempts = get_settings().job_max_attempts
     job_id = new_id("job")
     created = await repo.insert_job(
         session,

@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sors.accounts import service as accounts
 from sors.kit import idempotency
-from sors.kit.errors import ApiError, PayloadTooLarge, RateLimited
+from sors.kit.errors import ApiError, PayloadTooLarge, RateLimited, Unavailable
 from sors.kit.ids import new_id
 from sors.kit.metrics import observe_request
 from sors.kit.responses import ProblemResponse
@@ -80,7 +80,14 @@ class ApiMiddleware:
             await self._dispatch(scope, body, state, extra_headers, send_wrapped, receive)
         except ApiError as exc:
             await _send_problem(exc, request_id, send_wrapped)
-        except Exception:
+        except Exception as exc:
+            if _is_outage(exc) and status_holder["status"] == 500:
+                log.error("dependency_unavailable", request_id=request_id, error=type(exc).__name__)
+                down = Unavailable("A service this API depends on is unavailable; retry shortly.",
+                                   retryAfter=5)
+                down.headers["Retry-After"] = "5"
+                await _send_problem(down, request_id, send_wrapped)
+                return
             log.exception("unhandled_error", request_id=request_id, path=scope.get("path"))
             await _send_problem(ApiError("Something went wrong on our side."), request_id, send_wrapped)
         finally:
@@ -180,3 +187,19 @@ async def _send_problem(exc: ApiError, request_id: str, send: Send) -> None:
 
 async def _never_receive() -> Message:
     return {"type": "http.disconnect"}
+
+
+def _is_outage(exc: BaseException) -> bool:
+    """PostgreSQL or Redis unreachable: a 503 the client may retry, not a bug (500)."""
+    import psycopg
+    import sqlalchemy.exc
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (psycopg.OperationalError, sqlalchemy.exc.OperationalError,
+                             sqlalchemy.exc.InterfaceError, ConnectionError, OSError, TimeoutError)):
+            return True
+        if type(seen).__module__.startswith("redis") and "Connection" in type(seen).__name__:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
