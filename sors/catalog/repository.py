@@ -1,0 +1,413 @@
+"""Every read query of the catalog (writes live in catalog.ingest).
+
+Queries return plain row mappings: post columns under their own names and the owner's
+columns prefixed `profile_`, which is what `catalog.schemas` renders. Search sorts always end
+with the id, so the order is total and pages are stable; each sort matches one of the
+`(column DESC NULLS LAST, id)` indexes of catalog.models.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    exists,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
+    text,
+)
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog.models import WINDOWS, Post, Profile, ProfileCategory
+
+Row = Mapping[str, Any]
+
+_POST_COLUMNS = [
+    c for c in Post.__table__.c if c.key not in ("search_vector", "extra", "approximations")
+]
+_OWNER_COLUMNS = [
+    Profile.handle.label("profile_handle"),
+    Profile.display_name.label("profile_display_name"),
+    Profile.follower_count.label("profile_follower_count"),
+    Profile.is_active.label("profile_is_active"),
+    Profile.avatar_url.label("profile_avatar_url"),
+]
+_PROFILE_COLUMNS = [c for c in Profile.__table__.c]
+
+
+def score_column(window: str) -> Any:
+    if window not in WINDOWS:
+        raise ValueError(window)
+    return Post.__table__.c[f"score_{window}"]
+
+
+def _posts_with_owner() -> Select[Any]:
+    return select(*_POST_COLUMNS, *_OWNER_COLUMNS).join(Profile, Profile.id == Post.profile_id)
+
+
+def ilike_pattern(fragment: str) -> str:
+    """`%fragment%` with LIKE's wildcards in the fragment taken literally."""
+    escaped = fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def text_match(query: str) -> ColumnElement[bool]:
+    """Words of the caption, case- and accent-insensitive (the generated search column)."""
+    tsq = func.plainto_tsquery(literal_column("'simple'::regconfig"), func.sors_unaccent(query))
+    return Post.search_vector.op("@@")(tsq)
+
+
+# ---- post search ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilter:
+    query: str | None = None
+    platforms: Sequence[str] | None = None
+    content_types: Sequence[str] | None = None
+    score_window: str = "three_months"
+    min_score: float | None = None
+    min_views: float | None = None
+    max_followers: float | None = None
+    published_since: datetime | None = None
+
+
+_SORTS: dict[str, Any] = {
+    "views": Post.views,
+    "likes": Post.likes,
+    "engagement_rate": Post.engagement_rate,
+}
+
+
+_BIGINT_MAX = 2**63 - 1
+
+
+def _bigint(n: int) -> int:
+    return min(n, _BIGINT_MAX)
+
+
+def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
+    conds: list[ColumnElement[bool]] = []
+    if f.query:
+        conds.append(text_match(f.query))
+    if f.platforms:
+        conds.append(Post.platform.in_(list(f.platforms)))
+    if f.content_types:
+        conds.append(Post.content_type.in_(list(f.content_types)))
+    if f.min_score is not None:
+        conds.append(score_column(f.score_window) >= f.min_score)
+    # Counts are integers: compare with integers, so the bigint indexes stay usable.
+    if f.min_views is not None:
+        conds.append(Post.views >= _bigint(math.ceil(f.min_views)))
+    if f.max_followers is not None:
+        conds.append(Post.owner_followers <= _bigint(math.floor(f.max_followers)))
+    if f.published_since is not None:
+        conds.append(Post.published_at >= f.published_since)
+    return conds
+
+
+def post_order(sort_by: str, score_window: str) -> list[Any]:
+    if sort_by == "recent":
+        return [Post.published_at.desc(), Post.id]
+    col = score_column(score_window) if sort_by == "outlier_score" else _SORTS[sort_by]
+    return [col.desc().nulls_last(), Post.id]
+
+
+def search_posts_stmt(f: PostFilter, *, sort_by: str, limit: int, offset: int) -> Select[Any]:
+    """The page in two steps: the ids first, from the sort's index alone (its INCLUDE
+    columns carry the filters, so no row is read to reject it), then those rows."""
+    order = post_order(sort_by, f.score_window)
+    hits = (
+        select(Post.id)
+        .where(*post_conditions(f))
+        .order_by(*order)
+        .limit(limit)
+        .offset(offset)
+        .subquery("hits")
+    )
+    return (
+        select(*_POST_COLUMNS, *_OWNER_COLUMNS)
+        .select_from(hits)
+        .join(Post, Post.id == hits.c.id)
+        .join(Profile, Profile.id == Post.profile_id)
+        .order_by(*order)
+    )
+
+
+def count_posts_stmt(f: PostFilter, *, cap: int) -> Select[Any]:
+    """Matches, counted up to `cap` + 1 (so the caller can tell the count was capped)."""
+    inner = select(literal_column("1")).select_from(Post).where(*post_conditions(f)).limit(cap + 1)
+    return select(func.count()).select_from(inner.subquery())
+
+
+async def search_posts(
+    session: AsyncSession, f: PostFilter, *, sort_by: str, limit: int, offset: int
+) -> list[Row]:
+    stmt = search_posts_stmt(f, sort_by=sort_by, limit=limit, offset=offset)
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def count_posts(session: AsyncSession, f: PostFilter, *, cap: int) -> int:
+    return int((await session.execute(count_posts_stmt(f, cap=cap))).scalar_one())
+
+
+# ---- single records -------------------------------------------------------------------
+
+
+async def get_post(session: AsyncSession, post_id: str) -> Row | None:
+    row = (await session.execute(_posts_with_owner().where(Post.id == post_id))).first()
+    return row._mapping if row else None
+
+
+async def find_post(session: AsyncSession, platform: str, platform_post_id: str) -> Row | None:
+    stmt = select(Post.id, Post.profile_id, Post.platform, Post.platform_post_id).where(
+        Post.platform == platform, Post.platform_post_id == platform_post_id
+    )
+    row = (await session.execute(stmt)).first()
+    return row._mapping if row else None
+
+
+async def get_profile(session: AsyncSession, profile_id: str) -> Row | None:
+    row = (await session.execute(select(*_PROFILE_COLUMNS).where(Profile.id == profile_id))).first()
+    return row._mapping if row else None
+
+
+async def get_profiles(session: AsyncSession, profile_ids: Sequence[str]) -> dict[str, Row]:
+    if not profile_ids:
+        return {}
+    stmt = select(*_PROFILE_COLUMNS).where(Profile.id.in_(list(profile_ids)))
+    return {r.id: r._mapping for r in (await session.execute(stmt)).all()}
+
+
+async def active_profile_exists(session: AsyncSession, platform: str, handle: str) -> bool:
+    stmt = select(
+        exists().where(Profile.platform == platform, Profile.handle == handle, Profile.is_active)
+    )
+    return bool((await session.execute(stmt)).scalar())
+
+
+async def profile_by_handle(session: AsyncSession, platform: str, handle: str) -> Row | None:
+    """The active profile with this handle, else the most recently crawled inactive one
+    (a renamed or vanished creator's frozen row)."""
+    stmt = (
+        select(*_PROFILE_COLUMNS)
+        .where(Profile.platform == platform, Profile.handle == handle)
+        .order_by(Profile.is_active.desc(), Profile.last_crawled_at.desc().nulls_last(), Profile.id)
+        .limit(1)
+    )
+    row = (await session.execute(stmt)).first()
+    return row._mapping if row else None
+
+
+async def category_ids(session: AsyncSession, profile_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Each profile's category ids, best first."""
+    if not profile_ids:
+        return {}
+    stmt = (
+        select(ProfileCategory.profile_id, ProfileCategory.category_id)
+        .where(ProfileCategory.profile_id.in_(list(profile_ids)))
+        .order_by(ProfileCategory.profile_id, ProfileCategory.rank, ProfileCategory.category_id)
+    )
+    out: dict[str, list[str]] = {}
+    for pid, cid in (await session.execute(stmt)).all():
+        out.setdefault(pid, []).append(cid)
+    return out
+
+
+async def recent_posts(session: AsyncSession, profile_id: str, *, limit: int) -> list[Row]:
+    stmt = (
+        _posts_with_owner()
+        .where(Post.profile_id == profile_id)
+        .order_by(Post.published_at.desc(), Post.id)
+        .limit(limit)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+# ---- profile search -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileFilter:
+    query: str | None = None
+    platforms: Sequence[str] | None = None
+    category_ids: Sequence[str] | None = None  # the category and its descendants
+
+
+def profile_conditions(f: ProfileFilter) -> list[ColumnElement[bool]]:
+    conds: list[ColumnElement[bool]] = []
+    if f.query:
+        pattern = ilike_pattern(f.query)
+        # Each side matches one trigram index (handles are stored lower-case).
+        conds.append(
+            or_(
+                Profile.handle.ilike(pattern, escape="\\"),
+                func.lower(Profile.display_name).like(func.lower(pattern), escape="\\"),
+            )
+        )
+    if f.platforms:
+        conds.append(Profile.platform.in_(list(f.platforms)))
+    if f.category_ids is not None:
+        if not f.category_ids:
+            conds.append(false())
+        else:
+            conds.append(
+                exists().where(
+                    ProfileCategory.profile_id == Profile.id,
+                    ProfileCategory.category_id.in_(list(f.category_ids)),
+                )
+            )
+    return conds
+
+
+def search_profiles_stmt(f: ProfileFilter, *, limit: int, offset: int) -> Select[Any]:
+    return (
+        select(*_PROFILE_COLUMNS)
+        .where(*profile_conditions(f))
+        .order_by(Profile.follower_count.desc().nulls_last(), Profile.id)
+        .limit(limit)
+        .offset(offset)
+    )
+
+
+def count_profiles_stmt(f: ProfileFilter, *, cap: int) -> Select[Any]:
+    inner = (
+        select(literal_column("1"))
+        .select_from(Profile)
+        .where(*profile_conditions(f))
+        .limit(cap + 1)
+    )
+    return select(func.count()).select_from(inner.subquery())
+
+
+async def search_profiles(
+    session: AsyncSession, f: ProfileFilter, *, limit: int, offset: int
+) -> list[Row]:
+    stmt = search_profiles_stmt(f, limit=limit, offset=offset)
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def count_profiles(session: AsyncSession, f: ProfileFilter, *, cap: int) -> int:
+    return int((await session.execute(count_profiles_stmt(f, cap=cap))).scalar_one())
+
+
+async def category_profile_counts(
+    session: AsyncSession, subtrees: Mapping[str, Sequence[str]]
+) -> dict[str, int]:
+    """Distinct profiles linked to any category of each subtree (root id -> its ids)."""
+    roots = [root for root, ids in subtrees.items() for _ in ids]
+    members = [cid for ids in subtrees.values() for cid in ids]
+    stmt = text(
+        "SELECT m.root, count(DISTINCT pc.profile_id) "
+        "FROM unnest(CAST(:roots AS text[]), CAST(:ids AS text[])) AS m(root, cid) "
+        "JOIN profile_categories pc ON pc.category_id = m.cid GROUP BY m.root"
+    )
+    counts = dict((await session.execute(stmt, {"roots": roots, "ids": members})).all())
+    return {root: int(counts.get(root, 0)) for root in subtrees}
+
+
+# ---- trends and trending --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TrendFilter:
+    published_since: datetime | None
+    query: str | None = None
+    platforms: Sequence[str] | None = None
+
+
+def trend_conditions(f: TrendFilter) -> list[ColumnElement[bool]]:
+    # "Trending" is about what works now: deleted posts and inactive profiles stay out.
+    conds: list[ColumnElement[bool]] = [Post.deleted_at.is_(None), Profile.is_active]
+    if f.published_since is not None:
+        conds.append(Post.published_at >= f.published_since)
+    if f.platforms:
+        conds.append(Post.platform.in_(list(f.platforms)))
+    if f.query:
+        handle_fragment = f.query.removeprefix("@").lower()
+        conds.append(
+            or_(
+                text_match(f.query),
+                Profile.handle.ilike(ilike_pattern(handle_fragment), escape="\\"),
+            )
+        )
+    return conds
+
+
+async def trend_posts(
+    session: AsyncSession, f: TrendFilter, *, score_window: str, limit: int
+) -> list[Row]:
+    col = score_column(score_window)
+    stmt = (
+        _posts_with_owner()
+        .where(*trend_conditions(f))
+        .order_by(col.desc().nulls_last(), Post.id)
+        .limit(limit)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def trend_content_types(
+    session: AsyncSession, f: TrendFilter, *, score_window: str
+) -> list[Row]:
+    col = score_column(score_window)
+    stmt = (
+        select(
+            Post.platform,
+            Post.content_type,
+            func.count().label("count"),
+            func.avg(col).label("avg_score"),
+        )
+        .join(Profile, Profile.id == Post.profile_id)
+        .where(*trend_conditions(f))
+        .group_by(Post.platform, Post.content_type)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def trend_creators(
+    session: AsyncSession, f: TrendFilter, *, score_window: str, profile_ids: Sequence[str]
+) -> dict[str, Row]:
+    if not profile_ids:
+        return {}
+    col = score_column(score_window)
+    stmt = (
+        select(
+            Post.profile_id,
+            func.count().label("post_count"),
+            func.max(col).label("best_score"),
+        )
+        .join(Profile, Profile.id == Post.profile_id)
+        .where(*trend_conditions(f), Post.profile_id.in_(list(profile_ids)))
+        .group_by(Post.profile_id)
+    )
+    return {r.profile_id: r._mapping for r in (await session.execute(stmt)).all()}
+
+
+async def trending_posts(session: AsyncSession, *, since: datetime, limit: int) -> list[Row]:
+    """Each active creator's best live post published since `since` (by the three-month
+    score), best first."""
+    col = score_column("three_months")
+    best = (
+        _posts_with_owner()
+        .where(
+            Post.published_at >= since,
+            Post.deleted_at.is_(None),
+            Profile.is_active,
+            col.is_not(None),
+        )
+        .order_by(Post.profile_id, col.desc(), Post.id)
+        .distinct(Post.profile_id)
+        .subquery()
+    )
+    stmt = select(best).order_by(best.c.score_three_months.desc(), best.c.id).limit(limit)
+    return [r._mapping for r in (await session.execute(stmt)).all()]

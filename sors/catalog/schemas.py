@@ -1,0 +1,270 @@
+"""Catalog request bodies and the post / profile record shapes (CONTRACT §2).
+
+Request fields are camelCase; records mirror the platforms' data and are snake_case.
+Records are built from plain row mappings (see `catalog.repository`): the post columns under
+their own names, the owner's columns prefixed `profile_`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
+
+from sors.catalog import taxonomy
+from sors.catalog.models import WINDOWS
+from sors.kit.clock import isoformat
+from sors.kit.schemas import RequestModel
+from sors.platforms.base import ALL_CONTENT_TYPES
+from sors.platforms.urls import InvalidHandle, normalize_handle, profile_url
+
+# ---- request bodies -------------------------------------------------------------------
+
+PlatformName = Literal["tiktok", "instagram", "youtube"]
+ContentType = Literal[ALL_CONTENT_TYPES]  # type: ignore[valid-type]
+Window = Literal[tuple(WINDOWS)]  # type: ignore[valid-type]
+SortBy = Literal["outlier_score", "views", "likes", "engagement_rate", "recent"]
+
+MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 20
+# Searches count and page through at most this many matches (see docs/API.md).
+RESULT_WINDOW = 10_000
+
+
+def _clamp(lo: int, hi: int) -> AfterValidator:
+    return AfterValidator(lambda v: None if v is None else max(lo, min(hi, v)))
+
+
+def _strip_query(v: str | None) -> str | None:
+    if v is None:
+        return None
+    v = v.strip()
+    return v or None
+
+
+Query = Annotated[str | None, Field(max_length=200), AfterValidator(_strip_query)]
+NonNegative = Annotated[float | None, Field(ge=0, allow_inf_nan=False)]
+PageSize = Annotated[int | None, _clamp(1, MAX_PAGE_SIZE)]
+Page = Annotated[int | None, Field(ge=1)]
+
+
+class _Paged(RequestModel):
+    page: Page = None
+    pageSize: PageSize = None
+
+    @property
+    def page_number(self) -> int:
+        return self.page or 1
+
+    @property
+    def page_size(self) -> int:
+        return self.pageSize or DEFAULT_PAGE_SIZE
+
+
+class SearchContentIn(_Paged):
+    query: Query = None
+    platforms: list[PlatformName] | None = Field(None, max_length=3)
+    contentTypes: list[ContentType] | None = Field(None, max_length=len(ALL_CONTENT_TYPES))
+    minOutlierScore: NonNegative = None
+    minViews: NonNegative = None
+    maxFollowers: NonNegative = None
+    timeFrame: Window | None = None
+    scoreWindow: Window | None = None
+    sortBy: SortBy | None = None
+
+
+class SearchProfilesIn(_Paged):
+    query: Query = None
+    platforms: list[PlatformName] | None = Field(None, max_length=3)
+    categoryId: Annotated[str | None, Field(max_length=64)] = None
+
+    @field_validator("categoryId")
+    @classmethod
+    def _known_category(cls, v: str | None) -> str | None:
+        if v is not None and v not in taxonomy.by_id():
+            raise ValueError("unknown category id; GET /api/v1/categories lists them")
+        return v
+
+
+class TrendsIn(RequestModel):
+    query: Query = None
+    platforms: list[PlatformName] | None = Field(None, max_length=3)
+    timeFrame: Window | None = None
+    scoreWindow: Window | None = None
+    limit: Annotated[int | None, _clamp(1, 50)] = None
+
+
+class ResolveIn(RequestModel):
+    url: Annotated[str, Field(max_length=4096)]
+
+
+class HandleRef(RequestModel):
+    platform: PlatformName
+    handle: Annotated[str, Field(max_length=100)]
+
+    @field_validator("handle")
+    @classmethod
+    def _normalise(cls, v: str, info: Any) -> str:
+        platform = info.data.get("platform")
+        if platform is None:  # the platform error is reported on its own
+            return v
+        try:
+            return normalize_handle(platform, v)
+        except InvalidHandle as exc:
+            raise ValueError(str(exc)) from exc
+
+
+_HANDLE_LIST = TypeAdapter(list[HandleRef])
+
+
+class CompareIn(RequestModel):
+    profileIds: list[Annotated[str, Field(max_length=64)]] | None = Field(None, max_length=5)
+    # A list of {platform, handle} objects, or a JSON string holding one (the seed declares
+    # the field as a string).
+    handles: list[HandleRef] | str | None = None
+
+    @field_validator("handles")
+    @classmethod
+    def _decode(cls, v: list[HandleRef] | str | None) -> list[HandleRef] | None:
+        if not isinstance(v, str):
+            return v
+        try:
+            raw = orjson.loads(v)
+        except orjson.JSONDecodeError as exc:
+            raise ValueError(
+                "a JSON string must hold a list of {platform, handle} objects"
+            ) from exc
+        try:
+            return _HANDLE_LIST.validate_python(raw, strict=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ValueError(f"{where}: {first['msg']}" if where else first["msg"]) from exc
+
+
+# ---- records --------------------------------------------------------------------------
+
+
+def _round(v: float | None, digits: int) -> float | None:
+    return None if v is None else round(float(v), digits)
+
+
+def outlier_scores(row: Mapping[str, Any]) -> dict[str, float | None]:
+    return {w: _round(row[f"score_{w}"], 4) for w in WINDOWS}
+
+
+def _post_core(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "platform": row["platform"],
+        "platform_post_id": row["platform_post_id"],
+        "url": row["url"],
+        "content_type": row["content_type"],
+        "caption": row["caption"],
+        "published_at": isoformat(row["published_at"]),
+        "duration_seconds": row["duration_seconds"],
+        "views": row["views"],
+        "likes": row["likes"],
+        "comments": row["comments"],
+        "shares": row["shares"],
+        "engagement_rate": _round(row["engagement_rate"], 6),
+        "outlier_scores": outlier_scores(row),
+        "thumbnail_url": row["thumbnail_url"],
+        "stats_updated_at": isoformat(row["stats_updated_at"]),
+        "first_seen_at": isoformat(row["first_seen_at"]),
+        "deleted_at": isoformat(row["deleted_at"]),
+        "has_transcript": bool(row["has_transcript"]),
+        "has_visual_analysis": bool(row["has_visual_analysis"]),
+    }
+
+
+def post_record(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The post record with its owner nested under `profile`."""
+    out = _post_core(row)
+    out["profile"] = {
+        "id": row["profile_id"],
+        "platform": row["platform"],
+        "handle": row["profile_handle"],
+        "display_name": row["profile_display_name"],
+        "follower_count": row["profile_follower_count"],
+        "is_active": row["profile_is_active"],
+        "avatar_url": row["profile_avatar_url"],
+    }
+    return out
+
+
+def flat_post(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The flattened shape: search results, trends, trending, updates, recent posts."""
+    out = _post_core(row)
+    out["profile_id"] = row["profile_id"]
+    out["handle"] = row["profile_handle"]
+    out["display_name"] = row["profile_display_name"]
+    out["follower_count"] = row["profile_follower_count"]
+    out["is_active"] = row["profile_is_active"]
+    return out
+
+
+def averages(raw: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """One entry per window; a window the profile was never scored on reads as empty."""
+    raw = raw or {}
+    out: dict[str, dict[str, Any]] = {}
+    for w in WINDOWS:
+        a = raw.get(w) or {}
+        out[w] = {
+            "views": _round(a.get("views"), 2),
+            "likes": _round(a.get("likes"), 2),
+            "engagement_rate": _round(a.get("engagement_rate"), 4),
+            "post_count": int(a.get("post_count") or 0),
+        }
+    return out
+
+
+def categories(ids: Sequence[str]) -> list[dict[str, str]]:
+    known = taxonomy.by_id()
+    return [{"id": c, "name": known[c].name} for c in ids if c in known]
+
+
+def profile_record(row: Mapping[str, Any], category_ids: Sequence[str] = ()) -> dict[str, Any]:
+    url = row["url"]
+    if not url:
+        try:
+            url = profile_url(row["platform"], row["handle"])
+        except InvalidHandle:
+            url = None
+    return {
+        "id": row["id"],
+        "platform": row["platform"],
+        "handle": row["handle"],
+        "display_name": row["display_name"],
+        "url": url,
+        "bio": row["bio"],
+        "avatar_url": row["avatar_url"],
+        "follower_count": row["follower_count"],
+        "tracked_post_count": row["tracked_post_count"],
+        "averages": averages(row["averages"]),
+        "categories": categories(category_ids),
+        "is_active": row["is_active"],
+        "last_crawled_at": isoformat(row["last_crawled_at"]),
+        "first_seen_at": isoformat(row["first_seen_at"]),
+    }
+
+
+def page_envelope(
+    results: list[dict[str, Any]],
+    *,
+    page: int,
+    page_size: int,
+    total: int,
+    capped: bool,
+    has_more: bool,
+) -> dict[str, Any]:
+    return {
+        "results": results,
+        "page": page,
+        "pageSize": page_size,
+        "total": total,
+        "totalCapped": capped,
+        "hasMore": has_more,
+    }
