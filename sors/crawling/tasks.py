@@ -14,7 +14,7 @@ from sors.kit import clock
 from sors.platforms.base import ProfileNotFound
 
 
-def adapter_for(ctx: JobContext):  # noqa: ANN201
+def adapter_for(ctx: JobContext):
     """The worker's platform adapter. In simulation it is built for the world seed stored
     with the data (read by `sync_clock`): another seed would be another world."""
     seed = getattr(ctx, "_sim_seed", None)

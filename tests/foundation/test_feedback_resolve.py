@@ -9,7 +9,7 @@ from sors.feedback import service
 from tests.factories import auth, create_account
 
 
-async def test_resolving_feedback_with_wants_update_emails_the_account(client: httpx.AsyncClient, db, settings) -> None:  # noqa: ANN001
+async def test_resolving_feedback_with_wants_update_emails_the_account(client: httpx.AsyncClient, db, settings) -> None:
     _, key = await create_account(db, email="anna@example.com")
     r = await client.post(
         "/api/v1/feedback",

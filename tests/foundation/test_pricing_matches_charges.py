@@ -15,7 +15,7 @@ from tests.factories import auth, create_account
 AT = datetime(2026, 11, 1, tzinfo=UTC)
 
 
-async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db) -> None:  # noqa: ANN001
+async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db) -> None:
     world = SimWorld(0)
     snaps = [world.crawl("tiktok", "price.check", AT), world.crawl("youtube", "pricecheck", AT)]
     async with db.transaction() as s:
