@@ -23,16 +23,40 @@ from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 # Bulk writes pass one array per column through unnest(): one short constant statement per
 # batch, whatever the row count (no per-row SQL to build or parse).
 _POST_COLS = (
-    ("id", "text"), ("profile_id", "text"), ("platform", "text"), ("platform_post_id", "text"),
-    ("url", "text"), ("content_type", "text"), ("caption", "text"),
-    ("published_at", "timestamptz"), ("duration_seconds", "float8"), ("views", "int8"),
-    ("likes", "int8"), ("comments", "int8"), ("shares", "int8"), ("engagement_rate", "float8"),
-    ("thumbnail_url", "text"), ("approximations", "jsonb"), ("extra", "jsonb"),
-    ("stats_updated_at", "timestamptz"), ("first_seen_at", "timestamptz"),
+    ("id", "text"),
+    ("profile_id", "text"),
+    ("platform", "text"),
+    ("platform_post_id", "text"),
+    ("url", "text"),
+    ("content_type", "text"),
+    ("caption", "text"),
+    ("published_at", "timestamptz"),
+    ("duration_seconds", "float8"),
+    ("views", "int8"),
+    ("likes", "int8"),
+    ("comments", "int8"),
+    ("shares", "int8"),
+    ("engagement_rate", "float8"),
+    ("thumbnail_url", "text"),
+    ("approximations", "jsonb"),
+    ("extra", "jsonb"),
+    ("stats_updated_at", "timestamptz"),
+    ("first_seen_at", "timestamptz"),
 )
 _UPDATED = (
-    "profile_id", "url", "caption", "content_type", "duration_seconds", "views", "likes",
-    "comments", "shares", "engagement_rate", "thumbnail_url", "approximations", "extra",
+    "profile_id",
+    "url",
+    "caption",
+    "content_type",
+    "duration_seconds",
+    "views",
+    "likes",
+    "comments",
+    "shares",
+    "engagement_rate",
+    "thumbnail_url",
+    "approximations",
+    "extra",
     "stats_updated_at",
 )
 
@@ -54,8 +78,14 @@ ON CONFLICT (platform, platform_post_id) DO UPDATE
  WHERE posts.deleted_at IS NULL
 RETURNING id, views, likes, comments, shares, stats_updated_at
 """)
-_STAT_COLS = (("post_id", "text"), ("views", "int8"), ("likes", "int8"), ("comments", "int8"),
-              ("shares", "int8"), ("crawled_at", "timestamptz"))
+_STAT_COLS = (
+    ("post_id", "text"),
+    ("views", "int8"),
+    ("likes", "int8"),
+    ("comments", "int8"),
+    ("shares", "int8"),
+    ("crawled_at", "timestamptz"),
+)
 _INSERT_STATS = text(f"""
 INSERT INTO post_stats ({", ".join(n for n, _ in _STAT_COLS)})
 SELECT * FROM unnest({_arrays(_STAT_COLS)})
@@ -211,9 +241,12 @@ async def _upsert_posts(
     returned = (await session.execute(_UPSERT_POSTS, _columns(rows, _POST_COLS))).all()
     if returned:
         stats = {
-            "post_id": [r[0] for r in returned], "views": [r[1] for r in returned],
-            "likes": [r[2] for r in returned], "comments": [r[3] for r in returned],
-            "shares": [r[4] for r in returned], "crawled_at": [r[5] for r in returned],
+            "post_id": [r[0] for r in returned],
+            "views": [r[1] for r in returned],
+            "likes": [r[2] for r in returned],
+            "comments": [r[3] for r in returned],
+            "shares": [r[4] for r in returned],
+            "crawled_at": [r[5] for r in returned],
         }
         await session.execute(_INSERT_STATS, stats)
 

@@ -27,6 +27,10 @@ WINDOWS: dict[str, int | None] = {
 }
 
 
+_FILTERS = ("platform", "content_type", "published_at", "views", "owner_followers")
+_FILTERS_SCORE = (*_FILTERS, "score_three_months")
+
+
 class Profile(Base):
     __tablename__ = "profiles"
     __table_args__ = (
@@ -97,11 +101,41 @@ class Post(Base):
         Index("ix_posts_profile_published", "profile_id", text("published_at DESC")),
         Index("ix_posts_first_seen", "profile_id", "first_seen_at", "id"),
         Index("ix_posts_search", "search_vector", postgresql_using="gin"),
-        Index("ix_posts_views", text("views DESC NULLS LAST"), "id"),
-        Index("ix_posts_likes", text("likes DESC NULLS LAST"), "id"),
-        Index("ix_posts_er", text("engagement_rate DESC NULLS LAST"), "id"),
-        Index("ix_posts_recent", text("published_at DESC"), "id"),
-        *[Index(f"ix_posts_score_{w}", text(f"score_{w} DESC NULLS LAST"), "id") for w in WINDOWS],
+        # Sort indexes carry the filter columns (INCLUDE) so pages and capped counts are
+        # index-only scans (migration 0007, docs/PERFORMANCE.md).
+        Index(
+            "ix_posts_views",
+            text("views DESC NULLS LAST"),
+            "id",
+            postgresql_include=[c for c in _FILTERS_SCORE if c != "views"],
+        ),
+        Index(
+            "ix_posts_likes",
+            text("likes DESC NULLS LAST"),
+            "id",
+            postgresql_include=list(_FILTERS_SCORE),
+        ),
+        Index(
+            "ix_posts_er",
+            text("engagement_rate DESC NULLS LAST"),
+            "id",
+            postgresql_include=list(_FILTERS_SCORE),
+        ),
+        Index(
+            "ix_posts_recent",
+            text("published_at DESC"),
+            "id",
+            postgresql_include=[c for c in _FILTERS_SCORE if c != "published_at"],
+        ),
+        *[
+            Index(
+                f"ix_posts_score_{w}",
+                text(f"score_{w} DESC NULLS LAST"),
+                "id",
+                postgresql_include=list(_FILTERS),
+            )
+            for w in WINDOWS
+        ],
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)

@@ -25,11 +25,12 @@ from sqlalchemy import (
     select,
     text,
 )
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import WINDOWS, Post, Profile, ProfileCategory
 
-Row = Mapping[str, Any]
+Row = RowMapping
 
 _POST_COLUMNS = [
     c for c in Post.__table__.c if c.key not in ("search_vector", "extra", "approximations")
@@ -145,7 +146,9 @@ def search_posts_stmt(f: PostFilter, *, sort_by: str, limit: int, offset: int) -
 
 def count_posts_stmt(f: PostFilter, *, cap: int) -> Select[Any]:
     """Matches, counted up to `cap` + 1 (so the caller can tell the count was capped)."""
-    inner = select(literal_column("1")).select_from(Post).where(*post_conditions(f)).limit(cap + 1)
+    inner: Select[Any] = (
+        select(literal_column("1")).select_from(Post).where(*post_conditions(f)).limit(cap + 1)
+    )
     return select(func.count()).select_from(inner.subquery())
 
 
@@ -280,7 +283,7 @@ def search_profiles_stmt(f: ProfileFilter, *, limit: int, offset: int) -> Select
 
 
 def count_profiles_stmt(f: ProfileFilter, *, cap: int) -> Select[Any]:
-    inner = (
+    inner: Select[Any] = (
         select(literal_column("1"))
         .select_from(Profile)
         .where(*profile_conditions(f))
@@ -311,7 +314,8 @@ async def category_profile_counts(
         "FROM unnest(CAST(:roots AS text[]), CAST(:ids AS text[])) AS m(root, cid) "
         "JOIN profile_categories pc ON pc.category_id = m.cid GROUP BY m.root"
     )
-    counts = dict((await session.execute(stmt, {"roots": roots, "ids": members})).all())
+    result = await session.execute(stmt, {"roots": roots, "ids": members})
+    counts: dict[str, int] = {root: n for root, n in result.all()}
     return {root: int(counts.get(root, 0)) for root in subtrees}
 
 
@@ -327,7 +331,7 @@ class TrendFilter:
 
 def trend_conditions(f: TrendFilter) -> list[ColumnElement[bool]]:
     # "Trending" is about what works now: deleted posts and inactive profiles stay out.
-    conds: list[ColumnElement[bool]] = [Post.deleted_at.is_(None), Profile.is_active]
+    conds: list[ColumnElement[bool]] = [Post.deleted_at.is_(None), Profile.is_active.is_(True)]
     if f.published_since is not None:
         conds.append(Post.published_at >= f.published_since)
     if f.platforms:

@@ -8,7 +8,7 @@ their own names, the owner's columns prefixed `profile_`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import orjson
 from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
@@ -24,8 +24,11 @@ from sors.platforms.urls import InvalidHandle, normalize_handle, profile_url
 
 PlatformName = Literal["tiktok", "instagram", "youtube"]
 ContentType = Literal[ALL_CONTENT_TYPES]  # type: ignore[valid-type]
-Window = Literal[tuple(WINDOWS)]  # type: ignore[valid-type]
+Window = Literal[
+    "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year", "all_time"
+]
 SortBy = Literal["outlier_score", "views", "likes", "engagement_rate", "recent"]
+assert set(get_args(Window)) == set(WINDOWS)
 
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
@@ -151,11 +154,11 @@ def _round(v: float | None, digits: int) -> float | None:
     return None if v is None else round(float(v), digits)
 
 
-def outlier_scores(row: Mapping[str, Any]) -> dict[str, float | None]:
+def outlier_scores(row: Mapping[Any, Any]) -> dict[str, float | None]:
     return {w: _round(row[f"score_{w}"], 4) for w in WINDOWS}
 
 
-def _post_core(row: Mapping[str, Any]) -> dict[str, Any]:
+def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
         "platform": row["platform"],
@@ -180,7 +183,7 @@ def _post_core(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def post_record(row: Mapping[str, Any]) -> dict[str, Any]:
+def post_record(row: Mapping[Any, Any]) -> dict[str, Any]:
     """The post record with its owner nested under `profile`."""
     out = _post_core(row)
     out["profile"] = {
@@ -195,7 +198,7 @@ def post_record(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def flat_post(row: Mapping[str, Any]) -> dict[str, Any]:
+def flat_post(row: Mapping[Any, Any]) -> dict[str, Any]:
     """The flattened shape: search results, trends, trending, updates, recent posts."""
     out = _post_core(row)
     out["profile_id"] = row["profile_id"]
@@ -226,7 +229,7 @@ def categories(ids: Sequence[str]) -> list[dict[str, str]]:
     return [{"id": c, "name": known[c].name} for c in ids if c in known]
 
 
-def profile_record(row: Mapping[str, Any], category_ids: Sequence[str] = ()) -> dict[str, Any]:
+def profile_record(row: Mapping[Any, Any], category_ids: Sequence[str] = ()) -> dict[str, Any]:
     url = row["url"]
     if not url:
         try:

@@ -21,6 +21,7 @@ from sors.catalog.models import WINDOWS
 from sors.catalog.schemas import (
     RESULT_WINDOW,
     CompareIn,
+    HandleRef,
     SearchContentIn,
     SearchProfilesIn,
     TrendsIn,
@@ -259,7 +260,7 @@ def _ranked(records: list[dict[str, Any]], value: Any) -> tuple[list[str], str |
 
 async def compare_profiles(session: AsyncSession, body: CompareIn) -> dict[str, Any]:
     ids = body.profileIds or []
-    handles = body.handles or []
+    handles = [h for h in body.handles or [] if isinstance(h, HandleRef)]  # decoded when a string
     total = len(ids) + len(handles)
     if not 2 <= total <= 5:
         raise ValidationFailed.single(
@@ -274,7 +275,7 @@ async def compare_profiles(session: AsyncSession, body: CompareIn) -> dict[str, 
             found.append(by_id[pid])
         else:
             not_found.append({"profileId": pid})
-    for ref in handles:  # type: ignore[union-attr]
+    for ref in handles:
         row = await repo.profile_by_handle(session, ref.platform, ref.handle)
         if row is None:
             not_found.append({"platform": ref.platform, "handle": ref.handle})
@@ -332,7 +333,7 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
     )
     order = list(dict.fromkeys(r["profile_id"] for r in rows))
     stats = await repo.trend_creators(session, f, score_window=window, profile_ids=order)
-    first = {}
+    first: dict[str, repo.Row] = {}
     for r in rows:
         first.setdefault(r["profile_id"], r)
     creators = [

@@ -12,6 +12,7 @@ from sqlalchemy import text
 from sors.catalog import service
 from tests.catalog.conftest import World
 from tests.catalog.helpers import charged, desc_key, fold_words, ok, post
+from tests.factories import auth, create_account
 
 # ---- resolve --------------------------------------------------------------------------
 
@@ -412,3 +413,19 @@ async def test_trending_expires_after_two_hours_of_clock(world: World) -> None:
     assert second.json()["generatedAt"] == first.json()["generatedAt"]  # recomputed at NOW
     assert int(second.headers["cache-control"].split("=")[1]) == 7200
     service.clear_trending_cache()
+
+
+# ---- billing edges --------------------------------------------------------------------
+
+
+async def test_calls_the_balance_cannot_cover_are_402_and_change_nothing(world: World) -> None:
+    _, key = await create_account(world.db, credits=1, email="poor@example.com")
+    r = await world.client.post("/api/v1/trends", json={}, headers=auth(key))
+    assert r.status_code == 402 and r.json()["code"] == "insufficient_credits"
+    assert r.headers["x-credits-charged"] == "0" and r.headers["x-credits-balance"] == "1"
+    r = await world.client.post("/api/v1/search/content", json={"pageSize": 1}, headers=auth(key))
+    assert r.status_code == 200 and r.headers["x-credits-balance"] == "0"
+    r = await world.client.post("/api/v1/search/profiles", json={}, headers=auth(key))
+    assert r.status_code == 402 and r.headers["x-credits-balance"] == "0"
+    r = await world.client.get("/api/v1/categories", headers=auth(key))
+    assert r.status_code == 200  # free

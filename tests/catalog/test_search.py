@@ -90,6 +90,12 @@ FILTERS: list[tuple[str, dict[str, Any], Any]] = [
         lambda p, w: p["score_one_month"] is not None and p["score_one_month"] >= 1.5,
     ),
     ("views>=100k", {"minViews": 100000}, lambda p, w: (p["views"] or -1) >= 100000),
+    ("views>=1234.5", {"minViews": 1234.5}, lambda p, w: (p["views"] or -1) >= 1234.5),
+    (
+        "followers<=20000.7",
+        {"maxFollowers": 20000.7},
+        lambda p, w: p["owner_followers"] is not None and p["owner_followers"] <= 20000.7,
+    ),
     (
         "followers<=50k",
         {"maxFollowers": 50000},
