@@ -49,7 +49,7 @@ from .common import (
     to_int,
 )
 from .pacing import PacerRegistry
-from .ytdlp import YtDlp, YtDlpFailure, downloaded_files, written_thumbnail
+from .ytdlp import YtDlp, YtDlpFailure, video_media
 
 HANDLE_RE = re.compile(r"^[a-z0-9._]{1,30}$")
 SHORTCODE_RE = re.compile(r"^[A-Za-z0-9_-]{5,64}$")
@@ -487,32 +487,7 @@ class InstagramFetcher:
                 raise map_instagram_ytdlp_error(f.info, subject="post") from f
 
         info = await self._pacer.call(call)
-        files = [
-            MediaFile(
-                kind="video",
-                path=path,
-                content_type=net.content_type_for(path),
-                width=to_int(info.get("width")),
-                height=to_int(info.get("height")),
-                duration_seconds=to_float(info.get("duration")),
-            )
-            for path in downloaded_files(info)
-        ]
-        if not files:
-            raise UnsupportedMedia("Instagram offered no downloadable video")
-        thumb = written_thumbnail(info)
-        if thumb is not None:
-            width, height = net.image_size(thumb)
-            files.append(
-                MediaFile(
-                    kind="thumbnail",
-                    path=thumb,
-                    content_type=net.content_type_for(thumb),
-                    width=width,
-                    height=height,
-                )
-            )
-        return files
+        return video_media(info, "Instagram")
 
     async def _download_slides(
         self, slides: Any, shortcode: str, dest_dir: Path, max_bytes: int

@@ -46,7 +46,7 @@ from .common import (
     to_int,
 )
 from .pacing import PacerRegistry
-from .ytdlp import YtDlp, YtDlpFailure, downloaded_files, written_thumbnail
+from .ytdlp import YtDlp, YtDlpFailure, downloaded_files, video_media
 
 HANDLE_RE = re.compile(r"^[a-z0-9_.]{2,24}$")
 POST_ID_RE = re.compile(r"^\d{5,25}$")
@@ -384,32 +384,7 @@ class TikTokFetcher:
             for path in downloaded_files(info):
                 path.unlink(missing_ok=True)
             return await self._download_images(images, ref.platform_post_id, dest_dir, max_bytes)
-        files = [
-            MediaFile(
-                kind="video",
-                path=path,
-                content_type=net.content_type_for(path),
-                width=to_int(info.get("width")),
-                height=to_int(info.get("height")),
-                duration_seconds=to_float(info.get("duration")),
-            )
-            for path in downloaded_files(info)
-        ]
-        if not files:
-            raise UnsupportedMedia("TikTok offered no downloadable video")
-        thumb = written_thumbnail(info)
-        if thumb is not None:
-            width, height = net.image_size(thumb)
-            files.append(
-                MediaFile(
-                    kind="thumbnail",
-                    path=thumb,
-                    content_type=net.content_type_for(thumb),
-                    width=width,
-                    height=height,
-                )
-            )
-        return files
+        return video_media(info, "TikTok")
 
     async def _slideshow(self, ref: PostRef, dest_dir: Path, max_bytes: int) -> list[MediaFile]:
         stored = [u for u in ref.extra.get("images") or () if isinstance(u, str)]

@@ -227,3 +227,39 @@ def written_thumbnail(info: Mapping[str, Any]) -> Path | None:
         if path and Path(path).exists():
             return Path(path)
     return None
+
+
+def video_media(info: Mapping[str, Any], platform_name: str) -> list[Any]:
+    """The video (and thumbnail) files one yt-dlp download wrote, as MediaFiles; raises
+    UnsupportedMedia when the platform offered no video."""
+    from sors.platforms.base import MediaFile, UnsupportedMedia
+
+    from . import net
+    from .common import to_float, to_int
+
+    files = [
+        MediaFile(
+            kind="video",
+            path=path,
+            content_type=net.content_type_for(path),
+            width=to_int(info.get("width")),
+            height=to_int(info.get("height")),
+            duration_seconds=to_float(info.get("duration")),
+        )
+        for path in downloaded_files(info)
+    ]
+    if not files:
+        raise UnsupportedMedia(f"{platform_name} offered no downloadable video")
+    thumb = written_thumbnail(info)
+    if thumb is not None:
+        width, height = net.image_size(thumb)
+        files.append(
+            MediaFile(
+                kind="thumbnail",
+                path=thumb,
+                content_type=net.content_type_for(thumb),
+                width=width,
+                height=height,
+            )
+        )
+    return files
