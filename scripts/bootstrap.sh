@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what sors needs on a fresh Debian machine: system packages (ffmpeg, espeak-ng,
-# fonts, Redis and PostgreSQL for the multi-process tests) and a Python venv in .venv.
+# fonts, Redis and PostgreSQL for the multi-process tests, Chromium for the console tests)
+# and a Python venv in .venv.
 # Idempotent: quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS=(ffmpeg espeak-ng fonts-dejavu-core redis-server postgresql)
+# chromium + chromium-driver: the console's browser tests (Selenium drives these binaries).
+PKGS=(ffmpeg espeak-ng fonts-dejavu-core redis-server postgresql chromium chromium-driver)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -38,6 +38,7 @@ ROUTER_MODULES = (
     "sors.monitoring.router",
     "sors.alerts.router",
     "sors.billing.checkout_router",
+    "sors.console.router",
 )
 
 

@@ -32,6 +32,14 @@ async def active_key_by_hash(session: AsyncSession, key_hash: str) -> tuple[str,
     return None if row is None else (row[0], row[1])
 
 
+async def active_key_by_id(session: AsyncSession, key_id: str) -> tuple[str, str] | None:
+    stmt = select(ApiKey.id, ApiKey.account_id).where(
+        ApiKey.id == key_id, ApiKey.revoked_at.is_(None)
+    )
+    row = (await session.execute(stmt)).first()
+    return None if row is None else (row[0], row[1])
+
+
 async def list_keys(session: AsyncSession, account_id: str | None) -> list[ApiKey]:
     stmt = select(ApiKey).order_by(ApiKey.created_at)
     if account_id:

@@ -60,6 +60,12 @@ async def authenticate(session: AsyncSession, key: str) -> Principal | None:
     return None if found is None else Principal(account_id=found[1], key_id=found[0])
 
 
+async def principal_for_key_id(session: AsyncSession, key_id: str) -> Principal | None:
+    """The key's owner while the key is still active (a console session holds only the id)."""
+    found = await repo.active_key_by_id(session, key_id)
+    return None if found is None else Principal(account_id=found[1], key_id=found[0])
+
+
 async def list_keys(session: AsyncSession, account_id: str | None = None) -> list[ApiKey]:
     return await repo.list_keys(session, account_id)
 

@@ -26,6 +26,7 @@ MAX_BODY = 64 * 1024
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 # The only API endpoints that take no key; limited per client IP.
 PUBLIC_PATHS = {"/api/v1/pricing", "/api/v1/trending"}
+IN_PROCESS_PRINCIPAL = "sors.principal"
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -116,8 +117,10 @@ class ApiMiddleware:
             await sync_process_clock(app_state)
         path: str = scope.get("path", "")
         is_api = path.startswith("/api/")
-        key = extract_api_key(scope) if is_api else None
-        principal = None
+        # An in-process caller (the console) that already authenticated its session passes
+        # the principal in the scope; a network request cannot set scope keys.
+        principal = scope.get(IN_PROCESS_PRINCIPAL) if is_api else None
+        key = extract_api_key(scope) if is_api and principal is None else None
         if key:
             async with app_state.db.session() as session:
                 principal = await accounts.authenticate(session, key)

@@ -1,0 +1,98 @@
+"""Outliers (the paid search, as cards), trends and trending."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from sors.console import apicall
+from sors.console.render import page
+from sors.console.routing import User, console_router
+
+router = console_router()
+
+PLATFORMS = ("tiktok", "instagram", "youtube")
+CONTENT_TYPES = ("video", "slideshow", "reel", "image", "carousel", "short", "live")
+SORTS = {"outlier_score": "Outlier score", "views": "Views", "likes": "Likes",
+         "engagement_rate": "Engagement rate", "recent": "Most recent"}
+NUMBERS = ("minOutlierScore", "minViews", "maxFollowers")
+CHOICES = ("scoreWindow", "timeFrame", "sortBy")
+
+
+def _number(raw: str) -> Any:
+    # The API judges the value; a non-number goes through as text and comes back as its 422.
+    try:
+        value = float(raw)
+    except ValueError:
+        return raw
+    return int(value) if value.is_integer() else value
+
+
+def search_body(request: Request) -> dict[str, Any]:
+    q = request.query_params
+    body: dict[str, Any] = {}
+    if q.get("query", "").strip():
+        body["query"] = q["query"].strip()
+    for name in ("platforms", "contentTypes"):
+        values = q.getlist(name)
+        if values:
+            body[name] = values
+    for name in NUMBERS:
+        if q.get(name, "").strip():
+            body[name] = _number(q[name].strip())
+    for name in CHOICES:
+        if q.get(name):
+            body[name] = q[name]
+    for name in ("page", "pageSize"):
+        if q.get(name, "").isdigit():
+            body[name] = int(q[name])
+    return body
+
+
+def _page_link(request: Request, number: int) -> str:
+    items = [(k, v) for k, v in request.query_params.multi_items() if k != "page"]
+    return "/app/outliers?" + urlencode([*items, ("page", str(number))])
+
+
+@router.get("/outliers")
+async def outliers(request: Request, user: User) -> Response:
+    body = search_body(request)
+    result = None
+    if request.query_params:  # an empty form is free; each submitted search is one call
+        result = await apicall.call(request, user.principal, "POST", "/api/v1/search/content",
+                                    json=body)
+    data = result.data if result is not None and result.ok else None
+    links = {}
+    if data:
+        if data["page"] > 1:
+            links["prev"] = _page_link(request, data["page"] - 1)
+        if data["hasMore"]:
+            links["next"] = _page_link(request, data["page"] + 1)
+    return page(request, "outliers.html.j2", title="Outliers", form=request.query_params,
+                body=body, result=result, data=data, links=links, platforms=PLATFORMS,
+                content_types=CONTENT_TYPES, sorts=SORTS,
+                status=result.status if result is not None and not result.ok else 200)
+
+
+@router.get("/trends")
+async def trends(request: Request, user: User) -> Response:
+    q = request.query_params
+    body: dict[str, Any] = {k: q[k] for k in ("query", "timeFrame", "scoreWindow") if q.get(k)}
+    if q.getlist("platforms"):
+        body["platforms"] = q.getlist("platforms")
+    result = None
+    if q:
+        result = await apicall.call(request, user.principal, "POST", "/api/v1/trends", json=body)
+    return page(request, "trends.html.j2", title="Trends", form=q, result=result,
+                data=result.data if result is not None and result.ok else None,
+                platforms=PLATFORMS)
+
+
+@router.get("/trending")
+async def trending(request: Request, user: User) -> Response:
+    result = await apicall.call(request, user.principal, "GET", "/api/v1/trending")
+    return page(request, "trending.html.j2", title="Trending", result=result,
+                data=result.data if result.ok else None)

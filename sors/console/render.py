@@ -1,0 +1,143 @@
+"""Templates, display filters, flash messages and the console's response headers."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from sors.billing.pricing import get_pricing
+from sors.console.apicall import ApiResult
+from sors.kit import clock
+from sors.kit.security import TokenError
+
+FLASH_COOKIE = "sors_console_flash"
+# Pages hold account data: never cached, never framed, scripts only from our own origin.
+SECURITY_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data: https:; style-src 'self'; "
+        "script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+
+def compact(n: Any) -> str:
+    if n is None:
+        return "—"
+    n = float(n)
+    for unit, size in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.1f}".rstrip("0").rstrip(".") + unit
+    return f"{n:.0f}"
+
+
+def score(v: Any) -> str:
+    return "—" if v is None else f"{float(v):.1f}×"
+
+
+def age(iso: str | None) -> str:
+    if not iso:
+        return "—"
+    then = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    seconds = (clock.now().astimezone(UTC) - then).total_seconds()
+    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600),
+                       ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+def percent(v: Any) -> str:
+    return "—" if v is None else f"{float(v) * 100:.2f}%"
+
+
+def credits(n: int) -> str:
+    return "free" if n == 0 else f"{n} credit" + ("" if n == 1 else "s")
+
+
+def fetchable_image(url: str | None) -> bool:
+    """Reserved `.invalid` hosts (the simulated platforms' asset labels) never resolve, so
+    the card draws its own placeholder instead of a broken image."""
+    if not url:
+        return False
+    parts = urlsplit(url)
+    return parts.scheme == "https" and not (parts.hostname or "").endswith(".invalid")
+
+
+@cache
+def env() -> Environment:
+    e = Environment(
+        loader=PackageLoader("sors.console", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    e.filters.update(compact=compact, score=score, age=age, percent=percent, credits=credits)
+    e.globals.update(fetchable_image=fetchable_image, windows=WINDOWS, window_names=WINDOW_NAMES,
+                     form_id=lambda: secrets.token_urlsafe(12))
+    return e
+
+
+WINDOWS = ("one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year",
+           "all_time")
+WINDOW_NAMES = {"one_week": "1 week", "two_weeks": "2 weeks", "one_month": "1 month",
+                "three_months": "3 months", "six_months": "6 months", "one_year": "1 year",
+                "all_time": "all time"}
+
+
+def cost(skill: str, variant: str | None = None) -> int:
+    return get_pricing().cost(skill, variant)
+
+
+def page(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+    user = getattr(request.state, "console_user", None)
+    flash = read_flash(request)
+    html = env().get_template(template).render(
+        request=request, user=user, csrf=user.csrf if user else "", flash=flash, cost=cost,
+        path=request.url.path, **ctx,
+    )
+    response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+    if flash:
+        response.delete_cookie(FLASH_COOKIE, path="/app")
+    return response
+
+
+def outcome(message: str, result: ApiResult | None = None) -> dict[str, Any]:
+    """What an action did, as the page reports it: the message, and what it charged."""
+    data: dict[str, Any] = {"message": message, "ok": True}
+    if result is not None:
+        data.update(ok=result.ok, charged=result.charged, balance=result.balance)
+        if not result.ok and result.problem:
+            data["message"] = f"{message}: {result.problem.get('detail') or result.problem.get('title')}"
+    return data
+
+
+def redirect(request: Request, to: str, flash: dict[str, Any] | None = None) -> RedirectResponse:
+    response = RedirectResponse(to, status_code=303, headers=SECURITY_HEADERS)
+    if flash:
+        response.set_cookie(
+            FLASH_COOKIE, request.app.state.signer.sign("console.flash", flash), max_age=60,
+            path="/app", httponly=True, samesite="strict", secure=request.url.scheme == "https",
+        )
+    return response
+
+
+def read_flash(request: Request) -> dict[str, Any] | None:
+    raw = request.cookies.get(FLASH_COOKIE)
+    if not raw:
+        return None
+    try:
+        data = request.app.state.signer.verify("console.flash", raw, max_age=60)
+    except TokenError:
+        return None
+    return data if isinstance(data, dict) else None

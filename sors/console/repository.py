@@ -1,0 +1,39 @@
+"""The chart data the console draws next to a record it already fetched (and paid for)
+through the API: a post's stat snapshots, a profile's posts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog.models import Post, PostStat
+from sors.catalog.repository import score_column
+
+SCATTER_LIMIT = 400
+
+
+async def post_history(session: AsyncSession, post_id: str) -> list[tuple[datetime, int]]:
+    stmt = (
+        select(PostStat.crawled_at, PostStat.views)
+        .where(PostStat.post_id == post_id, PostStat.views.is_not(None))
+        .order_by(PostStat.crawled_at)
+    )
+    return [(r[0], int(r[1])) for r in (await session.execute(stmt)).all()]
+
+
+async def profile_posts(
+    session: AsyncSession, profile_id: str, window: str
+) -> list[dict[str, Any]]:
+    """The profile's most recent posts (at most SCATTER_LIMIT): id, date, views, score."""
+    stmt = (
+        select(Post.id, Post.published_at, Post.views, score_column(window))
+        .where(Post.profile_id == profile_id, Post.published_at.is_not(None))
+        .order_by(Post.published_at.desc())
+        .limit(SCATTER_LIMIT)
+    )
+    rows = (await session.execute(stmt)).all()
+    return [{"id": r[0], "published_at": r[1], "views": int(r[2] or 0), "score": r[3]}
+            for r in rows]

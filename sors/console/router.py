@@ -1,0 +1,11 @@
+"""The research console at /app: server-rendered pages over the API's own routes."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from sors.console import pages_account, pages_auth, pages_posts, pages_profiles, pages_search
+
+router = APIRouter(include_in_schema=False)
+for module in (pages_auth, pages_search, pages_posts, pages_profiles, pages_account):
+    router.include_router(module.router)

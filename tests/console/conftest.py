@@ -1,0 +1,80 @@
+"""A small simulated world for the console tests, seeded twice (three days apart) so posts
+have a growth history, plus a console client that keeps its cookies like a browser."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from sors.catalog.seed import seed_world
+from sors.catalog.service import clear_trending_cache
+from sors.kit import clock as clock_mod
+from sors.kit.db import Database
+from sors.platforms.sim.clock import set_time
+from tests.conftest import KEEP_TABLES
+from tests.factories import create_account, reset_tables
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+PROFILES = 12
+SEED = 11
+
+
+@dataclass
+class ConsoleWorld:
+    app: Any
+    db: Database
+    now: datetime
+
+
+async def seed_console_world(db: Database, app: Any) -> None:
+    for at in (NOW - timedelta(days=3), NOW):
+        async with db.transaction() as s:
+            await set_time(s, at)
+        await seed_world(db, profiles=PROFILES, seed=SEED, now=at)
+    app.state.sim_clock = None
+    clear_trending_cache()
+
+
+@pytest.fixture(scope="package")
+async def world(app: Any, db: Database) -> AsyncIterator[ConsoleWorld]:
+    await seed_console_world(db, app)
+    yield ConsoleWorld(app, db, NOW)
+    await reset_tables(db, KEEP_TABLES)
+    await app.state.limiter.reset()
+    clock_mod.set_clock(clock_mod.Clock())
+    app.state.sim_clock = None
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf_token" value="([0-9a-f]+)"', html)
+    assert found, "no CSRF field on the page"
+    return found.group(1)
+
+
+@pytest.fixture
+async def account(world: ConsoleWorld) -> tuple[str, str]:
+    return await create_account(world.db, credits=1000)
+
+
+@pytest.fixture
+async def browser_client(world: ConsoleWorld) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=world.app, client=("127.0.0.1", 5556))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        yield c
+
+
+async def sign_in(c: httpx.AsyncClient, key: str) -> httpx.Response:
+    return await c.post("/app/signin", data={"api_key": key, "next": "/app/outliers"})
+
+
+@pytest.fixture
+async def client_pair(world: ConsoleWorld) -> tuple[tuple[str, str], tuple[str, str]]:
+    one = await create_account(world.db, credits=1000, email="console@example.com")
+    two = await create_account(world.db, credits=1000, email="api@example.com")
+    return one, two

@@ -1,0 +1,173 @@
+"""The console over HTTP: sessions, CSRF, and the same charges as the API."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import httpx
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+
+from sors.accounts import service as accounts
+from sors.console.auth import COOKIE, PURPOSE, SESSION_MAX_AGE
+from tests.console.conftest import csrf_of, sign_in
+from tests.factories import auth, balance_and_ledger_sum
+
+
+async def test_sign_in_sets_a_strict_httponly_cookie_without_the_key(world, account, browser_client):
+    _, key = account
+    r = await sign_in(browser_client, key)
+    assert r.status_code == 303 and r.headers["location"] == "/app/outliers"
+    cookie = r.headers["set-cookie"]
+    assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    assert "secure" not in cookie.lower()  # plain http here; https adds Secure
+    assert key not in cookie and key[5:] not in cookie
+    page = await browser_client.get("/app/outliers")
+    assert page.status_code == 200 and "Outliers" in page.text
+    assert key not in page.text
+
+
+async def test_wrong_key_is_refused(world, browser_client):
+    r = await sign_in(browser_client, "sors_" + "x" * 43)
+    assert r.status_code == 401 and "unknown or revoked" in r.text
+    assert COOKIE not in r.headers.get("set-cookie", "")
+    assert (await browser_client.get("/app/outliers")).headers["location"].startswith(
+        "/app/signin?reason=signed_out")
+
+
+async def test_expired_and_forged_sessions_sign_out(world, account, browser_client):
+    _, key = account
+    await sign_in(browser_client, key)
+    value = browser_client.cookies.get(COOKIE)
+
+    class SignedLongAgo(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(time.time()) - SESSION_MAX_AGE - 5
+
+    payload = world.app.state.signer.verify(PURPOSE, value, max_age=60)
+    old = URLSafeTimedSerializer(world.app.state.settings.resolved_secret_key,
+                                 salt=f"sors.{PURPOSE}", signer=SignedLongAgo).dumps(payload)
+    _replace_cookie(browser_client, old)
+    r = await browser_client.get("/app/credits")
+    assert r.status_code == 303 and "reason=expired" in r.headers["location"]
+    _replace_cookie(browser_client, value[:-2] + "xx")
+    r = await browser_client.get("/app/credits")
+    assert "reason=invalid" in r.headers["location"]
+
+
+def _replace_cookie(client: httpx.AsyncClient, value: str) -> None:
+    domain = next((c.domain for c in client.cookies.jar if c.name == COOKIE), "testserver.local")
+    client.cookies.clear()
+    client.cookies.set(COOKIE, value, domain=domain, path="/app")
+
+
+async def test_revoked_key_signs_the_console_out(world, account, browser_client):
+    _, key = account
+    await sign_in(browser_client, key)
+    assert (await browser_client.get("/app/credits")).status_code == 200
+    async with world.db.transaction() as s:
+        keys = await accounts.list_keys(s)
+        mine = next(k for k in keys if key.startswith(k.prefix))
+        await accounts.revoke_key(s, mine.id)
+    r = await browser_client.get("/app/credits")
+    assert r.status_code == 303 and "reason=revoked" in r.headers["location"]
+    assert COOKIE in r.headers["set-cookie"] and "max-age=0" in r.headers["set-cookie"].lower()
+
+
+async def test_post_without_csrf_is_refused_and_changes_nothing(world, account, browser_client):
+    account_id, key = account
+    await sign_in(browser_client, key)
+    before = await balance_and_ledger_sum(world.db, account_id)
+    r = await browser_client.post("/app/crawl", data={"platform": "tiktok", "handle": "nocsrf"})
+    assert r.status_code == 403 and "CSRF" in r.text
+    r = await browser_client.post("/app/crawl", data={"platform": "tiktok", "handle": "nocsrf",
+                                                      "csrf_token": "0" * 64})
+    assert r.status_code == 403
+    assert await balance_and_ledger_sum(world.db, account_id) == before
+    r = await browser_client.post("/app/signout")
+    assert r.status_code == 403  # signing out is a state change too
+
+
+async def test_sign_out_ends_the_session(world, account, browser_client):
+    _, key = account
+    await sign_in(browser_client, key)
+    page = await browser_client.get("/app/credits")
+    r = await browser_client.post("/app/signout", data={"csrf_token": csrf_of(page.text)})
+    assert r.status_code == 303 and r.headers["location"] == "/app/signin?reason=bye"
+    assert (await browser_client.get("/app/credits")).status_code == 303
+
+
+async def _ledger(client: httpx.AsyncClient, key: str) -> list[tuple[str, int, str | None]]:
+    body = (await client.get("/api/v1/credits/ledger?limit=200", headers=auth(key))).json()
+    return [(e["kind"], e["credits"], e["skill"]) for e in reversed(body["results"])
+            if e["kind"] != "grant"]
+
+
+async def test_console_actions_charge_exactly_what_the_same_api_calls_do(
+    world, browser_client, client_pair
+):
+    (console_id, console_key), (api_id, api_key) = client_pair
+    c = browser_client
+    await sign_in(c, console_key)
+    api = httpx.AsyncClient(transport=httpx.ASGITransport(app=world.app), base_url="http://t")
+    h = auth(api_key)
+
+    # A search with filters, one of its posts, a profile, trends, trending.
+    await c.get("/app/outliers", params={"platforms": "tiktok", "minOutlierScore": "1.5"})
+    search = (await api.post("/api/v1/search/content", headers=h,
+                             json={"platforms": ["tiktok"], "minOutlierScore": 1.5})).json()
+    post = search["results"][0]
+    page = await c.get(f"/app/posts/{post['id']}")
+    assert page.status_code == 200 and "<svg" in page.text
+    await api.get(f"/api/v1/posts/{post['id']}", headers=h)
+    await c.get(f"/app/profiles/{post['profile_id']}")
+    await api.get(f"/api/v1/profiles/{post['profile_id']}", headers=h)
+    await api.get("/api/v1/tracking", headers=h)  # the profile page shows the tracking state
+    await c.get("/app/trends", params={"query": "the"})
+    await api.post("/api/v1/trends", headers=h, json={"query": "the"})
+    # Paid actions: a transcript (queued), a crawl of a new profile, tracking, an alert.
+    csrf = csrf_of(page.text)
+    await c.post(f"/app/posts/{post['id']}/transcript", data={"csrf_token": csrf,
+                                                              "form_id": "form-aaaaaaaa"})
+    await api.post("/api/v1/transcriptions", headers=h, json={"postId": post["id"]})
+    await c.post("/app/crawl", data={"csrf_token": csrf, "platform": "youtube",
+                                     "handle": "consoleledger", "form_id": "form-bbbbbbbb"})
+    await api.post("/api/v1/crawls", headers=h, json={"platform": "youtube",
+                                                      "handle": "consoleledger"})
+    await c.post(f"/app/profiles/{post['profile_id']}/track",
+                 data={"csrf_token": csrf, "frequency": "weekly"})
+    await api.post("/api/v1/tracking", headers=h, json={"profileId": post["profile_id"],
+                                                        "frequency": "weekly"})
+    # A double-submitted form replays instead of paying twice.
+    r = await c.post(f"/app/posts/{post['id']}/media", data={"csrf_token": csrf,
+                                                             "form_id": "form-cccccccc"})
+    r2 = await c.post(f"/app/posts/{post['id']}/media", data={"csrf_token": csrf,
+                                                              "form_id": "form-cccccccc"})
+    assert r.status_code == r2.status_code == 303
+    await api.post("/api/v1/posts/media", headers=h, json={"postId": post["id"]})
+    await api.aclose()
+
+    console_ledger = await _ledger(c, console_key)
+    api_ledger = await _ledger(c, api_key)
+    assert console_ledger == api_ledger
+    assert sum(e[1] for e in console_ledger) < -50  # it did charge: search, post, crawl…
+    for account_id in (console_id, api_id):
+        balance, ledger_sum = await balance_and_ledger_sum(world.db, account_id)
+        assert balance == ledger_sum
+
+
+async def test_pages_show_costs_before_and_charges_after(world, account, browser_client):
+    _, key = account
+    await sign_in(browser_client, key)
+    page = await browser_client.get("/app/outliers")
+    assert 'id="search-cost">costs 1 credit<' in page.text
+    page = await browser_client.get("/app/outliers", params={"query": "the"})
+    assert re.search(r'data-charged="1"', page.text) and 'data-balance="999"' in page.text
+
+
+async def test_bad_filter_shows_the_api_problem_and_charges_nothing(world, account, browser_client):
+    account_id, key = account
+    await sign_in(browser_client, key)
+    page = await browser_client.get("/app/outliers", params={"minViews": "lots"})
+    assert page.status_code == 422 and "minViews" in page.text
+    assert (await balance_and_ledger_sum(world.db, account_id))[0] == 1000
