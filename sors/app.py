@@ -39,6 +39,7 @@ ROUTER_MODULES = (
     "sors.alerts.router",
     "sors.billing.checkout_router",
     "sors.console.router",
+    "sors.webhooks.router",
 )
 
 

@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     job_max_attempts: int = Field(default=4, ge=1)
     worker_concurrency: int = Field(default=4, ge=1)
 
+    # webhooks: plain http and loopback receivers are for local development and tests only
+    webhooks_allow_http: bool = False
+    webhooks_allow_loopback: bool = False
+    webhooks_timeout_seconds: float = Field(default=10.0, gt=0, le=30)
+
     # database pool
     db_pool_size: int = Field(default=10, ge=1)
     db_max_overflow: int = Field(default=20, ge=0)

@@ -21,6 +21,7 @@ MODEL_MODULES = (
     "sors.alerts.models",
     "sors.email.models",
     "sors.platforms.sim.models",
+    "sors.webhooks.models",
 )
 
 

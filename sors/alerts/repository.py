@@ -271,21 +271,24 @@ hits AS (
        AND po.published_at >= due.crawled_at - make_interval(days => a.post_age_days::int)
        AND sc.score >= a.min_outlier_score
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING alert_id, post_id
 ),
 moved AS (
     UPDATE alerts SET detected_through = due.crawled_at FROM due WHERE alerts.id = due.id
     RETURNING 1
 )
-SELECT (SELECT count(*) FROM hits), (SELECT count(*) FROM moved)
+SELECT (SELECT count(*) FROM moved),
+       (SELECT COALESCE(array_agg(ARRAY[alert_id, post_id]), '{{}}') FROM hits)
 """)
 
 
-async def detect(session: AsyncSession, now: datetime, *, limit: int) -> tuple[int, int]:
+async def detect(
+    session: AsyncSession, now: datetime, *, limit: int
+) -> tuple[list[tuple[str, str]], int]:
     """Hits for active alerts whose profile was crawled since their last detection.
-    Returns (new hits, alerts checked)."""
+    Returns (the new (alert, post) hits, alerts checked)."""
     row = (await session.execute(_DETECT, {"now": now, "limit": limit})).one()
-    return int(row[0]), int(row[1])
+    return [(a, p) for a, p in row[1]], int(row[0])
 
 
 # ---- digests --------------------------------------------------------------------------------

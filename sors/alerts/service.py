@@ -32,6 +32,7 @@ from sors.kit.ids import new_id
 from sors.kit.security import Signer, TokenError
 from sors.monitoring import repository as monitoring_repo
 from sors.monitoring import service as monitoring
+from sors.webhooks import events as webhook_events
 
 log = structlog.get_logger("sors.alerts")
 
@@ -268,7 +269,9 @@ async def expire_due(session: AsyncSession, now: datetime, *, limit: int) -> int
 
 
 async def detect(session: AsyncSession, now: datetime, *, limit: int) -> tuple[int, int]:
-    return await repo.detect(session, now, limit=limit)
+    hits, checked = await repo.detect(session, now, limit=limit)
+    await webhook_events.alert_hits(session, hits)  # alert.triggered, now, not at the digest
+    return len(hits), checked
 
 
 # ---- confirmation email -------------------------------------------------------------------

@@ -11,6 +11,7 @@ from sors.billing import repository as repo
 from sors.kit.errors import InsufficientCredits
 from sors.kit.ids import new_id
 from sors.kit.metrics import CREDITS
+from sors.webhooks import events as webhook_events
 
 
 @dataclass(frozen=True)
@@ -44,14 +45,13 @@ async def charge(
         raise InsufficientCredits(required=amount, balance=await repo.balance(session, account_id))
     entry_id = new_id("led")
     CREDITS.labels(skill).inc(amount)
-    await repo.insert_entry(
-        session,
-        {
-            "id": entry_id, "account_id": account_id, "kind": "charge", "delta": -amount,
-            "balance_after": new_balance, "reason": reason or skill, "skill": skill,
-            "request_id": request_id, "job_ref": job_ref,
-        },
-    )
+    entry = {
+        "id": entry_id, "account_id": account_id, "kind": "charge", "delta": -amount,
+        "balance_after": new_balance, "reason": reason or skill, "skill": skill,
+        "request_id": request_id, "job_ref": job_ref,
+    }
+    await repo.insert_entry(session, entry)
+    await webhook_events.ledger_entry(session, entry)  # credits.low, in this transaction
     return Movement(entry_id, amount, new_balance)
 
 
@@ -76,18 +76,17 @@ async def _credit(
     if current is None:
         raise LookupError(f"no account {account_id}")
     entry_id = new_id("led")
-    inserted = await repo.insert_entry(
-        session,
-        {
-            "id": entry_id, "account_id": account_id, "kind": kind, "delta": amount,
-            "balance_after": current + amount, "reason": reason, "skill": skill,
-            "refund_of": refund_of, "external_ref": external_ref, "job_ref": job_ref,
-            "request_id": request_id,
-        },
-    )
-    if not inserted:
+    entry = {
+        "id": entry_id, "account_id": account_id, "kind": kind, "delta": amount,
+        "balance_after": current + amount, "reason": reason, "skill": skill,
+        "refund_of": refund_of, "external_ref": external_ref, "job_ref": job_ref,
+        "request_id": request_id,
+    }
+    if not await repo.insert_entry(session, entry):
         return Movement(None, 0, current)
-    return Movement(entry_id, amount, await repo.credit(session, account_id, amount))
+    moved = Movement(entry_id, amount, await repo.credit(session, account_id, amount))
+    await webhook_events.ledger_entry(session, entry)  # credits.added, in this transaction
+    return moved
 
 
 async def grant(

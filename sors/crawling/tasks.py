@@ -12,6 +12,7 @@ from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.models import Job
 from sors.kit import clock
 from sors.platforms.base import ProfileNotFound
+from sors.webhooks import events as webhook_events
 
 
 def adapter_for(ctx: JobContext):
@@ -61,6 +62,8 @@ async def crawl_and_ingest(ctx: JobContext, platform: str, handle: str) -> dict[
                 )
             )
         ).scalar_one()
+        if new_posts:
+            await webhook_events.tracking_new_posts(s, profile_id, snap.fetched_at)
     return {"profileId": profile_id, "postsSeen": len(snap.posts), "newPosts": int(new_posts)}
 
 

@@ -280,3 +280,30 @@ def api_key_issued(
         now=now,
         idempotency_key=idempotency_key,
     )
+
+
+def webhook_disabled(
+    to: str,
+    endpoint_id: str,
+    url: str,
+    last_error: str | None,
+    attempts: int,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject=f"Your sors webhook {endpoint_id} was disabled",
+        template="webhook_disabled",
+        context={
+            "endpoint_id": endpoint_id,
+            "url": url,
+            "last_error": excerpt(last_error or "", 300),
+            "attempts": attempts,
+        },
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )

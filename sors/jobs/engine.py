@@ -71,7 +71,7 @@ def load_handlers() -> None:
     import importlib.util
 
     for module in ("sors.crawling.tasks", "sors.enrichment.tasks", "sors.remix.tasks",
-                   "sors.monitoring.tasks"):
+                   "sors.monitoring.tasks", "sors.webhooks.tasks"):
         if importlib.util.find_spec(module) is not None:
             importlib.import_module(module)
 

@@ -11,7 +11,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from sors.kit.db import Base
 
-JOB_TYPES = ("crawl", "refresh", "transcription", "media", "remix")
+# `webhook` jobs deliver events (sors.webhooks); they belong to no account and GET /jobs
+# never shows them.
+JOB_TYPES = ("crawl", "refresh", "transcription", "media", "remix", "webhook")
 JOB_STATUSES = ("pending", "processing", "completed", "failed")
 
 
@@ -19,7 +21,10 @@ class Job(Base):
     __tablename__ = "jobs"
     __table_args__ = (
         CheckConstraint("status IN ('pending','processing','completed','failed')", name="status_known"),
-        CheckConstraint("type IN ('crawl','refresh','transcription','media','remix')", name="type_known"),
+        CheckConstraint(
+            "type IN ('crawl','refresh','transcription','media','remix','webhook')",
+            name="type_known",
+        ),
         # At most one unfinished job per dedupe key (e.g. one pending crawl of a handle per
         # account): a repeat gets the same jobRef.
         Index("uq_jobs_dedupe_open", "dedupe_key", unique=True,

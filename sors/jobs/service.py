@@ -12,6 +12,7 @@ from sors.billing import service as billing
 from sors.jobs import repository as repo
 from sors.jobs.models import Job
 from sors.kit.ids import new_id
+from sors.webhooks import events as webhook_events
 
 
 async def enqueue(
@@ -52,6 +53,7 @@ async def complete(session: AsyncSession, job: Job, result: dict[str, Any]) -> N
     job.error = None
     job.finished_at = await _db_now(session)
     await session.flush()
+    await webhook_events.job_settled(session, job)
 
 
 async def retry_later(session: AsyncSession, job: Job, *, delay: timedelta, error: dict[str, Any]) -> None:
@@ -73,6 +75,7 @@ async def fail(session: AsyncSession, job: Job, *, code: str, message: str) -> N
     if moved is not None and moved.amount:
         job.credits_refunded = (job.credits_refunded or 0) + moved.amount
     await session.flush()
+    await webhook_events.job_settled(session, job)
 
 
 def backoff(attempt: int, *, base: float = 5.0, cap: float = 300.0) -> timedelta:

@@ -105,3 +105,8 @@ class RateLimited(ApiError):
             detail or f"Rate limit reached; retry in {retry_after} seconds.", retryAfter=retry_after
         )
         self.headers["Retry-After"] = str(retry_after)
+WebhookLimitReached = _err(
+    "WebhookLimitReached", 409, "webhook_limit_reached", "Webhook endpoint limit reached"
+)
+WebhookDisabled = _err("WebhookDisabled", 409, "webhook_disabled", "Webhook endpoint disabled")
+UnsafeUrl = _err("UnsafeUrl", 422, "unsafe_url", "URL refused")

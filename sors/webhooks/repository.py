@@ -1,0 +1,206 @@
+"""Every query of the webhooks domain."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import any_, delete, func, literal, select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.webhooks.models import (
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+    WebhookSettings,
+)
+
+DEFAULT_CREDITS_LOW = 100
+
+
+def _subscribed(type_: str) -> Any:
+    return WebhookEndpoint.enabled & (literal(type_) == any_(WebhookEndpoint.events))
+
+
+# ---- endpoints ----------------------------------------------------------------------------
+
+
+async def count_endpoints(session: AsyncSession, account_id: str) -> int:
+    stmt = select(func.count()).where(WebhookEndpoint.account_id == account_id)
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def lock_account(session: AsyncSession, account_id: str) -> None:
+    # Serialises creations per account so two parallel requests cannot both be the 10th.
+    await session.execute(
+        text("SELECT pg_advisory_xact_lock(hashtext('webhooks:' || :a))"), {"a": account_id}
+    )
+
+
+async def get_endpoint(
+    session: AsyncSession, account_id: str, endpoint_id: str, *, for_update: bool = False
+) -> WebhookEndpoint | None:
+    stmt = select(WebhookEndpoint).where(
+        WebhookEndpoint.id == endpoint_id, WebhookEndpoint.account_id == account_id
+    )
+    if for_update:
+        stmt = stmt.with_for_update()
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def list_endpoints(session: AsyncSession, account_id: str) -> list[WebhookEndpoint]:
+    stmt = (
+        select(WebhookEndpoint)
+        .where(WebhookEndpoint.account_id == account_id)
+        .order_by(WebhookEndpoint.id)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def delete_endpoint(session: AsyncSession, endpoint_id: str) -> None:
+    await session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id))
+
+
+async def subscribed_endpoint_ids(session: AsyncSession, account_id: str, type_: str) -> list[str]:
+    stmt = select(WebhookEndpoint.id).where(
+        WebhookEndpoint.account_id == account_id, _subscribed(type_)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def accounts_subscribed(
+    session: AsyncSession, account_ids: Sequence[str], type_: str
+) -> set[str]:
+    if not account_ids:
+        return set()
+    stmt = select(WebhookEndpoint.account_id).where(
+        WebhookEndpoint.account_id.in_(set(account_ids)), _subscribed(type_)
+    ).distinct()
+    return set((await session.execute(stmt)).scalars())
+
+
+async def credits_low_threshold(session: AsyncSession, account_id: str) -> int | None:
+    """The account's threshold when one of its enabled endpoints wants `credits.low`; None
+    otherwise (then nothing needs computing on the charge path)."""
+    stmt = text("""
+        SELECT COALESCE(s.credits_low_threshold, :default)
+          FROM webhook_endpoints e
+          LEFT JOIN webhook_settings s ON s.account_id = e.account_id
+         WHERE e.account_id = :a AND e.enabled AND 'credits.low' = ANY(e.events)
+         LIMIT 1""")
+    return (await session.execute(stmt, {"a": account_id, "default": DEFAULT_CREDITS_LOW})).scalar()
+
+
+async def get_settings_row(session: AsyncSession, account_id: str) -> WebhookSettings | None:
+    return await session.get(WebhookSettings, account_id)
+
+
+# ---- events and deliveries ------------------------------------------------------------------
+
+
+async def insert_event(session: AsyncSession, values: dict[str, Any]) -> None:
+    session.add(WebhookEvent(**values))
+    await session.flush()
+
+
+async def insert_delivery(session: AsyncSession, values: dict[str, Any]) -> None:
+    session.add(WebhookDelivery(**values))
+    await session.flush()
+
+
+async def delivery_for_attempt(
+    session: AsyncSession, delivery_id: str
+) -> tuple[WebhookDelivery, WebhookEndpoint, WebhookEvent] | None:
+    stmt = (
+        select(WebhookDelivery, WebhookEndpoint, WebhookEvent)
+        .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+        .join(WebhookEvent, WebhookEvent.id == WebhookDelivery.event_id)
+        .where(WebhookDelivery.id == delivery_id)
+    )
+    row = (await session.execute(stmt)).first()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+async def lock_delivery(session: AsyncSession, delivery_id: str) -> WebhookDelivery | None:
+    stmt = select(WebhookDelivery).where(WebhookDelivery.id == delivery_id).with_for_update()
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def get_delivery(
+    session: AsyncSession, endpoint_id: str, delivery_id: str
+) -> tuple[WebhookDelivery, WebhookEvent] | None:
+    stmt = (
+        select(WebhookDelivery, WebhookEvent)
+        .join(WebhookEvent, WebhookEvent.id == WebhookDelivery.event_id)
+        .where(WebhookDelivery.id == delivery_id, WebhookDelivery.endpoint_id == endpoint_id)
+    )
+    row = (await session.execute(stmt)).first()
+    return None if row is None else (row[0], row[1])
+
+
+async def list_deliveries(
+    session: AsyncSession, endpoint_id: str, *, limit: int, before: str | None, status: str | None
+) -> list[tuple[WebhookDelivery, WebhookEvent]]:
+    stmt = (
+        select(WebhookDelivery, WebhookEvent)
+        .join(WebhookEvent, WebhookEvent.id == WebhookDelivery.event_id)
+        .where(WebhookDelivery.endpoint_id == endpoint_id)
+        .order_by(WebhookDelivery.id.desc())
+        .limit(limit)
+    )
+    if before:
+        stmt = stmt.where(WebhookDelivery.id < before)
+    if status:
+        stmt = stmt.where(WebhookDelivery.status == status)
+    return [(d, e) for d, e in (await session.execute(stmt)).all()]
+
+
+async def attempts_of(
+    session: AsyncSession, delivery_ids: Sequence[str]
+) -> dict[str, list[WebhookAttempt]]:
+    out: dict[str, list[WebhookAttempt]] = {i: [] for i in delivery_ids}
+    if not delivery_ids:
+        return out
+    stmt = (
+        select(WebhookAttempt)
+        .where(WebhookAttempt.delivery_id.in_(delivery_ids))
+        .order_by(WebhookAttempt.id)
+    )
+    for a in (await session.execute(stmt)).scalars():
+        out[a.delivery_id].append(a)
+    return out
+
+
+async def add_attempt(session: AsyncSession, values: dict[str, Any]) -> None:
+    session.add(WebhookAttempt(**values))
+    await session.flush()
+
+
+async def fail_pending(session: AsyncSession, endpoint_id: str, now: datetime, error: str) -> int:
+    stmt = (
+        update(WebhookDelivery)
+        .where(WebhookDelivery.endpoint_id == endpoint_id, WebhookDelivery.status == "pending")
+        .values(status="failed", next_attempt_at=None, finished_at=now, error=error)
+        .returning(WebhookDelivery.id)
+    )
+    return len((await session.execute(stmt)).all())
+
+
+async def due_deliveries(session: AsyncSession, now: datetime, *, limit: int) -> list[str]:
+    """Pending deliveries whose time has come and that no open job is attempting."""
+    stmt = text("""
+        SELECT d.id FROM webhook_deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= :now
+           AND NOT EXISTS (SELECT 1 FROM jobs j
+                            WHERE j.dedupe_key = 'webhook:' || d.id
+                              AND j.status IN ('pending', 'processing'))
+         ORDER BY d.next_attempt_at, d.id
+         LIMIT :limit""")
+    return list((await session.execute(stmt, {"now": now, "limit": limit})).scalars())
+
+
+async def account_email(session: AsyncSession, account_id: str) -> str | None:
+    stmt = text("SELECT email FROM accounts WHERE id = :a")
+    return (await session.execute(stmt, {"a": account_id})).scalar()

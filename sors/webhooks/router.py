@@ -1,0 +1,126 @@
+"""Webhook endpoints API (every route free, listed in the price list)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.kit import clock
+from sors.kit.routing import SorsRoute, get_session
+from sors.webhooks import service, ssrf
+from sors.webhooks.schemas import (
+    DeletedOut,
+    DeliveryList,
+    DeliveryOut,
+    SecretOut,
+    SettingsIn,
+    SettingsOut,
+    TestOut,
+    WebhookCreated,
+    WebhookIn,
+    WebhookList,
+    WebhookOut,
+    WebhookPatch,
+)
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["webhooks"])
+Session = Annotated[AsyncSession, Depends(get_session)]
+AccountId = Annotated[str, Depends(current_account_id)]
+EndpointId = Annotated[str, Path(max_length=64)]
+
+
+def _skill(key: str) -> dict[str, str]:
+    return {"x-sors-skill": key}
+
+
+def _policy(request: Request) -> ssrf.Policy:
+    return ssrf.Policy.from_settings(request.app.state.settings)
+
+
+# Fixed paths come before /webhooks/{webhookId} so they are not read as ids.
+@router.get("/webhooks/settings", response_model=SettingsOut, summary="Webhook settings",
+            openapi_extra=_skill("get_webhook_settings"))
+async def get_settings(session: Session, account_id: AccountId) -> dict:
+    return await service.get_settings(session, account_id)
+
+
+@router.put("/webhooks/settings", response_model=SettingsOut,
+            summary="Set the balance under which credits.low fires",
+            openapi_extra=_skill("update_webhook_settings"))
+async def put_settings(session: Session, account_id: AccountId, body: SettingsIn) -> dict:
+    return await service.put_settings(session, account_id, body, clock.now())
+
+
+@router.post("/webhooks", response_model=WebhookCreated,
+             summary="Create a webhook endpoint (the secret is shown only now)",
+             openapi_extra=_skill("create_webhook"))
+async def create(request: Request, session: Session, account_id: AccountId, body: WebhookIn) -> dict:
+    return await service.create(session, account_id, body, _policy(request), clock.now())
+
+
+@router.get("/webhooks", response_model=WebhookList, summary="Webhook endpoints",
+            openapi_extra=_skill("list_webhooks"))
+async def list_endpoints(session: Session, account_id: AccountId) -> dict:
+    return {"results": await service.list_endpoints(session, account_id, clock.now())}
+
+
+@router.get("/webhooks/{webhookId}", response_model=WebhookOut, summary="A webhook endpoint",
+            openapi_extra=_skill("get_webhook"))
+async def get(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
+    return await service.get(session, account_id, webhookId, clock.now())
+
+
+@router.patch("/webhooks/{webhookId}", response_model=WebhookOut,
+              summary="Change a webhook endpoint (url, description, events, enabled)",
+              openapi_extra=_skill("update_webhook"))
+async def update(request: Request, session: Session, account_id: AccountId,
+                 webhookId: EndpointId, body: WebhookPatch) -> dict:
+    return await service.update(session, account_id, webhookId, body, _policy(request), clock.now())
+
+
+@router.delete("/webhooks/{webhookId}", response_model=DeletedOut,
+               summary="Delete a webhook endpoint and its delivery log",
+               openapi_extra=_skill("delete_webhook"))
+async def delete(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
+    return await service.delete(session, account_id, webhookId)
+
+
+@router.post("/webhooks/{webhookId}/rotate-secret", response_model=SecretOut,
+             summary="New signing secret; the old one also signs for 24 h",
+             openapi_extra=_skill("rotate_webhook_secret"))
+async def rotate_secret(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
+    return await service.rotate_secret(session, account_id, webhookId, clock.now())
+
+
+@router.post("/webhooks/{webhookId}/test", response_model=TestOut,
+             summary="Send a webhook.test event to this endpoint",
+             openapi_extra=_skill("test_webhook"))
+async def test(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
+    return await service.send_test(session, account_id, webhookId, clock.now())
+
+
+@router.get("/webhooks/{webhookId}/deliveries", response_model=DeliveryList,
+            summary="Delivery attempts of this endpoint, newest first",
+            openapi_extra=_skill("list_webhook_deliveries"))
+async def deliveries(
+    session: Session,
+    account_id: AccountId,
+    webhookId: EndpointId,
+    limit: Annotated[int, Query()] = 50,
+    before: Annotated[str | None, Query(max_length=64)] = None,
+    status: Annotated[Literal["pending", "succeeded", "failed"] | None, Query()] = None,
+) -> dict:
+    return await service.deliveries(
+        session, account_id, webhookId, limit=min(100, max(1, limit)), before=before, status=status
+    )
+
+
+@router.post("/webhooks/{webhookId}/deliveries/{deliveryId}/retry", response_model=DeliveryOut,
+             summary="Attempt a delivery again now",
+             openapi_extra=_skill("retry_webhook_delivery"))
+async def retry(session: Session, account_id: AccountId, webhookId: EndpointId,
+                deliveryId: Annotated[str, Path(max_length=64)]) -> dict:
+    return await service.retry(session, account_id, webhookId, deliveryId, clock.now())

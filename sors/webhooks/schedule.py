@@ -1,0 +1,28 @@
+"""What the scheduler finds due for webhooks: deliveries whose retry time has come (on the
+service clock, so simulated time drives the three-day schedule in tests and demos)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from sors.jobs.scheduler import register
+from sors.webhooks import events
+from sors.webhooks import repository as repo
+
+BATCH = 500
+
+
+@register("webhooks.retry")
+async def retries_due(session: AsyncSession, now: datetime) -> int:
+    maker = async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
+    queued = 0
+    while True:
+        async with maker() as s, s.begin():
+            due = await repo.due_deliveries(s, now, limit=BATCH)
+            for delivery_id in due:
+                await events.enqueue_attempt(s, delivery_id)
+        queued += len(due)
+        if len(due) < BATCH:
+            return queued

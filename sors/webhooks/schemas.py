@@ -1,0 +1,170 @@
+"""Webhook request bodies and records (camelCase, like every non-post record)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from sors.kit.clock import isoformat
+from sors.kit.schemas import RequestModel
+from sors.webhooks.events import EVENT_TYPES
+from sors.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
+
+EventType = Literal[EVENT_TYPES]  # type: ignore[valid-type]
+Description = Annotated[str, Field(max_length=500)]
+Url = Annotated[str, Field(min_length=1, max_length=2048)]
+
+
+def _unique(v: list[str] | None) -> list[str] | None:
+    if v is None:
+        return None
+    if not v:
+        raise ValueError("list at least one event type (or leave `events` out for all)")
+    return list(dict.fromkeys(v))
+
+
+class WebhookIn(RequestModel):
+    url: Url
+    description: Description | None = None
+    events: list[EventType] | None = None  # None: every event type
+    enabled: bool = True
+
+    @field_validator("events")
+    @classmethod
+    def _events(cls, v: list[str] | None) -> list[str] | None:
+        return _unique(v)
+
+
+class WebhookPatch(RequestModel):
+    url: Url | None = None
+    description: Description | None = None
+    events: list[EventType] | None = None
+    enabled: bool | None = None
+
+    @field_validator("events")
+    @classmethod
+    def _events(cls, v: list[str] | None) -> list[str] | None:
+        return _unique(v)
+
+
+class SettingsIn(RequestModel):
+    creditsLowThreshold: Annotated[int, Field(ge=0, le=1_000_000_000)]
+
+
+# ---- records --------------------------------------------------------------------------------
+
+
+class WebhookOut(BaseModel):
+    id: str
+    url: str
+    description: str | None
+    events: list[str]
+    enabled: bool
+    disabledReason: Literal["delivery_failures"] | None
+    disabledAt: str | None
+    previousSecretExpiresAt: str | None = Field(
+        description="After a rotation, the old secret also signs until this time (24 h)."
+    )
+    createdAt: str
+    updatedAt: str
+
+
+class WebhookCreated(WebhookOut):
+    secret: str = Field(description="The signing secret (whsec_…); shown only now.")
+
+
+class WebhookList(BaseModel):
+    results: list[WebhookOut]
+
+
+class SecretOut(BaseModel):
+    id: str
+    secret: str
+    previousSecretExpiresAt: str
+
+
+class DeletedOut(BaseModel):
+    id: str
+    status: Literal["deleted"]
+
+
+class AttemptOut(BaseModel):
+    attemptedAt: str
+    responseStatus: int | None
+    durationMs: int
+    error: str | None
+
+
+class DeliveryOut(BaseModel):
+    deliveryId: str
+    endpointId: str
+    eventId: str
+    eventType: str
+    status: Literal["pending", "succeeded", "failed"]
+    attempts: int
+    responseStatus: int | None
+    durationMs: int | None
+    error: str | None
+    lastAttemptAt: str | None
+    nextRetryAt: str | None
+    createdAt: str
+    finishedAt: str | None
+    attemptLog: list[AttemptOut]
+
+
+class DeliveryList(BaseModel):
+    results: list[DeliveryOut]
+    hasMore: bool
+
+
+class TestOut(BaseModel):
+    eventId: str
+    deliveryId: str
+    status: Literal["pending"]
+
+
+class SettingsOut(BaseModel):
+    creditsLowThreshold: int
+
+
+def endpoint_record(ep: WebhookEndpoint, now: datetime) -> dict[str, Any]:
+    prev = ep.previous_secret_expires_at
+    return {
+        "id": ep.id,
+        "url": ep.url,
+        "description": ep.description,
+        "events": list(ep.events),
+        "enabled": ep.enabled,
+        "disabledReason": ep.disabled_reason,
+        "disabledAt": isoformat(ep.disabled_at),
+        "previousSecretExpiresAt": isoformat(prev) if prev is not None and prev > now else None,
+        "createdAt": isoformat(ep.created_at),
+        "updatedAt": isoformat(ep.updated_at),
+    }
+
+
+def delivery_record(
+    d: WebhookDelivery, ev: WebhookEvent, attempts: list[WebhookAttempt]
+) -> dict[str, Any]:
+    return {
+        "deliveryId": d.id,
+        "endpointId": d.endpoint_id,
+        "eventId": ev.id,
+        "eventType": ev.type,
+        "status": d.status,
+        "attempts": d.attempts,
+        "responseStatus": d.response_status,
+        "durationMs": d.duration_ms,
+        "error": d.error,
+        "lastAttemptAt": isoformat(d.last_attempt_at),
+        "nextRetryAt": isoformat(d.next_attempt_at) if d.status == "pending" else None,
+        "createdAt": isoformat(d.created_at),
+        "finishedAt": isoformat(d.finished_at),
+        "attemptLog": [
+            {"attemptedAt": isoformat(a.attempted_at), "responseStatus": a.response_status,
+             "durationMs": a.duration_ms, "error": a.error}
+            for a in attempts
+        ],
+    }

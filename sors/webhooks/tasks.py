@@ -1,0 +1,39 @@
+"""The delivery job: one attempt of one delivery.
+
+The attempt is made outside any transaction and recorded afterwards. A worker killed in
+between leaves the job to the reaper, which runs it again: the receiver may then see the
+same event twice, always with the same `webhook-id` (at least once, never lost).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sors.crawling.tasks import sync_clock
+from sors.jobs.engine import JobContext, handler
+from sors.jobs.models import Job
+from sors.kit import clock
+from sors.webhooks import sender, service, ssrf
+from sors.webhooks.events import JOB_TYPE
+
+
+@handler(JOB_TYPE)
+async def deliver(ctx: JobContext, job: Job) -> dict[str, Any]:
+    await sync_clock(ctx)
+    delivery_id = job.payload["deliveryId"]
+    async with ctx.db.transaction() as s:
+        attempt = await service.prepare_attempt(s, delivery_id, clock.now())
+    if attempt is None:
+        return {"deliveryId": delivery_id, "attempted": False}
+    outcome = await sender.deliver(
+        attempt.url, attempt.msg_id, attempt.body, attempt.secrets,
+        policy=ssrf.Policy.from_settings(ctx.settings),
+        timeout=ctx.settings.webhooks_timeout_seconds,
+    )
+    await sync_clock(ctx)
+    async with ctx.db.transaction() as s:
+        disabled = await service.record_attempt(s, delivery_id, outcome, clock.now())
+    if disabled is not None:
+        await service.notify_disabled(ctx.db.sessionmaker, ctx.settings, disabled)
+    return {"deliveryId": delivery_id, "attempted": True, "ok": outcome.ok,
+            "responseStatus": outcome.status}
