@@ -13,6 +13,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.responses import Response
 
 from sors import __version__
+from sors.agents.http import install as install_mcp
 from sors.config import Settings, get_settings
 from sors.kit import handlers
 from sors.kit.db import Database, make_engine
@@ -67,7 +68,8 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
 
         tasks = start_in_process(app.state, roles)
         try:
-            yield
+            async with app.state.mcp.running():
+                yield
         finally:
             await stop_in_process(app.state, tasks)
             if owned:
@@ -94,6 +96,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
     handlers.install(app)
     for router in _routers():
         app.include_router(router)
+    install_mcp(app)  # after the routers: its tools are derived from their OpenAPI
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

@@ -77,6 +77,21 @@ def api(
     run_api(host, port, workers=workers)
 
 
+@app.command()
+def mcp() -> None:
+    """MCP server over stdio for local agents, in front of the sors API at SORS_API_URL
+    (default the local demo) with the key in SORS_API_KEY."""
+    import asyncio
+    import os
+
+    from sors.agents.stdio import DEFAULT_API_URL, serve_stdio
+    from sors.cli.common import fail
+
+    key = os.environ.get("SORS_API_KEY", "").strip()
+    if not key:
+        fail("set SORS_API_KEY to the API key the tools should use")
+    asyncio.run(serve_stdio(os.environ.get("SORS_API_URL") or DEFAULT_API_URL, key))
+
 
 @app.command()
 def worker(concurrency: int = typer.Option(None, min=1, help="Jobs run at once.")) -> None:

@@ -141,6 +141,8 @@ class ApiMiddleware:
             principal is not None
             and scope.get("method") == "POST"
             and _header(scope, b"idempotency-key") is not None
+            # A quote changes nothing, so it must not claim the key the real call will use.
+            and (_header(scope, b"x-dry-run") or "").strip().lower() not in ("true", "1")
         ):
             await idempotency.run(
                 self.app, scope, receive, send, body=body, account_id=principal.account_id,

@@ -7,6 +7,11 @@ cover (402) undoes everything the call did, and a failed commit charges nothing.
 
 Billable routes declare their skill with `openapi_extra={"x-sors-skill": key}`; the
 endpoint may change the cost (e.g. 0 for a repeated request) through the `Bill` dependency.
+
+`X-Dry-Run: true` on a billable route runs the endpoint for real inside its transaction,
+reads the bill it would pay, rolls everything back and answers the quote instead: the input
+is validated and priced by the very code a real call runs, and nothing is charged, queued
+or written (after-commit hooks never run, jobs and their NOTIFY vanish with the rollback).
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from starlette.responses import Response
 
 from sors.billing import service as billing
 from sors.billing.pricing import get_pricing
-from sors.kit.errors import InsufficientCredits, Unauthorized
+from sors.kit.errors import InsufficientCredits, Unauthorized, ValidationFailed
+from sors.kit.responses import JSONResponse
 
 AfterCommit = Callable[[], Awaitable[None]]
 
@@ -53,13 +59,20 @@ class SorsRoute(APIRoute):
             db = request.app.state.db
             principal = getattr(request.state, "principal", None)
             bill: Bill | None = None
+            dry_run = wants_dry_run(request.headers.get("x-dry-run"))
             if skill:
                 cost = get_pricing().cost(skill)
                 bill = Bill(skill, cost, precheck=extra.get("x-sors-precheck", cost))
                 request.state.bill = bill
+            if dry_run and not (skill and is_billable(skill)):
+                raise ValidationFailed.single(
+                    "X-Dry-Run", "Only billable operations take a dry run; this one is free."
+                )
             async with db.sessionmaker() as session:
                 ctx = RequestContext(session)
                 request.state.ctx = ctx
+                if dry_run and bill is not None:
+                    return await _quote(original, request, session, bill, principal)
                 try:
                     if bill and principal and bill.precheck > 0:
                         # Cheap early refusal; the guarded debit below is what really decides.
@@ -94,6 +107,40 @@ class SorsRoute(APIRoute):
             return response
 
         return handler
+
+
+def wants_dry_run(value: str | None) -> bool:
+    if value is None:
+        return False
+    if value.strip().lower() in ("true", "1"):
+        return True
+    if value.strip().lower() in ("false", "0", ""):
+        return False
+    raise ValidationFailed.single("X-Dry-Run", "must be true or false")
+
+
+def is_billable(skill: str) -> bool:
+    s = get_pricing().skills.get(skill)
+    return s is not None and (s.credits > 0 or any(v > 0 for v in s.extra.values()))
+
+
+async def _quote(
+    endpoint: Callable[[Request], Awaitable[Response]], request: Request,
+    session: AsyncSession, bill: Bill, principal: Any,
+) -> Response:
+    try:
+        response = await endpoint(request)
+        if response.status_code >= 400 or principal is None:
+            return response
+        balance = await billing.balance(session, principal.account_id)
+    finally:
+        await session.rollback()
+    bill.charged, bill.balance = 0, balance
+    quote = {
+        "dryRun": True, "skill": bill.skill, "credits": bill.cost, "balance": balance,
+        "balanceAfter": balance - bill.cost, "queuesJob": bill.job_ref is not None,
+    }
+    return JSONResponse(quote, headers={**credit_headers(bill), "X-Dry-Run": "true"})
 
 
 def credit_headers(bill: Bill) -> dict[str, str]:

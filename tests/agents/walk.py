@@ -1,0 +1,89 @@
+"""One valid call of every skill, in an order where later calls use what earlier ones
+returned (a jobRef, an alertId). The same walk runs over MCP and over plain HTTP, so the two
+ledgers it leaves can be compared entry for entry.
+
+A skill added to the price list without an entry here makes the walking tests fail with a
+message saying so: every skill must be callable as a tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import text
+
+from sors.catalog.ingest import ingest_crawls
+from sors.kit.db import Database
+from sors.platforms.sim.world import SimWorld
+
+AT = datetime(2026, 11, 1, tzinfo=UTC)
+Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What one walk works on. Two walks use two disjoint target sets, so neither sees
+    the other's transcripts, media or crawls."""
+
+    post_id: str
+    post_url: str
+    profile_ids: list[str]
+    new_handle: str
+    email: str
+
+
+async def make_targets(db: Database, tag: str) -> Targets:
+    world = SimWorld(0)
+    snaps = [world.crawl("tiktok", f"walk.{tag}", AT), world.crawl("youtube", f"walk{tag}", AT)]
+    async with db.transaction() as s:
+        pids = await ingest_crawls(s, snaps)
+    post = snaps[0].posts[0]
+    async with db.session() as s:
+        post_id = (await s.execute(text("SELECT id FROM posts WHERE platform_post_id = :p"),
+                                   {"p": post.platform_post_id})).scalar_one()
+    return Targets(post_id, post.url, list(pids), f"fresh.{tag}", f"walk-{tag}@example.com")
+
+
+async def walk(call: Call, t: Targets) -> list[str]:
+    """Call every skill once with valid input; returns the skill keys in call order."""
+    done: list[str] = []
+
+    async def go(skill: str, args: dict[str, Any]) -> dict[str, Any]:
+        done.append(skill)
+        return await call(skill, args)
+
+    await go("get_pricing", {})
+    await go("get_credit_balance", {})
+    await go("list_categories", {})
+    await go("get_trending_outliers", {})
+    await go("search_outliers", {"pageSize": 5, "sortBy": "views"})
+    await go("search_profiles", {"query": "walk"})
+    await go("get_post", {"postId": t.post_id})
+    await go("get_profile", {"profileId": t.profile_ids[0]})
+    await go("resolve_post_url", {"url": t.post_url})
+    await go("compare_profiles", {"profileIds": t.profile_ids})
+    await go("niche_trends", {"query": "fitness"})
+    crawl = await go("crawl_profile", {"platform": "instagram", "handle": t.new_handle})
+    await go("get_job_status", {"jobRef": crawl["jobRef"]})
+    await go("request_transcript", {"postId": t.post_id})
+    await go("download_post_media", {"postId": t.post_id})
+    remix = await go("remix_post", {"postId": t.post_id, "targetNiche": "home baking"})
+    await go("get_remix_result", {"jobRef": remix["jobRef"]})
+    await go("track_profile", {"profileId": t.profile_ids[1]})
+    await go("list_tracked_profiles", {})
+    await go("get_tracked_updates", {"limit": 5})
+    await go("untrack_profile", {"profileId": t.profile_ids[1]})
+    alert = await go("create_viral_alert", {"profileId": t.profile_ids[0], "email": t.email})
+    await go("list_viral_alerts", {})
+    await go("delete_viral_alert", {"alertId": alert["alert"]["alertId"]})
+    await go("create_topup_link", {"packId": "pack_s"})
+    await go("report_issue", {"message": "walking every skill once"})
+    await go("get_credit_ledger", {"limit": 50})
+    return done
+
+
+def missing_from_walk(skills: list[str], walked: list[str]) -> list[str]:
+    return sorted(set(skills) - set(walked))
