@@ -84,7 +84,7 @@ async def test_mcp_and_http_leave_the_same_ledger(sors_serve: str, db: Database,
             path = skill["path"]
             for part in [p[1:-1] for p in path.split("/") if p.startswith("{")]:
                 path = path.replace("{" + part + "}", str(args.pop(part)))
-            if skill["method"] in ("GET",) or name == "untrack_profile":
+            if skill["method"] == "GET" or name == "untrack_profile":
                 r = await http.request(skill["method"], path, params=args)
             else:
                 r = await http.request(skill["method"], path, json=args)
