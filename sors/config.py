@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     tiktok_cookies_file: str | None = None
 
     # jobs
+    # A window's mean baseline counts only posts at least this old (docs/API.md).
+    baseline_min_age_hours: float = Field(default=48, ge=0, le=24 * 30)
     job_stall_seconds: int = Field(default=300, ge=5)
     job_max_attempts: int = Field(default=4, ge=1)
     worker_concurrency: int = Field(default=4, ge=1)

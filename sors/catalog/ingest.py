@@ -16,7 +16,8 @@ from sqlalchemy import bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog import taxonomy
-from sors.catalog.models import WINDOWS, Post, Profile, ProfileCategory
+from sors.catalog.models import Post, Profile, ProfileCategory
+from sors.catalog.scoring import recompute_scores
 from sors.kit.ids import new_id
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 
@@ -268,60 +269,6 @@ async def _mark_deleted(session: AsyncSession, profile_id: str, snap: CrawlSnaps
         )
         .values(deleted_at=snap.fetched_at)
     )
-
-
-_WIN_VALUES = ", ".join(
-    f"('{name}', {days if days is not None else 'NULL::int'})" for name, days in WINDOWS.items()
-)
-_PIVOT = ",\n".join(f"max(views) FILTER (WHERE name = '{w}') AS v_{w}" for w in WINDOWS)
-_SCORES = ",\n".join(
-    f"score_{w} = CASE WHEN piv.v_{w} > 0 THEN p.views / piv.v_{w} END" for w in WINDOWS
-)
-_RECOMPUTE = text(f"""
-WITH batch AS (
-    SELECT DISTINCT ON (profile_id) profile_id, t
-    FROM unnest(CAST(:ids AS text[]), CAST(:ts AS timestamptz[])) AS b(profile_id, t)
-    ORDER BY profile_id, t DESC
-),
-win(name, days) AS (VALUES {_WIN_VALUES}),
-agg AS (
-    SELECT b.profile_id, w.name,
-           avg(p.views)::float8 AS views, avg(p.likes)::float8 AS likes,
-           avg(p.engagement_rate)::float8 AS er, count(p.id) AS n
-    FROM batch b CROSS JOIN win w
-    LEFT JOIN posts p
-      ON p.profile_id = b.profile_id AND p.deleted_at IS NULL AND p.published_at <= b.t
-     AND (w.days IS NULL OR p.published_at > b.t - make_interval(days => w.days))
-    GROUP BY b.profile_id, w.name
-),
-piv AS (
-    SELECT profile_id,
-           {_PIVOT},
-           jsonb_object_agg(name, jsonb_build_object(
-               'views', views, 'likes', likes, 'engagement_rate', er, 'post_count', n)) AS avgs
-    FROM agg GROUP BY profile_id
-),
-profs AS (
-    UPDATE profiles pr
-       SET averages = piv.avgs,
-           tracked_post_count = (SELECT count(*) FROM posts c WHERE c.profile_id = piv.profile_id)
-      FROM piv WHERE pr.id = piv.profile_id
-    RETURNING pr.id, pr.follower_count
-)
-UPDATE posts p
-   SET {_SCORES},
-       owner_followers = profs.follower_count
-  FROM piv JOIN profs ON profs.id = piv.profile_id
- WHERE p.profile_id = piv.profile_id AND p.deleted_at IS NULL
-""")
-
-
-async def recompute_scores(
-    session: AsyncSession, profile_ids: Sequence[str], at: Sequence[datetime]
-) -> None:
-    """Averages for every window as of each profile's crawl time, and every live post's
-    seven scores against them, in one statement."""
-    await session.execute(_RECOMPUTE, {"ids": list(profile_ids), "ts": list(at)})
 
 
 async def _classify(

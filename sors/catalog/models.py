@@ -27,6 +27,10 @@ WINDOWS: dict[str, int | None] = {
 }
 
 
+# Sort columns beside the seed's mean scores: the median score per window, the age-matched
+# score and the recent views per hour (catalog.scoring).
+ROBUST_SORTS = (*(f"mscore_{w}" for w in WINDOWS), "age_score", "velocity")
+
 _FILTERS = ("platform", "content_type", "published_at", "views", "owner_followers")
 _FILTERS_SCORE = (*_FILTERS, "score_three_months")
 
@@ -136,6 +140,16 @@ class Post(Base):
             )
             for w in WINDOWS
         ],
+        # Robust scores, the age-matched score and velocity (migration 0008).
+        *[
+            Index(
+                f"ix_posts_{col}",
+                text(f"{col} DESC NULLS LAST"),
+                "id",
+                postgresql_include=list(_FILTERS),
+            )
+            for col in ROBUST_SORTS
+        ],
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -166,6 +180,18 @@ class Post(Base):
     score_six_months: Mapped[float | None] = mapped_column(Float)
     score_one_year: Mapped[float | None] = mapped_column(Float)
     score_all_time: Mapped[float | None] = mapped_column(Float)
+    mscore_one_week: Mapped[float | None] = mapped_column(Float)
+    mscore_two_weeks: Mapped[float | None] = mapped_column(Float)
+    mscore_one_month: Mapped[float | None] = mapped_column(Float)
+    mscore_three_months: Mapped[float | None] = mapped_column(Float)
+    mscore_six_months: Mapped[float | None] = mapped_column(Float)
+    mscore_one_year: Mapped[float | None] = mapped_column(Float)
+    mscore_all_time: Mapped[float | None] = mapped_column(Float)
+    age_score: Mapped[float | None] = mapped_column(Float)
+    velocity: Mapped[float | None] = mapped_column(Float)
+    # What the robust baselines were: {"median": {window: {"views", "post_count"}},
+    # "age": {"expected_views", "post_count", "age_hours"}}.
+    baselines: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
     has_transcript: Mapped[bool] = mapped_column(server_default=text("false"))
     has_visual_analysis: Mapped[bool] = mapped_column(server_default=text("false"))
     stats_updated_at: Mapped[datetime | None]

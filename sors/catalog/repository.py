@@ -28,12 +28,12 @@ from sqlalchemy import (
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.models import WINDOWS, Post, Profile, ProfileCategory
+from sors.catalog.models import WINDOWS, Post, PostStat, Profile, ProfileCategory
 
 Row = RowMapping
 
 _POST_COLUMNS = [
-    c for c in Post.__table__.c if c.key not in ("search_vector", "extra", "approximations")
+    c for c in Post.__table__.c if c.key not in ("search_vector", "extra")
 ]
 _OWNER_COLUMNS = [
     Profile.handle.label("profile_handle"),
@@ -45,10 +45,15 @@ _OWNER_COLUMNS = [
 _PROFILE_COLUMNS = [c for c in Profile.__table__.c]
 
 
-def score_column(window: str) -> Any:
+def score_column(window: str, method: str = "mean") -> Any:
+    """The stored score a search filters and sorts by: the seed's mean score of a window,
+    the median score of a window, or the (window-free) age-matched score."""
     if window not in WINDOWS:
         raise ValueError(window)
-    return Post.__table__.c[f"score_{window}"]
+    if method == "age_adjusted":
+        return Post.age_score
+    prefix = {"mean": "score", "median": "mscore"}[method]
+    return Post.__table__.c[f"{prefix}_{window}"]
 
 
 def _posts_with_owner() -> Select[Any]:
@@ -76,6 +81,7 @@ class PostFilter:
     platforms: Sequence[str] | None = None
     content_types: Sequence[str] | None = None
     score_window: str = "three_months"
+    score_method: str = "mean"
     min_score: float | None = None
     min_views: float | None = None
     max_followers: float | None = None
@@ -86,6 +92,7 @@ _SORTS: dict[str, Any] = {
     "views": Post.views,
     "likes": Post.likes,
     "engagement_rate": Post.engagement_rate,
+    "velocity": Post.velocity,
 }
 
 
@@ -105,7 +112,7 @@ def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
     if f.content_types:
         conds.append(Post.content_type.in_(list(f.content_types)))
     if f.min_score is not None:
-        conds.append(score_column(f.score_window) >= f.min_score)
+        conds.append(score_column(f.score_window, f.score_method) >= f.min_score)
     # Counts are integers: compare with integers, so the bigint indexes stay usable.
     if f.min_views is not None:
         conds.append(Post.views >= _bigint(math.ceil(f.min_views)))
@@ -116,17 +123,20 @@ def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
     return conds
 
 
-def post_order(sort_by: str, score_window: str) -> list[Any]:
+def post_order(sort_by: str, score_window: str, score_method: str = "mean") -> list[Any]:
     if sort_by == "recent":
         return [Post.published_at.desc(), Post.id]
-    col = score_column(score_window) if sort_by == "outlier_score" else _SORTS[sort_by]
+    if sort_by == "outlier_score":
+        col = score_column(score_window, score_method)
+    else:
+        col = _SORTS[sort_by]
     return [col.desc().nulls_last(), Post.id]
 
 
 def search_posts_stmt(f: PostFilter, *, sort_by: str, limit: int, offset: int) -> Select[Any]:
     """The page in two steps: the ids first, from the sort's index alone (its INCLUDE
     columns carry the filters, so no row is read to reject it), then those rows."""
-    order = post_order(sort_by, f.score_window)
+    order = post_order(sort_by, f.score_window, f.score_method)
     hits = (
         select(Post.id)
         .where(*post_conditions(f))
@@ -169,6 +179,22 @@ async def count_posts(session: AsyncSession, f: PostFilter, *, cap: int) -> int:
 async def get_post(session: AsyncSession, post_id: str) -> Row | None:
     row = (await session.execute(_posts_with_owner().where(Post.id == post_id))).first()
     return row._mapping if row else None
+
+
+async def post_stats(session: AsyncSession, post_id: str) -> list[Row]:
+    """Every stat snapshot of a post, oldest first."""
+    stmt = (
+        select(PostStat.crawled_at, PostStat.views, PostStat.likes, PostStat.comments,
+               PostStat.shares)
+        .where(PostStat.post_id == post_id)
+        .order_by(PostStat.crawled_at)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def snapshot_count(session: AsyncSession, post_id: str) -> int:
+    stmt = select(func.count()).select_from(PostStat).where(PostStat.post_id == post_id)
+    return int((await session.execute(stmt)).scalar_one())
 
 
 async def find_post(session: AsyncSession, platform: str, platform_post_id: str) -> Row | None:

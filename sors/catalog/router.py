@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
-from sors.catalog import service
+from sors.catalog import csv_export, service
 from sors.catalog.schemas import (
     CompareIn,
+    PostHistoryOut,
     ResolveIn,
     SearchContentIn,
     SearchProfilesIn,
@@ -33,20 +34,35 @@ def _skill(key: str) -> dict[str, str]:
     "/search/content", summary="Search outlier posts", openapi_extra=_skill("search_outliers")
 )
 async def search_content(
+    request: Request,
     session: Session,
     _: AccountId,
     body: Annotated[SearchContentIn | None, Body()] = None,
-) -> JSONResponse:
-    return JSONResponse(await service.search_content(session, body or SearchContentIn()))
+) -> Response:
+    envelope = await service.search_content(session, body or SearchContentIn())
+    return _answer(request, envelope, csv_export.POST_COLUMNS)
+
+
+def _answer(request: Request, envelope: dict, columns: list) -> Response:
+    """JSON, or CSV (the page's records, paging in headers) when the caller asks for it."""
+    if not csv_export.wants_csv(request.headers.get("accept")):
+        return JSONResponse(envelope)
+    return Response(
+        csv_export.render(envelope["results"], columns),
+        media_type="text/csv; charset=utf-8",
+        headers=csv_export.paging_headers(envelope),
+    )
 
 
 @router.post("/search/profiles", summary="Search profiles", openapi_extra=_skill("search_profiles"))
 async def search_profiles(
+    request: Request,
     session: Session,
     _: AccountId,
     body: Annotated[SearchProfilesIn | None, Body()] = None,
-) -> JSONResponse:
-    return JSONResponse(await service.search_profiles(session, body or SearchProfilesIn()))
+) -> Response:
+    envelope = await service.search_profiles(session, body or SearchProfilesIn())
+    return _answer(request, envelope, csv_export.PROFILE_COLUMNS)
 
 
 @router.get(
@@ -72,6 +88,16 @@ async def get_post(
             include_visual_analysis=include_visual,
         )
     )
+
+
+@router.get(
+    "/posts/{postId}/history",
+    summary="A post's stat history and growth",
+    openapi_extra=_skill("get_post_history"),
+    response_model=PostHistoryOut,
+)
+async def get_post_history(session: Session, _: AccountId, postId: RecordId) -> JSONResponse:
+    return JSONResponse(await service.post_history(session, postId))
 
 
 @router.get("/profiles/{profileId}", summary="Get a profile", openapi_extra=_skill("get_profile"))

@@ -11,7 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, get_args
 
 import orjson
-from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from sors.catalog import taxonomy
 from sors.catalog.models import WINDOWS
@@ -27,7 +35,8 @@ ContentType = Literal[ALL_CONTENT_TYPES]  # type: ignore[valid-type]
 Window = Literal[
     "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year", "all_time"
 ]
-SortBy = Literal["outlier_score", "views", "likes", "engagement_rate", "recent"]
+SortBy = Literal["outlier_score", "views", "likes", "engagement_rate", "recent", "velocity"]
+ScoreMethod = Literal["mean", "median", "age_adjusted"]
 assert set(get_args(Window)) == set(WINDOWS)
 
 MAX_PAGE_SIZE = 100
@@ -75,6 +84,7 @@ class SearchContentIn(_Paged):
     maxFollowers: NonNegative = None
     timeFrame: Window | None = None
     scoreWindow: Window | None = None
+    scoreMethod: ScoreMethod | None = None
     sortBy: SortBy | None = None
 
 
@@ -158,6 +168,32 @@ def outlier_scores(row: Mapping[Any, Any]) -> dict[str, float | None]:
     return {w: _round(row[f"score_{w}"], 4) for w in WINDOWS}
 
 
+def robust_scores(row: Mapping[Any, Any]) -> dict[str, dict[str, Any]]:
+    """Per window: the score against the median of the creator's other posts of the same
+    format, with the median and how many posts it was taken over."""
+    medians = ((row.get("baselines") or {}).get("median")) or {}
+    out: dict[str, dict[str, Any]] = {}
+    for w in WINDOWS:
+        m = medians.get(w) or {}
+        out[w] = {
+            "score": _round(row.get(f"mscore_{w}"), 4),
+            "median_views": _round(m.get("views"), 2),
+            "post_count": int(m.get("post_count") or 0),
+        }
+    return out
+
+
+def age_adjusted_score(row: Mapping[Any, Any]) -> dict[str, Any]:
+    """The score against the median views of the creator's other posts at the same age."""
+    a = ((row.get("baselines") or {}).get("age")) or {}
+    return {
+        "score": _round(row.get("age_score"), 4),
+        "expected_views": _round(a.get("expected_views"), 2),
+        "post_count": int(a.get("post_count") or 0),
+        "age_hours": _round(a.get("age_hours"), 2),
+    }
+
+
 def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
@@ -174,6 +210,10 @@ def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
         "shares": row["shares"],
         "engagement_rate": _round(row["engagement_rate"], 6),
         "outlier_scores": outlier_scores(row),
+        "robust_scores": robust_scores(row),
+        "age_adjusted_score": age_adjusted_score(row),
+        "velocity": _round(row.get("velocity"), 2),
+        "approximations": dict(row.get("approximations") or {}),
         "thumbnail_url": row["thumbnail_url"],
         "stats_updated_at": isoformat(row["stats_updated_at"]),
         "first_seen_at": isoformat(row["first_seen_at"]),
@@ -220,8 +260,13 @@ def averages(raw: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
             "likes": _round(a.get("likes"), 2),
             "engagement_rate": _round(a.get("engagement_rate"), 4),
             "post_count": int(a.get("post_count") or 0),
+            "young_post_count": int(a.get("young_post_count") or 0),
         }
     return out
+
+
+def profile_approximations(row: Mapping[Any, Any]) -> dict[str, str]:
+    return {"follower_count": "rounded"} if row.get("follower_count_approximate") else {}
 
 
 def categories(ids: Sequence[str]) -> list[dict[str, str]]:
@@ -245,6 +290,7 @@ def profile_record(row: Mapping[Any, Any], category_ids: Sequence[str] = ()) -> 
         "bio": row["bio"],
         "avatar_url": row["avatar_url"],
         "follower_count": row["follower_count"],
+        "approximations": profile_approximations(row),
         "tracked_post_count": row["tracked_post_count"],
         "averages": averages(row["averages"]),
         "categories": categories(category_ids),
@@ -271,3 +317,37 @@ def page_envelope(
         "totalCapped": capped,
         "hasMore": has_more,
     }
+
+
+# ---- response models (documentation of the shapes above) -------------------------------
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class SnapshotOut(_Out):
+    crawledAt: str
+    ageHours: float | None
+    views: int | None
+    likes: int | None
+    comments: int | None
+    shares: int | None
+    viewsPerHour: float | None = Field(description="Views per hour since the previous snapshot.")
+
+
+class MilestoneOut(_Out):
+    age: Literal["1h", "24h", "7d"]
+    ageHours: float
+    views: float | None = Field(description="Null when no two snapshots bracket this age.")
+    interpolated: bool | None
+
+
+class PostHistoryOut(_Out):
+    postId: str
+    publishedAt: str
+    ageHours: float | None
+    snapshotCount: int
+    viewsPerHour24h: float | None
+    snapshots: list[SnapshotOut]
+    milestones: list[MilestoneOut]

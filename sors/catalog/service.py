@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog import growth, taxonomy
 from sors.catalog import repository as repo
-from sors.catalog import taxonomy
 from sors.catalog.models import WINDOWS
 from sors.catalog.schemas import (
     RESULT_WINDOW,
@@ -41,6 +41,7 @@ from sors.kit.errors import (
 from sors.platforms import urls
 
 DEFAULT_SCORE_WINDOW = "three_months"
+DEFAULT_SCORE_METHOD = "mean"
 RECENT_POSTS = 12
 TRENDS_DEFAULT_LIMIT = 20
 TRENDS_DEFAULT_TIME_FRAME = "one_week"
@@ -95,6 +96,7 @@ def content_filter(body: SearchContentIn) -> repo.PostFilter:
         platforms=body.platforms,
         content_types=body.contentTypes,
         score_window=body.scoreWindow or DEFAULT_SCORE_WINDOW,
+        score_method=body.scoreMethod or DEFAULT_SCORE_METHOD,
         min_score=body.minOutlierScore,
         min_views=body.minViews,
         max_followers=body.maxFollowers,
@@ -112,14 +114,26 @@ async def search_content(session: AsyncSession, body: SearchContentIn) -> dict[s
     rows, total, capped, more = await _paged(
         rows, p, lambda: repo.count_posts(session, f, cap=RESULT_WINDOW)
     )
-    return page_envelope(
-        [flat_post(r) for r in rows],
-        page=page,
-        page_size=size,
-        total=total,
-        capped=capped,
-        has_more=more,
+    results = []
+    for r in rows:
+        out = flat_post(r)
+        out["score"] = scored_value(out, f.score_window, f.score_method)
+        results.append(out)
+    envelope = page_envelope(
+        results, page=page, page_size=size, total=total, capped=capped, has_more=more
     )
+    envelope["scoreMethod"] = f.score_method
+    envelope["scoreWindow"] = f.score_window
+    return envelope
+
+
+def scored_value(record: dict[str, Any], window: str, method: str) -> float | None:
+    """The score a search filtered and sorted by, read from the record."""
+    if method == "age_adjusted":
+        return record["age_adjusted_score"]["score"]
+    if method == "median":
+        return record["robust_scores"][window]["score"]
+    return record["outlier_scores"][window]
 
 
 async def _profile_records(session: AsyncSession, rows: Sequence[repo.Row]) -> list[dict[str, Any]]:
@@ -190,11 +204,21 @@ async def get_post(
     if row is None:
         raise PostNotFound(f"No post with id {post_id!r}.")
     out = post_record(row)
+    out["growth"] = growth.growth_block(
+        row, await repo.snapshot_count(session, post_id), clock.now()
+    )
     if include_transcript and (t := await transcript_for(session, post_id)) is not None:
         out["transcript"] = t
     if include_visual_analysis and (v := await visual_analysis_for(session, post_id)) is not None:
         out["visual_analysis"] = v
     return out
+
+
+async def post_history(session: AsyncSession, post_id: str) -> dict[str, Any]:
+    row = await repo.get_post(session, post_id)
+    if row is None:
+        raise PostNotFound(f"No post with id {post_id!r}.")
+    return growth.history(row, await repo.post_stats(session, post_id), clock.now())
 
 
 async def get_profile(session: AsyncSession, profile_id: str) -> dict[str, Any]:

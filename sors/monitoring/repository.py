@@ -16,7 +16,7 @@ Row = Mapping[str, Any]
 
 # The flattened post shape's columns (catalog.schemas.flat_post reads these names).
 _POST_COLUMNS = [
-    c for c in Post.__table__.c if c.key not in ("search_vector", "extra", "approximations")
+    c for c in Post.__table__.c if c.key not in ("search_vector", "extra")
 ]
 _OWNER_COLUMNS = [
     Profile.handle.label("profile_handle"),

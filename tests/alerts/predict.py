@@ -44,12 +44,15 @@ class Replay:
     ) -> set[str]:
         days = WINDOWS[window]
         live = [r for r in self.stored.values() if not r[2] and r[0] <= at]
+        # The baseline rule (docs/API.md): posts at least 48 h old, and at least 3 of them.
         base = [
             r[1]
             for r in live
-            if r[1] is not None and (days is None or r[0] > at - timedelta(days=days))
+            if r[1] is not None
+            and r[0] <= at - timedelta(hours=48)
+            and (days is None or r[0] > at - timedelta(days=days))
         ]
-        if not base or sum(base) == 0:
+        if len(base) < 3 or sum(base) == 0:
             return set()
         mean = sum(base) / len(base)
         return {

@@ -15,6 +15,11 @@ from tests.catalog.helpers import all_pages, all_posts, charged, desc_key, fold_
 
 FLAT_KEYS = {
     "id",
+    "approximations",
+    "robust_scores",
+    "age_adjusted_score",
+    "velocity",
+    "score",
     "platform",
     "platform_post_id",
     "url",

@@ -31,6 +31,7 @@ async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db
         "search_outliers": ("POST", "/api/v1/search/content", {}),
         "search_profiles": ("POST", "/api/v1/search/profiles", {"query": "price"}),
         "get_post": ("GET", f"/api/v1/posts/{post_id}", None),
+        "get_post_history": ("GET", f"/api/v1/posts/{post_id}/history", None),
         "get_profile": ("GET", f"/api/v1/profiles/{pids[0]}", None),
         "resolve_post_url": ("POST", "/api/v1/posts/resolve", {"url": post.url}),
         "compare_profiles": ("POST", "/api/v1/profiles/compare", {"profileIds": pids}),

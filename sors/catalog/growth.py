@@ -1,0 +1,97 @@
+"""A post's stat history: snapshots with ages, views per hour between them, and its views
+at fixed ages (1 h, 24 h, 7 d) interpolated where the snapshots bracket them.
+
+Publication is a known point of every curve (age 0, no views yet), so a milestone between
+publication and the first snapshot is interpolated from it. Interpolation is linear:
+honest between close snapshots, rough across long gaps, and always marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sors.kit.clock import isoformat
+
+MILESTONES: tuple[tuple[str, float], ...] = (("1h", 1.0), ("24h", 24.0), ("7d", 168.0))
+
+
+def _hours(a: datetime, b: datetime) -> float:
+    return (a - b).total_seconds() / 3600.0
+
+
+def _r(v: float | None, digits: int = 2) -> float | None:
+    return None if v is None else round(float(v), digits)
+
+
+def views_at(points: Sequence[tuple[float, int]], age: float) -> tuple[float | None, bool]:
+    """(views at `age` hours, interpolated?) from (age, views) points sorted by age; None
+    when no two points bracket `age`."""
+    for i, (a, v) in enumerate(points):
+        if a == age:
+            return float(v), False
+        if a > age:
+            if i == 0:
+                return None, False
+            a0, v0 = points[i - 1]
+            return v0 + (v - v0) * (age - a0) / (a - a0), True
+    return None, False
+
+
+def history(
+    post: Mapping[str, Any], stats: Sequence[Mapping[str, Any]], now: datetime
+) -> dict[str, Any]:
+    published: datetime = post["published_at"]
+    snapshots: list[dict[str, Any]] = []
+    prev: tuple[float, int] | None = None
+    points: list[tuple[float, int]] = [(0.0, 0)]
+    for s in stats:
+        age = _hours(s["crawled_at"], published)
+        per_hour = None
+        if prev is not None and s["views"] is not None and age > prev[0]:
+            per_hour = (s["views"] - prev[1]) / (age - prev[0])
+        snapshots.append(
+            {
+                "crawledAt": isoformat(s["crawled_at"]),
+                "ageHours": _r(age),
+                "views": s["views"],
+                "likes": s["likes"],
+                "comments": s["comments"],
+                "shares": s["shares"],
+                "viewsPerHour": _r(per_hour),
+            }
+        )
+        if s["views"] is not None and age >= 0:
+            prev = (age, s["views"])
+            if age > points[-1][0]:
+                points.append(prev)
+    milestones = []
+    for label, hours in MILESTONES:
+        views, interpolated = views_at(points, hours) if len(points) > 1 else (None, False)
+        milestones.append(
+            {
+                "age": label,
+                "ageHours": hours,
+                "views": _r(views, 1),
+                "interpolated": interpolated if views is not None else None,
+            }
+        )
+    return {
+        "postId": post["id"],
+        "publishedAt": isoformat(published),
+        "ageHours": _r(_hours(now, published)),
+        "snapshotCount": len(snapshots),
+        "viewsPerHour24h": _r(post.get("velocity")),
+        "snapshots": snapshots,
+        "milestones": milestones,
+    }
+
+
+def growth_block(post: Mapping[str, Any], snapshot_count: int, now: datetime) -> dict[str, Any]:
+    """The `growth` block of a post record (snake_case, as the record)."""
+    return {
+        "age_hours": _r(_hours(now, post["published_at"])),
+        "snapshot_count": snapshot_count,
+        "views_per_hour_24h": _r(post.get("velocity")),
+    }
