@@ -18,6 +18,8 @@ SEED_COSTS = {
     "resolve_post_url": 1, "compare_profiles": 2, "niche_trends": 2, "download_post_media": 3,
     "request_transcript": 10, "remix_post": 20, "crawl_profile": 40,
 }
+# Paid skills added by later issues, at the cost their issue set.
+ISSUE_COSTS = {"get_post_history": 1, "find_breakouts": 2}
 
 
 async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncClient) -> None:
@@ -34,9 +36,9 @@ async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncCli
     for s in body["skills"]:
         assert set(s) == {"key", "title", "method", "path", "credits"}
         assert s["path"].startswith("/api/v1/")
-        if s["key"] in SEED_COSTS:
-            assert s["credits"] == SEED_COSTS[s["key"]], s["key"]
-        elif s["key"] not in SEED_COSTS:
+        if s["key"] in SEED_COSTS or s["key"] in ISSUE_COSTS:
+            assert s["credits"] == {**SEED_COSTS, **ISSUE_COSTS}[s["key"]], s["key"]
+        else:
             assert s["credits"] == 0, s["key"]
     assert [p["packId"] for p in body["packs"]] == ["pack_s", "pack_m", "pack_l"]
     assert body["packs"][0]["priceUsd"] == 15

@@ -1,7 +1,7 @@
 """robust scores: median and age-matched baselines, velocity, and the SQL helpers they need
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-11-23 05:00:00
 
 Beside the seed's mean scores (score_*), each post gets per window a score against the
@@ -17,8 +17,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
