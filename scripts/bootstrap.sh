@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium + chromium-driver: the console's browser tests (Selenium drives these binaries).
-PKGS=(ffmpeg espeak-ng fonts-dejavu-core redis-server postgresql chromium chromium-driver)
+# curl + jq: the README's tour (and its test) use them.
+PKGS=(ffmpeg espeak-ng fonts-dejavu-core redis-server postgresql chromium chromium-driver curl jq)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -29,6 +29,7 @@ Authenticate with `Authorization: Bearer <key>` or `x-api-key: <key>`."""
 
 
 ROUTER_MODULES = (
+    "sors.kit.index",
     "sors.billing.router",
     "sors.feedback.router",
     "sors.catalog.router",

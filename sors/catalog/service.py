@@ -287,8 +287,10 @@ async def compare_profiles(session: AsyncSession, body: CompareIn) -> dict[str, 
     handles = [h for h in body.handles or [] if isinstance(h, HandleRef)]  # decoded when a string
     total = len(ids) + len(handles)
     if not 2 <= total <= 5:
+        # Name the field the caller actually used (both, or neither: profileIds).
+        field = "handles" if body.handles is not None and body.profileIds is None else "profileIds"
         raise ValidationFailed.single(
-            "profileIds",
+            field,
             f"Compare 2-5 profiles in total across profileIds and handles (got {total}).",
         )
     by_id = await repo.get_profiles(session, ids)

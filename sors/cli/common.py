@@ -1,14 +1,17 @@
-"""Shared CLI plumbing: settings, database, running async code."""
+"""Shared CLI plumbing: settings, the data dir, database, running async code."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 import typer
 from rich.console import Console
 
+from sors import config
 from sors.config import Settings, get_settings
 from sors.kit import migrate
 from sors.kit.db import Database, database_url, make_engine, to_plain_url
@@ -17,9 +20,49 @@ T = TypeVar("T")
 console = Console()
 err = Console(stderr=True)
 
+DATA_DIR_NAME = ".sors"
+HOW_TO_POINT = (
+    "Run the command in the directory where you started `sors demo` (or below it), or point "
+    "to the data: `sors --data-dir PATH …` or `export SORS_DATA_DIR=PATH`."
+)
+
 
 def settings() -> Settings:
     return get_settings()
+
+
+def find_data_dir(start: Path) -> Path | None:
+    """The nearest `.sors` directory at or above `start`, as git finds `.git`."""
+    for d in (start, *start.parents):
+        candidate = d / DATA_DIR_NAME
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def use_data_dir(explicit: Path | None) -> Path:
+    """Decide the data dir once per command and make every Settings() see it.
+
+    `--data-dir` wins, then SORS_DATA_DIR (Typer reads it into `explicit`), then the nearest
+    `.sors` above the working directory, then `./.sors` (created by commands that start a
+    service)."""
+    if explicit is not None:
+        chosen = explicit.expanduser().resolve()
+    else:
+        cwd = Path.cwd()
+        chosen = (find_data_dir(cwd) or cwd / DATA_DIR_NAME).resolve()
+    os.environ["SORS_DATA_DIR"] = str(chosen)
+    config.set_settings(Settings())
+    return chosen
+
+
+def require_data(s: Settings) -> None:
+    """Refuse (with how to fix it) when there is no database to talk to: no external
+    SORS_DATABASE_URL and no embedded one in the data dir. Starting one here would leave an
+    empty, unrelated data dir behind."""
+    if s.database_url or (s.data_dir / "pg").is_dir():
+        return
+    fail(f"no sors data in {s.data_dir}. {HOW_TO_POINT}")
 
 
 def ensure_migrated(s: Settings) -> str:
@@ -28,8 +71,12 @@ def ensure_migrated(s: Settings) -> str:
     return url
 
 
-def with_db(fn: Callable[[Database], Awaitable[T]], *, migrate_first: bool = True) -> T:
+def with_db(
+    fn: Callable[[Database], Awaitable[T]], *, migrate_first: bool = True, create: bool = False
+) -> T:
     s = settings()
+    if not create:
+        require_data(s)
     url = ensure_migrated(s) if migrate_first else database_url(s)
 
     async def run() -> T:
@@ -43,8 +90,11 @@ def with_db(fn: Callable[[Database], Awaitable[T]], *, migrate_first: bool = Tru
 
 
 def fail(message: str, code: int = 1) -> None:
-    err.print(f"[red]error:[/red] {message}")
+    err.print(f"[red]error:[/red] {message}", soft_wrap=True)
     raise typer.Exit(code)
 
 
-__all__ = ["console", "ensure_migrated", "fail", "settings", "to_plain_url", "with_db"]
+__all__ = [
+    "console", "ensure_migrated", "fail", "find_data_dir", "require_data", "settings",
+    "to_plain_url", "use_data_dir", "with_db",
+]

@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from sors.cli.accounts import accounts_app, credits_app, keys_app
-from sors.cli.common import console, ensure_migrated, settings
+from sors.cli.common import console, ensure_migrated, settings, use_data_dir
 from sors.cli.feedback import feedback_app
-from sors.cli.sim import seed_command, sim_app
+from sors.cli.outbox import outbox_app
+from sors.cli.sim import DEMO_PROFILES, seed_command, sim_app
 
 app = typer.Typer(
     help="sors — Social Outlier Research Service.", no_args_is_help=True, add_completion=False
 )
+
+
+@app.callback()
+def main(
+    data_dir: Path | None = typer.Option(
+        None, "--data-dir", envvar="SORS_DATA_DIR", show_envvar=True,
+        help="The data dir (default: the nearest .sors at or above the working directory).",
+    ),
+) -> None:
+    """sors — Social Outlier Research Service."""
+    use_data_dir(data_dir)
+
+
 app.add_typer(accounts_app, name="accounts")
 app.add_typer(keys_app, name="keys")
 app.add_typer(credits_app, name="credits")
 app.add_typer(feedback_app, name="feedback")
 app.add_typer(sim_app, name="sim")
+app.add_typer(outbox_app, name="outbox")
 
 demo_app = typer.Typer(
     help="The demo: embedded PostgreSQL, simulated platforms, a funded account.",
@@ -40,10 +57,13 @@ def demo(
 
 @demo_app.command("seed")
 def demo_seed(
-    profiles: int = typer.Option(3000, min=1, help="How many simulated profiles to crawl."),
+    profiles: int = typer.Option(DEMO_PROFILES, min=1, help="How many simulated profiles to crawl."),
     seed: int = typer.Option(0, help="World seed: the same seed gives the same world."),
 ) -> None:
     """(Re)build the simulated world, with a progress bar."""
+    from sors.cli.sim import prepare_demo
+
+    prepare_demo()
     seed_command(profiles, seed)
 
 
@@ -123,24 +143,14 @@ def scheduler(ctx: typer.Context) -> None:
 
 
 @scheduler_app.command("run-once")
-def scheduler_run_once() -> None:
-    """Run everything due now (refreshes, detection, digests, expiries), then the jobs it
-    queued, and exit."""
-    from sors.cli.common import with_db
-    from sors.jobs.engine import JobContext, Worker
-    from sors.jobs.scheduler import Scheduler
+def scheduler_run_once(
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Run everything due now (refreshes, detection, digests, expiries), wait for the jobs
+    that made, and print what happened."""
+    from sors.cli.scheduler import run_once
 
-    s = settings()
-
-    async def run(db):
-        sched = Scheduler(db, s)
-        first = await sched.tick()
-        ran = await Worker(JobContext(db=db, settings=s), concurrency=1).run_until_idle(timeout=600)
-        second = await sched.tick()  # what the jobs made due (e.g. digests after detection)
-        return first, ran, second
-
-    first, ran, second = with_db(run)
-    console.print(f"enqueued {first}, ran {ran} jobs, then {second}")
+    run_once(as_json=as_json)
 
 
 if __name__ == "__main__":

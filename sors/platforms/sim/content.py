@@ -112,10 +112,56 @@ LAST_NAMES = (
 _PART_SPLIT = re.compile(r"[._\-]+|(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])")
 
 
+_FILLERS = ("with", "does", "real", "daily", "the", "by")
+_SEPARATORS = frozenset("._-0123456789")
+
+
+@cache
+def _pieces() -> tuple[str, ...]:
+    """What a handle is assembled from (see sim/handles.py), besides separators."""
+    return (*_FILLERS, *(stem for stem, _ in _stems_longest_first()), *FIRST_NAMES, *LAST_NAMES)
+
+
+def _edge_before(text: str, at: int) -> bool:
+    return at == 0 or text[at - 1] in _SEPARATORS or any(text[:at].endswith(p) for p in _pieces())
+
+
+def _edge_after(text: str, at: int) -> bool:
+    return at == len(text) or text[at] in _SEPARATORS or text.startswith(_pieces(), at)
+
+
+def _name_in(text: str, names: tuple[str, ...]) -> str | None:
+    """The name of `names` that `text` is most plainly made of: one that starts and ends
+    where a piece of the handle does ("skatewithleo" is Leo, not Kate), longest first."""
+    best: tuple[int, int, int, str] | None = None
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            edges = _edge_before(text, at) + _edge_after(text, at + len(name))
+            cand = (edges, len(name), -at, name)
+            if edges and (best is None or cand > best):
+                best = cand
+            at = text.find(name, at + 1)
+    return None if best is None else best[3]
+
+
+def names_in_handle(handle: str) -> tuple[str | None, str | None]:
+    """The first and last name a handle is made of, if any."""
+    text = handle.lower()
+    first = _name_in(text, FIRST_NAMES)
+    last = _name_in(text.replace(first, "." * len(first), 1) if first else text, LAST_NAMES)
+    return first, last
+
+
 def display_name(rng: Rng, handle: str, niche: Niche) -> str:
+    """A name the same person behind `handle` would show: the names the handle is made of,
+    else drawn ones (a brand-like handle has a person behind it too)."""
     style = rng.random()
     first = rng.choice(FIRST_NAMES).title()
-    last = rng.choice(LAST_NAMES).title()
+    last = rng.choice(LAST_NAMES).title()  # drawn even when unused: the draws after it stay
+    in_first, in_last = names_in_handle(handle)
+    first = (in_first or first).title()
+    last = (in_last or last).title()
     if style < 0.45:
         # Most creators simply show their handle, tidied up.
         parts = [p for p in _PART_SPLIT.split(handle) if p and not p.isdigit()]

@@ -1,0 +1,154 @@
+"""`sors scheduler run-once`: run what is due, wait for the jobs it made, say what happened.
+
+A running `sors demo` has its own worker and scheduler on the same database: they may pick
+up the jobs enqueued here, or tick first (within 15 s of `sors sim clock advance`). So the
+summary is read from the database, whoever did the work, and this command waits until no due
+job is left before its last tick. In simulation it reports what happened at the current
+simulated moment (time stands still between two advances, so that is well defined and the
+same however often the command runs); on real time, what happened while it ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from sqlalchemy import text
+
+from sors.cli.common import console, fail, settings, with_db
+from sors.kit import clock
+from sors.kit.db import Database
+
+WAIT_SECONDS = 600.0
+
+
+@dataclass
+class Summary:
+    now: str | None
+    refreshes: int  # camelCase: these are the --json field names
+    newPosts: int
+    alertHits: int
+    digestsSent: int
+    jobsRun: int
+
+
+_COUNTS = text("""
+SELECT (SELECT count(*) FROM alert_hits),
+       (SELECT count(*) FROM email_outbox WHERE kind = 'alert_digest' AND status = 'sent'),
+       clock_timestamp()
+""")
+_REFRESHES = text("""
+SELECT count(*), coalesce(sum((result->>'newPosts')::int), 0)
+  FROM jobs WHERE type = 'refresh' AND status = 'completed' AND finished_at >= :since
+""")
+# The same four numbers for one simulated instant: refreshes whose crawl happened at :now
+# (the last refresh job of each tracking entry), hits detected and digests sent at :now.
+_AT_SIM_NOW = text("""
+WITH refreshed AS (
+    SELECT DISTINCT j.id, (j.result->>'newPosts')::int AS new_posts
+      FROM tracked_profiles t
+      JOIN jobs j ON j.id = t.last_job_id AND j.type = 'refresh' AND j.status = 'completed'
+      JOIN profiles p ON p.id = t.profile_id AND p.last_crawled_at = :now
+)
+SELECT (SELECT count(*) FROM refreshed),
+       (SELECT coalesce(sum(new_posts), 0) FROM refreshed),
+       (SELECT count(*) FROM alert_hits WHERE detected_at = :now),
+       (SELECT count(*) FROM email_outbox
+         WHERE kind = 'alert_digest' AND status = 'sent' AND sent_at = :now)
+""")
+_OPEN_JOBS = text("""
+SELECT count(*) FROM jobs
+ WHERE status = 'processing' OR (status = 'pending' AND run_after <= now())
+""")
+
+
+async def _counts(db: Database) -> tuple[int, int, datetime]:
+    async with db.session() as s:
+        hits, digests, at = (await s.execute(_COUNTS)).one()
+    return int(hits), int(digests), at
+
+
+async def _tick(sched) -> dict[str, int]:
+    """One tick; waits while another scheduler (a running demo) holds the tick lock."""
+    for _ in range(200):
+        done = await sched.tick()
+        if done:
+            return done
+        await asyncio.sleep(0.1)
+    raise TimeoutError("another scheduler kept the tick lock for 20 s")
+
+
+async def _drain(db: Database, worker) -> int:
+    """Run due jobs here until none is left, also waiting for jobs another worker holds."""
+    ran = 0
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_SECONDS
+    while loop.time() < deadline:
+        ran += await worker.run_until_idle(timeout=deadline - loop.time())
+        async with db.session() as s:
+            if not (await s.execute(_OPEN_JOBS)).scalar_one():
+                return ran
+        await asyncio.sleep(0.2)
+    raise TimeoutError(f"jobs were still running after {WAIT_SECONDS:.0f} s")
+
+
+async def _run(db: Database) -> Summary:
+    from sors.jobs.engine import JobContext, Worker
+    from sors.jobs.scheduler import Scheduler
+
+    s = settings()
+    hits0, digests0, since = await _counts(db)
+    sched = Scheduler(db, s)
+    worker = Worker(JobContext(db=db, settings=s), concurrency=1)
+    await _tick(sched)
+    ran = await _drain(db, worker)
+    await _tick(sched)  # what the jobs made due: detection after crawls, then digests
+    ran += await _drain(db, worker)
+    if s.platform_source == "sim":
+        now = clock.now()
+        async with db.session() as session:
+            refreshes, new_posts, hits, digests = (
+                await session.execute(_AT_SIM_NOW, {"now": now})
+            ).one()
+        return Summary(
+            now=clock.isoformat(now), refreshes=int(refreshes), newPosts=int(new_posts),
+            alertHits=int(hits), digestsSent=int(digests), jobsRun=ran,
+        )
+    hits1, digests1, _ = await _counts(db)
+    async with db.session() as session:
+        done, new_posts = (await session.execute(_REFRESHES, {"since": since})).one()
+    return Summary(
+        now=None, refreshes=int(done), newPosts=int(new_posts),
+        alertHits=hits1 - hits0, digestsSent=digests1 - digests0, jobsRun=ran,
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def run_once(*, as_json: bool) -> None:
+    try:
+        summary = with_db(_run)
+    except TimeoutError as exc:
+        fail(str(exc))
+        return
+    if as_json:
+        print(json.dumps(asdict(summary)))
+        return
+    s = settings()
+    lines = []
+    if summary.now:
+        lines.append(f"simulated time  {summary.now}")
+    lines += [
+        f"refreshes run   {summary.refreshes}",
+        f"new posts found {summary.newPosts}",
+        f"alerts fired    {summary.alertHits}"
+        + (f"  ({_plural(summary.alertHits, 'post')} matched an alert)" if summary.alertHits else ""),
+        f"digests sent    {summary.digestsSent}"
+        + (f"  (emails in {s.outbox_dir})" if summary.digestsSent and s.email_backend == "file"
+           else ""),
+    ]
+    console.print("\n".join(lines), soft_wrap=True, highlight=False)

@@ -1,0 +1,55 @@
+"""`GET /api/v1`: where a newcomer (or an agent) lands first — what this is and where to go.
+
+No key needed; every link is absolute (built from SORS_BASE_URL) and answers 200."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+from pydantic import BaseModel
+
+from sors import __version__
+
+router = APIRouter()
+
+
+class ApiLinks(BaseModel):
+    docs: str
+    openapi: str
+    pricing: str
+    trending: str
+
+
+class ApiIndex(BaseModel):
+    name: str
+    version: str
+    authentication: str
+    conventions: str
+    links: ApiLinks
+
+
+@router.get("/api/v1", response_model=ApiIndex, summary="API index: links to docs, pricing, OpenAPI")
+async def api_index(request: Request) -> ApiIndex:
+    base = request.app.state.settings.base_url.rstrip("/")
+    api = f"{base}/api/v1"
+    return ApiIndex(
+        name="sors — Social Outlier Research Service",
+        version=__version__,
+        authentication="Authorization: Bearer <key> or x-api-key: <key> (pricing and trending "
+        "need none)",
+        conventions="Post and profile records are snake_case like the platform data; every "
+        "other field is camelCase. Billable calls charge only on success and report "
+        "X-Credits-Charged and X-Credits-Balance.",
+        links=ApiLinks(
+            docs=f"{base}/docs",
+            openapi=f"{api}/openapi.json",
+            pricing=f"{api}/pricing",
+            trending=f"{api}/trending",
+        ),
+    )
+
+
+@router.get("/", include_in_schema=False)
+async def root() -> RedirectResponse:
+    # The base URL itself (the footer of every email links it) leads to the documentation.
+    return RedirectResponse("/docs", status_code=307)
