@@ -217,7 +217,9 @@ async def pay(request: Request, session: Session, ctx: Ctx, sessionId: SessionId
             + _key_block(done.api_key, done.checkout.email),
         )
     return _page(
-        "Payment complete", f"<p>{done.checkout.credits:,} credits were added to your account.</p>"
+        "Payment complete",
+        f"<p>{done.checkout.credits:,} credits were added to your account.</p>"
+        '<p><a href="/app/credits" id="back-to-console">Back to the console</a></p>',
     )
 
 

@@ -48,7 +48,8 @@ def _date_ticks(t0: float, t1: float) -> list[str]:
     for i in range(4):
         t = t0 + (t1 - t0) * i / 3
         x = _x(t, t0, t1)
-        out.append(f'<text class="tick" x="{x:.1f}" y="{H - 12}" text-anchor="middle">'
+        anchor = ("start", "middle", "middle", "end")[i]  # the end labels stay inside
+        out.append(f'<text class="tick" x="{x:.1f}" y="{H - 12}" text-anchor="{anchor}">'
                    f'{datetime.fromtimestamp(t).strftime("%b %d")}</text>')
     return out
 

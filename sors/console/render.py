@@ -18,12 +18,13 @@ from sors.kit import clock
 from sors.kit.security import TokenError
 
 FLASH_COOKIE = "sors_console_flash"
-# Pages hold account data: never cached, never framed, scripts only from our own origin.
+# Pages hold account data: never cached, never framed, scripts only from our own origin;
+# forms may also land on https (a top-up redirects to the payment provider's checkout).
 SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": (
         "default-src 'self'; img-src 'self' data: https:; style-src 'self'; "
-        "script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "script-src 'self'; form-action 'self' https:; frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",

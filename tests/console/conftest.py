@@ -1,4 +1,4 @@
-"""A small simulated world for the console tests, seeded twice (three days apart) so posts
+"""A small simulated world for the console tests, crawled five times over three weeks so posts
 have a growth history, plus a console client that keeps its cookies like a browser."""
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from sors.catalog.seed import seed_world
 from sors.catalog.service import clear_trending_cache
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database
-from sors.platforms.sim.clock import set_time
+from sors.platforms.sim.clock import ensure_state, set_time
 from tests.conftest import KEEP_TABLES
 from tests.factories import create_account, reset_tables
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 PROFILES = 12
-SEED = 11
 
 
 @dataclass
@@ -33,10 +32,14 @@ class ConsoleWorld:
 
 
 async def seed_console_world(db: Database, app: Any) -> None:
-    for at in (NOW - timedelta(days=3), NOW):
+    for days_ago in (21, 14, 7, 3, 0):  # five crawls: recent posts get a growth curve
+        at = NOW - timedelta(days=days_ago)
         async with db.transaction() as s:
             await set_time(s, at)
-        await seed_world(db, profiles=PROFILES, seed=SEED, now=at)
+            # The world's seed lives with the simulated clock: workers crawl and fetch media
+            # from that same world, so the posts seeded here exist for them too.
+            seed = (await ensure_state(s)).seed
+        await seed_world(db, profiles=PROFILES, seed=seed, now=at)
     app.state.sim_clock = None
     clear_trending_cache()
 

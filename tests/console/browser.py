@@ -1,0 +1,82 @@
+"""One real server and one real headless Chromium for the console's browser suite.
+
+The server is the whole app under uvicorn on a loopback port with the job worker in process
+(crawls and transcriptions really run). The browser is Debian's `chromium` driven through
+Debian's `chromedriver`: giving Selenium the driver's path skips Selenium Manager, so nothing
+is downloaded at test time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import uvicorn
+
+from sors.config import Settings
+
+CHROMIUM = os.environ.get("SORS_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("SORS_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def browser_available() -> str | None:
+    """Why the browser suite cannot run here, or None when it can."""
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not Path(path).is_file():
+            return f"{path} missing: scripts/bootstrap.sh installs chromium and chromium-driver"
+    return None
+
+
+def serve(settings: Settings) -> Iterator[str]:
+    from sors.app import create_app
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    app = create_app(settings.model_copy(update={"base_url": base}))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
+                                           loop="asyncio"))
+    previous = os.environ.get("SORS_INPROCESS_ROLES")
+    os.environ["SORS_INPROCESS_ROLES"] = "worker"  # read once, at the app's startup
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started and time.time() < deadline:
+        time.sleep(0.05)
+    if previous is None:
+        os.environ.pop("SORS_INPROCESS_ROLES", None)
+    else:
+        os.environ["SORS_INPROCESS_ROLES"] = previous
+    try:
+        yield base
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()
+
+
+def chromium() -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="sors-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,1000", f"--user-data-dir={profile}",
+                "--no-first-run", "--disable-extensions", "--force-device-scale-factor=1"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
