@@ -63,6 +63,12 @@ GUIDES: dict[str, Guide] = {
         "One post by its pst_ id: stats, outlier scores per window, its creator, and the "
         "transcript / visual analysis when they exist.",
         next="request_transcript if has_transcript is false; remix_post to adapt it.", **_READ),
+    "get_post_history": Guide(
+        "A post's stat history by its pst_ id: every crawl's views, likes, comments and "
+        "shares with the post's age, views per hour between crawls, and its views at 1 h, "
+        "24 h and 7 days (interpolated between crawls, marked so).",
+        next="get_post for its scores; search_outliers with sortBy velocity for fast movers.",
+        **_READ),
     "get_profile": Guide(
         "One creator profile by its prf_ id: follower count, average views / likes / "
         "engagement per window, niches, and its 12 most recent posts.",

@@ -57,6 +57,7 @@ async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Databas
         ("search_outliers", {"pageSize": 3}, 1),
         ("search_profiles", {"query": "walk"}, 1),
         ("get_post", {"postId": t.post_id}, 1),
+        ("get_post_history", {"postId": t.post_id}, 1),
         ("get_profile", {"profileId": t.profile_ids[0]}, 1),
         ("resolve_post_url", {"url": t.post_url}, 1),
         ("compare_profiles", {"profileIds": t.profile_ids}, 2),

@@ -62,6 +62,7 @@ async def walk(call: Call, t: Targets) -> list[str]:
     await go("search_outliers", {"pageSize": 5, "sortBy": "views"})
     await go("search_profiles", {"query": "walk"})
     await go("get_post", {"postId": t.post_id})
+    await go("get_post_history", {"postId": t.post_id})
     await go("get_profile", {"profileId": t.profile_ids[0]})
     await go("resolve_post_url", {"url": t.post_url})
     await go("compare_profiles", {"profileIds": t.profile_ids})
