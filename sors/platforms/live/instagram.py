@@ -159,13 +159,15 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
     content_type = instagram_content_type(node)
     counts_hidden = node.get("like_and_view_counts_disabled") is True
     views = None
+    # Plays are what the app shows as views; listing nodes of the older web API carry only
+    # `video_view_count`, a different (smaller) count, flagged as such.
+    plays = _first_int(node.get("video_play_count"), node.get("play_count"))
+    views_kind = None
     if content_type == "reel" and not counts_hidden:
-        views = _first_int(
-            node.get("video_play_count"),
-            node.get("play_count"),
-            node.get("video_view_count"),
-            node.get("view_count"),
-        )
+        views = plays
+        if views is None:
+            views = _first_int(node.get("video_view_count"), node.get("view_count"))
+            views_kind = "video_views" if views is not None else None
     likes = None
     if not counts_hidden:
         likes = _first_int(
@@ -199,6 +201,7 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
     }
     if content_type == "reel":
         extra["video_url"] = node.get("video_url")
+    duration = to_float(node.get("video_duration")) if content_type == "reel" else None
     return PostSnapshot(
         platform="instagram",
         platform_post_id=shortcode,
@@ -206,19 +209,36 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
         content_type=content_type,
         caption=_caption(node),
         published_at=published,
-        duration_seconds=to_float(node.get("video_duration")) if content_type == "reel" else None,
+        duration_seconds=duration,
         views=views,
         likes=likes,
         comments=comments,
         shares=None,  # Instagram does not publish share counts
         thumbnail_url=display,
-        approximations={
-            name: "hidden"
-            for name, value in (("views", views), ("likes", likes), ("comments", comments))
-            if value is None
-        },
+        approximations=_approximations(views, views_kind, likes, comments, content_type, duration),
         extra=extra,
     )
+
+
+def _approximations(
+    views: int | None,
+    views_kind: str | None,
+    likes: int | None,
+    comments: int | None,
+    content_type: str,
+    duration: float | None,
+) -> dict[str, str]:
+    out = {
+        name: "hidden"
+        for name, value in (("views", views), ("likes", likes), ("comments", comments))
+        if value is None
+    }
+    if views_kind:
+        out["views"] = views_kind
+    out["shares"] = "hidden"  # Instagram publishes no share count
+    if content_type == "reel" and duration is None:
+        out["duration_seconds"] = "hidden"
+    return out
 
 
 def map_instagram_crawl(

@@ -32,7 +32,7 @@ from sors.platforms.base import (
     UnsupportedMedia,
 )
 
-from . import net
+from . import net, tiktok_counts
 from .common import (
     FailureInfo,
     Subject,
@@ -97,12 +97,14 @@ def map_user_detail(detail: Mapping[str, Any], handle: str) -> ProfileSnapshot:
         raise ProfileNotFound("TikTok has no such account")
     if status == PRIVATE_CODE or user.get("privateAccount") is True:
         raise ProfileNotFound("this TikTok account is private")
-    stats = get_path(detail, "userInfo", "stats") or {}
-    stats_v2 = get_path(detail, "userInfo", "statsV2") or {}
-    # statsV2 carries the same numbers as strings, without 32-bit overflow.
-    followers = to_int(stats_v2.get("followerCount"))
-    if followers is None:
-        followers = to_int(stats.get("followerCount"))
+    # statsV2 carries the same numbers as strings: exact, where `stats` rounds (427682 vs
+    # 427700) and could overflow 32 bits.
+    counts = tiktok_counts.reconcile(
+        {"followers": "followerCount"},
+        get_path(detail, "userInfo", "stats"),
+        get_path(detail, "userInfo", "statsV2"),
+    )
+    followers = counts.values["followers"]
     return ProfileSnapshot(
         platform="tiktok",
         handle=handle,
@@ -111,6 +113,7 @@ def map_user_detail(detail: Mapping[str, Any], handle: str) -> ProfileSnapshot:
         bio=user.get("signature") or None,
         avatar_url=user.get("avatarLarger") or user.get("avatarMedium") or user.get("avatarThumb"),
         follower_count=followers,
+        follower_count_approximate=counts.approximations.get("followers") == "rounded",
         url=profile_url(handle),
     )
 
@@ -162,8 +165,20 @@ def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | N
     images = slideshow_images(info)
     slideshow = bool(images) or _formats_without_video(info)
     content_type = "slideshow" if slideshow else "video"
-    views, likes = to_int(info.get("view_count")), to_int(info.get("like_count"))
-    comments, shares = to_int(info.get("comment_count")), to_int(info.get("repost_count"))
+    counts = tiktok_counts.reconcile(
+        tiktok_counts.POST_COUNTS,
+        info.get("tiktok_stats"),
+        info.get("tiktok_stats_v2"),
+        fallback={
+            "views": info.get("view_count"),
+            "likes": info.get("like_count"),
+            "comments": info.get("comment_count"),
+            "shares": info.get("repost_count"),
+            "saves": info.get("save_count"),
+        },
+    )
+    views, likes = counts.values["views"], counts.values["likes"]
+    comments, shares = counts.values["comments"], counts.values["shares"]
     cover = get_path(info, "tiktok_image_post", "cover", "imageURL", "urlList", 0)
     thumbnail = (cover if slideshow else None) or info.get("thumbnail")
     thumbnail = (
@@ -171,7 +186,7 @@ def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | N
     )
     duration = to_float(info.get("duration"))
     extra: dict[str, Any] = {
-        "save_count": to_int(info.get("save_count")),
+        "save_count": counts.values["saves"],
         "track": info.get("track"),
         "author_id": info.get("uploader_id"),
         "sec_uid": info.get("channel_id"),
@@ -193,16 +208,7 @@ def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | N
         comments=comments,
         shares=shares,
         thumbnail_url=thumbnail,
-        approximations={
-            name: "hidden"
-            for name, value in (
-                ("views", views),
-                ("likes", likes),
-                ("comments", comments),
-                ("shares", shares),
-            )
-            if value is None
-        },
+        approximations={k: v for k, v in counts.approximations.items() if k != "saves"},
         extra=extra,
     )
 
@@ -266,6 +272,10 @@ def _annotate(info: dict[str, Any], item: Any) -> dict[str, Any]:
             info["tiktok_image_post"] = dict(image_post)
         if item.get("isPinnedItem"):
             info["tiktok_pinned"] = True
+        # yt-dlp reads the rounded `stats`; keep both copies for tiktok_counts.
+        for key, name in (("stats", "tiktok_stats"), ("statsV2", "tiktok_stats_v2")):
+            if isinstance(item.get(key), Mapping):
+                info[name] = dict(item[key])
     return info
 
 
