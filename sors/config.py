@@ -78,6 +78,29 @@ class Settings(BaseSettings):
     webhooks_allow_loopback: bool = False
     webhooks_timeout_seconds: float = Field(default=10.0, gt=0, le=30)
 
+    # the catalog keeper (catalog/freshness.py, docs/OPERATIONS.md "The catalog keeper")
+    catalog_keeper: bool = True
+    catalog_target_hot_hours: float = Field(default=24, gt=0)
+    catalog_target_active_hours: float = Field(default=72, gt=0)
+    catalog_target_silent_hours: float = Field(default=14 * 24, gt=0)
+    catalog_target_inactive_hours: float = Field(default=30 * 24, gt=0)
+    catalog_hot_posted_days: float = Field(default=7, gt=0)
+    catalog_hot_outlier_days: float = Field(default=30, gt=0)
+    catalog_hot_outlier_score: float = Field(default=3.0, gt=0)
+    catalog_silent_days: float = Field(default=90, gt=0)
+    # Keeper crawls per platform per hour of the process clock; unset: the source's default
+    # (live: what the platform's pacing sustains beside user crawls; sim: 5000).
+    catalog_crawls_per_hour_tiktok: int | None = Field(default=None, ge=0)
+    catalog_crawls_per_hour_instagram: int | None = Field(default=None, ge=0)
+    catalog_crawls_per_hour_youtube: int | None = Field(default=None, ge=0)
+    catalog_discovery: bool = True
+    catalog_discoveries_per_hour: int = Field(default=20, ge=0)  # per platform
+    catalog_discovery_interval_minutes: float = Field(default=60, gt=0)
+    youtube_discovery_searches_per_day: int = Field(default=10, ge=0)  # 100 quota units each
+    # Platform pacing shared by every worker: "postgres", "redis" (needs REDIS_URL) or
+    # "process" (each process alone). Unset: redis when REDIS_URL is set, else postgres.
+    pacing_backend: Literal["postgres", "redis", "process"] | None = None
+
     # database pool
     db_pool_size: int = Field(default=10, ge=1)
     db_max_overflow: int = Field(default=20, ge=0)

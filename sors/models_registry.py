@@ -22,6 +22,7 @@ MODEL_MODULES = (
     "sors.email.models",
     "sors.platforms.sim.models",
     "sors.webhooks.models",
+    "sors.platforms.models",
 )
 
 

@@ -79,6 +79,9 @@ def settings(pg_url: str, data_dir: Path) -> Settings:
         base_url="http://testserver",
         log_json=True,
         log_level="WARNING",
+        # The keeper would queue refreshes of every overdue profile on each scheduler tick;
+        # tests of other domains count their own jobs. tests/catalog_keeper turns it on.
+        catalog_keeper=False,
     )
     set_settings(s)
     return s

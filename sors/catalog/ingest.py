@@ -15,7 +15,7 @@ import orjson
 from sqlalchemy import bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import taxonomy
+from sors.catalog import freshness, taxonomy
 from sors.catalog.models import Post, Profile, ProfileCategory
 from sors.catalog.scoring import recompute_scores
 from sors.kit.ids import new_id
@@ -134,6 +134,8 @@ async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot
             await _mark_deleted(session, pid, snap)
     await recompute_scores(session, profile_ids, [s.fetched_at for s in snapshots])
     await _classify(session, snapshots, profile_ids)
+    # After the scores: a recent outlier makes a profile "hot".
+    await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
     return profile_ids
 
 

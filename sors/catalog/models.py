@@ -59,6 +59,8 @@ class Profile(Base):
             text("lower(display_name) gin_trgm_ops"),
             postgresql_using="gin",
         ),
+        # The catalog keeper's overdue scan: per platform and tier, least recently seen first.
+        Index("ix_profiles_catalog_due", "platform", "catalog_tier", "catalog_seen_at"),
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -77,6 +79,49 @@ class Profile(Base):
     renamed_to_id: Mapped[str | None] = mapped_column(String(64))
     last_crawled_at: Mapped[datetime | None]
     first_seen_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
+    # Freshness tier (catalog.freshness) as of the last crawl, and when the keeper last
+    # looked at the profile (its last crawl, or the keeper's last attempt).
+    catalog_tier: Mapped[str | None] = mapped_column(String(16))
+    catalog_seen_at: Mapped[datetime | None]
+
+
+class KeeperCrawl(Base):
+    """One row per crawl the catalog keeper queued, at the process clock's time: the
+    budget's sliding hour and `sors catalog status` read it. Kept 7 days."""
+
+    __tablename__ = "catalog_crawls"
+    __table_args__ = (Index("ix_catalog_crawls_platform_at", "platform", "enqueued_at"),)
+
+    job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    handle: Mapped[str] = mapped_column(String(64))
+    profile_id: Mapped[str | None] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))  # refresh | discovery
+    enqueued_at: Mapped[datetime]
+
+
+class DiscoveredProfile(Base):
+    """A creator a platform's discovery listing named, waiting for its budgeted first crawl."""
+
+    __tablename__ = "catalog_candidates"
+    __table_args__ = (
+        Index("ix_catalog_candidates_waiting", "platform", "discovered_at",
+              postgresql_where=text("job_id IS NULL")),
+    )
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    handle: Mapped[str] = mapped_column(String(64), primary_key=True)
+    discovered_at: Mapped[datetime]
+    job_id: Mapped[str | None] = mapped_column(String(64))
+
+
+class DiscoveryCursor(Base):
+    """How far each platform's discovery listing has been read."""
+
+    __tablename__ = "catalog_discovery"
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    through_at: Mapped[datetime]
 
 
 class Category(Base):

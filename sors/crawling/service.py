@@ -40,5 +40,6 @@ async def request_crawl(
         payload={"platform": platform, "handle": handle},
         credits=credits,
         dedupe_key=f"crawl:{account_id}:{platform}:{handle}",
+        target=f"{platform}:{handle}",
     )
     return CrawlRequestOutcome(None, job, created)

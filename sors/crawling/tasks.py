@@ -6,11 +6,14 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from sors.catalog import freshness
 from sors.catalog.ingest import ingest_crawls
 from sors.catalog.models import Post
+from sors.crawling import exclusive
 from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.models import Job
 from sors.kit import clock
+from sors.platforms import shared_pacing
 from sors.platforms.base import ProfileNotFound
 from sors.webhooks import events as webhook_events
 
@@ -23,7 +26,7 @@ def adapter_for(ctx: JobContext):
     if cached is None or cached[0] != seed:
         from sors.platforms.registry import get_adapter
 
-        cached = (seed, get_adapter(ctx.settings, sim_seed=seed))
+        cached = (seed, get_adapter(ctx.settings, sim_seed=seed, db=ctx.db))
         ctx._adapter = cached  # type: ignore[attr-defined]
     return cached[1]
 
@@ -47,13 +50,47 @@ async def sync_clock(ctx: JobContext) -> None:
         ctx._sim_seed = state.seed if state is not None else ctx.settings.sim_seed  # type: ignore[attr-defined]
 
 
-async def crawl_and_ingest(ctx: JobContext, platform: str, handle: str) -> dict[str, Any]:
-    await sync_clock(ctx)
+async def crawl_and_ingest(ctx: JobContext, job: Job) -> dict[str, Any]:
+    """Fetch and ingest one profile, never twice at once: a crawl holds the profile's lock
+    while it fetches. A keeper crawl that finds the profile busy steps aside; a paid crawl
+    waits, and when another crawl of the profile completed after this job was queued it
+    takes that crawl's result instead of fetching again (one fetch, both jobs answered)."""
+    platform, handle = job.payload["platform"], job.payload["handle"]
+    target = job.target or f"{platform}:{handle}"
+    catalog = job.origin == "catalog"
+    # Keeper crawls' requests yield to users' in the shared platform pacing.
+    token = shared_pacing.background.set(catalog)
     try:
-        snap = await adapter_for(ctx).fetch_profile(platform, handle, now=clock.now())
+        async with exclusive.profile_lock(ctx.db, target, wait=not catalog) as held:
+            if not held:
+                return {"profileId": job.payload.get("profileId"), "postsSeen": 0,
+                        "newPosts": 0, "skipped": "profile_busy"}
+            async with ctx.db.session() as s:
+                earlier = await exclusive.completed_since(s, target, job.id, job.created_at)
+            if earlier is not None:
+                return {**earlier, "coalesced": True} if catalog else earlier
+            return await _fetch_and_ingest(ctx, job, platform, handle)
+    finally:
+        shared_pacing.background.reset(token)
+
+
+async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: str) -> dict[str, Any]:
+    await sync_clock(ctx)
+    now = clock.now()
+    try:
+        snap = await adapter_for(ctx).fetch_profile(platform, handle, now=now)  # type: ignore[arg-type]
     except ProfileNotFound as exc:
+        known = job.payload.get("profileId")
+        if job.origin == "catalog" and known:
+            # The keeper's own check found the profile gone: it is deactivated (frozen
+            # stats) and looked at monthly; the job itself completes.
+            async with ctx.db.transaction() as s:
+                await freshness.deactivate(s, known, now)
+            return {"profileId": known, "postsSeen": 0, "newPosts": 0,
+                    "skipped": "profile_not_found"}
         raise JobFailed("profile_not_found", f"No public {platform} profile @{handle}.") from exc
     async with ctx.db.transaction() as s:
+        await freshness.reactivate(s, snap.profile.platform, snap.profile.handle)
         [profile_id] = await ingest_crawls(s, [snap])
         new_posts = (
             await s.execute(
@@ -64,14 +101,16 @@ async def crawl_and_ingest(ctx: JobContext, platform: str, handle: str) -> dict[
         ).scalar_one()
         if new_posts:
             await webhook_events.tracking_new_posts(s, profile_id, snap.fetched_at)
-    return {"profileId": profile_id, "postsSeen": len(snap.posts), "newPosts": int(new_posts)}
+        result = {"profileId": profile_id, "postsSeen": len(snap.posts), "newPosts": int(new_posts)}
+        await exclusive.record_crawl(s, job.id, result)
+    return result
 
 
 @handler("crawl")
 async def crawl(ctx: JobContext, job: Job) -> dict[str, Any]:
-    return await crawl_and_ingest(ctx, job.payload["platform"], job.payload["handle"])
+    return await crawl_and_ingest(ctx, job)
 
 
 @handler("refresh")
 async def refresh(ctx: JobContext, job: Job) -> dict[str, Any]:
-    return await crawl_and_ingest(ctx, job.payload["platform"], job.payload["handle"])
+    return await crawl_and_ingest(ctx, job)

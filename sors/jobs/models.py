@@ -15,6 +15,9 @@ from sors.kit.db import Base
 # never shows them.
 JOB_TYPES = ("crawl", "refresh", "transcription", "media", "remix", "webhook")
 JOB_STATUSES = ("pending", "processing", "completed", "failed")
+# Who asked for the job: an API call, a monitored profile's refresh, or the catalog keeper
+# (the operator's own freshness crawls: no account, no charge, no ledger row).
+JOB_ORIGINS = ("api", "monitoring", "catalog")
 
 
 class Job(Base):
@@ -29,7 +32,13 @@ class Job(Base):
         # account): a repeat gets the same jobRef.
         Index("uq_jobs_dedupe_open", "dedupe_key", unique=True,
               postgresql_where=text("status IN ('pending','processing') AND dedupe_key IS NOT NULL")),
-        Index("ix_jobs_claim", "run_after", postgresql_where=text("status = 'pending'")),
+        CheckConstraint("origin IN ('api','monitoring','catalog')", name="origin_known"),
+        # Claim order: every user's job before the keeper's, then oldest due first.
+        Index("ix_jobs_claim", text("(origin = 'catalog')"), "run_after", "id",
+              postgresql_where=text("status = 'pending'")),
+        # Crawls of one profile, whoever asked: the keeper adds none while one is open, and a
+        # crawl finds one that just fetched the same profile (crawling.exclusive).
+        Index("ix_jobs_target", "target", postgresql_where=text("target IS NOT NULL")),
         Index("ix_jobs_stalled", "heartbeat_at", postgresql_where=text("status = 'processing'")),
         Index("ix_jobs_account", "account_id", "id"),
     )
@@ -42,6 +51,9 @@ class Job(Base):
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     error: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     dedupe_key: Mapped[str | None] = mapped_column(String(300))
+    origin: Mapped[str] = mapped_column(String(16), server_default=text("'api'"))
+    # "platform:handle" for crawls and refreshes: the profile on the platform they fetch.
+    target: Mapped[str | None] = mapped_column(String(120))
     credits_charged: Mapped[int] = mapped_column(server_default=text("0"))
     credits_refunded: Mapped[int] = mapped_column(server_default=text("0"))
     attempts: Mapped[int] = mapped_column(server_default=text("0"))

@@ -18,7 +18,7 @@ UPDATE jobs SET status = 'processing', attempts = attempts + 1, worker_id = :wor
  WHERE id = (
     SELECT id FROM jobs
      WHERE status = 'pending' AND run_after <= now() AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
-     ORDER BY run_after, id
+     ORDER BY (origin = 'catalog'), run_after, id
      FOR UPDATE SKIP LOCKED
      LIMIT 1)
 RETURNING id

@@ -39,8 +39,8 @@ def load_due() -> None:
     import importlib
     import importlib.util
 
-    for module in ("sors.monitoring.schedule", "sors.alerts.schedule", "sors.kit.housekeeping",
-                   "sors.webhooks.schedule"):
+    for module in ("sors.monitoring.schedule", "sors.alerts.schedule", "sors.catalog.schedule",
+                   "sors.kit.housekeeping", "sors.webhooks.schedule"):
         if importlib.util.find_spec(module) is not None:
             importlib.import_module(module)
 

@@ -24,6 +24,8 @@ async def enqueue(
     credits: int,
     dedupe_key: str | None = None,
     max_attempts: int | None = None,
+    origin: str = "api",
+    target: str | None = None,
 ) -> tuple[Job, bool]:
     """Insert the job (in the caller's transaction). Returns (job, created); with a
     dedupe key already open, the existing job and False."""
@@ -37,6 +39,7 @@ async def enqueue(
         {
             "id": job_id, "account_id": account_id, "type": type, "payload": payload,
             "dedupe_key": dedupe_key, "credits_charged": credits, "max_attempts": max_attempts,
+            "origin": origin, "target": target,
         },
     )
     if created:

@@ -227,6 +227,8 @@ async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> Re
                 payload={"platform": platform, "handle": handle, "profileId": profile_id},
                 credits=cost,
                 dedupe_key=f"refresh:{account_id}:{profile_id}",
+                origin="monitoring",
+                target=f"{platform}:{handle}",
             )
             job_id = job.id
             if created:

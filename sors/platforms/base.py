@@ -142,6 +142,12 @@ class UnsupportedMedia(PlatformError):
     code = "unsupported_media"
 
 
+class DiscoveryUnsupported(PlatformError):
+    """This source has no stable listing of new creators for the platform."""
+
+    code = "discovery_unsupported"
+
+
 class PlatformAdapter(Protocol):
     """One source of posts and profiles (the live platforms, or the simulated world)."""
 
@@ -159,4 +165,18 @@ class PlatformAdapter(Protocol):
         one `image` per slide with its `position`. YouTube: the `thumbnail` only is returned
         to API callers, but the video may also be fetched for transcription.
         """
+        ...
+
+
+class DiscoveryListing(Protocol):
+    """Optional: adapters whose source lists new creators (the catalog keeper uses it when
+    present; `getattr(adapter, "discover", None)`)."""
+
+    async def discover(
+        self, platform: Platform, niche: str | None, *, since: datetime, now: datetime,
+        limit: int,
+    ) -> Sequence[str]:
+        """Handles of creators (of `niche`, a taxonomy id, or any) that the platform started
+        showing in (since, now], oldest first, at most `limit`. Raises DiscoveryUnsupported
+        when the source has no such listing for this platform."""
         ...

@@ -12,12 +12,15 @@ from typing import Any
 from sors.platforms.base import PlatformAdapter
 
 
-def get_adapter(settings: Any, *, sim_seed: int | None = None) -> PlatformAdapter:
+def get_adapter(settings: Any, *, sim_seed: int | None = None, db: Any = None) -> PlatformAdapter:
     """`settings.platform_source`: "sim" (the seeded simulated world) or "live".
 
     The simulated world's seed is `sim_seed` when given, else `settings.sim_seed`, else 0.
     It must be the seed the stored world was built with (the demo keeps it in the database):
     another seed is another world, where every stored post looks deleted.
+
+    Live adapters pace their requests through one schedule shared by every process
+    (platforms/shared_pacing.py): in `db`, or in Redis when configured.
     """
     source = getattr(settings, "platform_source", "sim")
     if source == "sim":
@@ -27,6 +30,8 @@ def get_adapter(settings: Any, *, sim_seed: int | None = None) -> PlatformAdapte
         return SimAdapter(SimWorld(int(seed or 0)))
     if source == "live":
         live = importlib.import_module("sors.platforms.live")
-        adapter: PlatformAdapter = live.LiveAdapter(settings)
+        from sors.platforms.shared_pacing import registry_for
+
+        adapter: PlatformAdapter = live.LiveAdapter(settings, pacers=registry_for(settings, db))
         return adapter
     raise ValueError(f"Unknown platform source {source!r}; expected 'sim' or 'live'.")

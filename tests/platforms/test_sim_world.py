@@ -533,17 +533,25 @@ def test_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(sim, SimAdapter) and sim.world.seed == 7
     assert get_adapter(types.SimpleNamespace(platform_source="sim"), sim_seed=4).world.seed == 4  # type: ignore[attr-defined]
 
+    from sors.platforms.live.pacing import PacerRegistry
+    from sors.platforms.shared_pacing import SharedPacerRegistry
+
     live_module = types.ModuleType("sors.platforms.live")
 
     class LiveAdapter:
-        def __init__(self, settings: Any) -> None:
+        def __init__(self, settings: Any, *, pacers: Any = None) -> None:
             self.settings = settings
+            self.pacers = pacers
 
     live_module.LiveAdapter = LiveAdapter  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "sors.platforms.live", live_module)
     settings = types.SimpleNamespace(platform_source="live")
     live = get_adapter(settings)
     assert isinstance(live, LiveAdapter) and live.settings is settings
+    # Without a database to share through, each process paces alone; with one, all share.
+    assert isinstance(live.pacers, PacerRegistry)
+    shared = get_adapter(settings, db=object())
+    assert isinstance(shared.pacers, SharedPacerRegistry)  # type: ignore[attr-defined]
 
     with pytest.raises(ValueError):
         get_adapter(types.SimpleNamespace(platform_source="carrier-pigeon"))

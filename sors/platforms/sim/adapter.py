@@ -43,6 +43,14 @@ class SimAdapter:
         # A crawl derives ~60 posts in a few milliseconds: not worth a thread hop.
         return self.world.crawl(platform, handle, now)
 
+    async def discover(
+        self, platform: Platform, niche: str | None, *, since: datetime, now: datetime,
+        limit: int,
+    ) -> list[str]:
+        from sors.platforms.sim.discovery import discover
+
+        return discover(self.world, platform, niche, since=since, now=now, limit=limit)
+
     async def fetch_media(self, post: PostRef, dest_dir: Path, *, now: datetime) -> list[MediaFile]:
         content_type, extra = self._post_content(post, now)
         stem = f"{post.platform}-{post.platform_post_id}"

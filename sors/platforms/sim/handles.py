@@ -40,8 +40,6 @@ def sample_handles(world: SimWorld, n: int, *, seed: int) -> list[tuple[Platform
     rng = Rng(stable_int(seed, "sample-handles"))
     platforms = [p for p, _ in _PLATFORM_WEIGHTS]
     weights = [w for _, w in _PLATFORM_WEIGHTS]
-    niches = content.niches()
-    leaf_ids = content.niche_ids()
     seen: set[tuple[str, str]] = set()
     out: list[tuple[Platform, str]] = []
     attempts = 0
@@ -50,21 +48,30 @@ def sample_handles(world: SimWorld, n: int, *, seed: int) -> list[tuple[Platform
         if attempts > 50 * n + 1000:
             raise ValueError(f"Cannot make {n} distinct handles; ask for fewer.")
         platform = rng.weighted(platforms, weights)
-        stem = rng.choice(niches[rng.choice(leaf_ids)].stems)
-        raw = rng.choice(_PATTERNS).format(
-            f=rng.choice(content.FIRST_NAMES),
-            l=rng.choice(content.LAST_NAMES),
-            s=stem,
-            n=rng.randint(1, 99),
-        )
-        if platform == "youtube" and rng.chance(0.3):
-            raw = raw.replace(".", "-")  # YouTube handles often use dashes instead
-        try:
-            handle = normalize_handle(platform, raw)
-        except InvalidHandle:
+        handle = draw_handle(rng, platform)
+        if handle is None:
             continue  # too long for the platform; draw again
         if (platform, handle) in seen or not world.is_stable_handle(platform, handle):
             continue
         seen.add((platform, handle))
         out.append((platform, handle))
     return out
+
+
+def draw_handle(rng: Rng, platform: Platform, niche_id: str | None = None) -> str | None:
+    """One believable handle for `platform` (about `niche_id`, else a random niche), or None
+    when the draw is not a valid handle there."""
+    niches = content.niches()
+    stem = rng.choice(niches[niche_id or rng.choice(content.niche_ids())].stems)
+    raw = rng.choice(_PATTERNS).format(
+        f=rng.choice(content.FIRST_NAMES),
+        l=rng.choice(content.LAST_NAMES),
+        s=stem,
+        n=rng.randint(1, 99),
+    )
+    if platform == "youtube" and rng.chance(0.3):
+        raw = raw.replace(".", "-")  # YouTube handles often use dashes instead
+    try:
+        return normalize_handle(platform, raw)
+    except InvalidHandle:
+        return None

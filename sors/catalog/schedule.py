@@ -1,0 +1,58 @@
+"""What the scheduler does for the catalog keeper on each tick: read discovery listings, then
+queue the overdue refreshes and discovered creators' first crawls within each platform's
+budget. Like the other checks, each step commits its own short transactions; the keeper's
+per-platform lock (catalog.keeper) keeps even concurrent schedulers apart."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from sors.catalog import discovery, keeper
+from sors.config import get_settings
+from sors.jobs.scheduler import register
+
+_adapters: dict[Any, Any] = {}
+
+
+def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
+
+
+async def _adapter(maker: async_sessionmaker[AsyncSession]) -> Any:
+    settings = get_settings()
+    seed = None
+    if settings.platform_source == "sim":
+        from sors.platforms.sim.clock import get_state
+
+        async with maker() as s:
+            state = await get_state(s)
+        seed = state.seed if state is not None else settings.sim_seed
+    key = (settings.platform_source, seed)
+    if key not in _adapters:
+        from sors.platforms.registry import get_adapter
+
+        _adapters[key] = get_adapter(settings, sim_seed=seed)
+    return _adapters[key]
+
+
+@register("catalog.discover")
+async def discover(session: AsyncSession, now: datetime) -> int:
+    """New creators from the platforms' discovery listings (candidates for the keeper)."""
+    settings = get_settings()
+    if not settings.catalog_keeper:
+        return 0
+    maker = _sessions(session)
+    return await discovery.discover(maker, await _adapter(maker), now, settings)
+
+
+@register("catalog.keeper")
+async def keep(session: AsyncSession, now: datetime) -> int:
+    """Keeper crawls queued: overdue refreshes and discovered creators."""
+    settings = get_settings()
+    if not settings.catalog_keeper:
+        return 0
+    passes = await keeper.keep(_sessions(session), now, settings)
+    return sum(p.refreshes + p.discoveries for p in passes.values())
