@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -105,6 +106,13 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
+        from sors.catalog.status import COLLECTOR
+        from sors.kit import clock
+
+        # The catalog's gauges come from the database; without it, the rest still shows.
+        with contextlib.suppress(Exception):
+            async with app.state.db.session() as s:
+                await COLLECTOR.refresh(s, clock.now())
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     app.add_middleware(ApiMiddleware)

@@ -27,8 +27,8 @@ INSERT INTO catalog_discovery (platform, through_at) VALUES (:p, :t)
 ON CONFLICT (platform) DO UPDATE SET through_at = EXCLUDED.through_at
 """)
 _ADD = text("""
-INSERT INTO catalog_candidates (platform, handle, discovered_at)
-SELECT CAST(:p AS text), h, :t FROM unnest(CAST(:handles AS text[])) AS h
+INSERT INTO catalog_candidates (platform, handle, discovered_at, position)
+SELECT CAST(:p AS text), h, :t, n FROM unnest(CAST(:handles AS text[])) WITH ORDINALITY AS u(h, n)
  WHERE NOT EXISTS (SELECT 1 FROM profiles pr WHERE pr.platform = CAST(:p AS text) AND pr.handle = h
                       AND pr.is_active)
 ON CONFLICT DO NOTHING

@@ -167,7 +167,7 @@ UPDATE profiles SET catalog_seen_at = :now WHERE id = ANY(CAST(:ids AS text[]))
 _CANDIDATES = text("""
 SELECT c.handle FROM catalog_candidates c
  WHERE c.platform = :platform AND c.job_id IS NULL
- ORDER BY c.discovered_at, c.handle
+ ORDER BY c.discovered_at, c.position, c.handle
  LIMIT :n
 """)
 _TAKEN = text("""

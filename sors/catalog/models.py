@@ -112,6 +112,7 @@ class DiscoveredProfile(Base):
     platform: Mapped[str] = mapped_column(String(16), primary_key=True)
     handle: Mapped[str] = mapped_column(String(64), primary_key=True)
     discovered_at: Mapped[datetime]
+    position: Mapped[int] = mapped_column(server_default=text("0"))  # in that listing
     job_id: Mapped[str | None] = mapped_column(String(64))
 
 

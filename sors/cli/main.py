@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from sors.cli.accounts import accounts_app, credits_app, keys_app
+from sors.cli.catalog import catalog_app
 from sors.cli.common import console, ensure_migrated, settings, use_data_dir
 from sors.cli.feedback import feedback_app
 from sors.cli.outbox import outbox_app
@@ -34,6 +35,7 @@ app.add_typer(credits_app, name="credits")
 app.add_typer(feedback_app, name="feedback")
 app.add_typer(sim_app, name="sim")
 app.add_typer(outbox_app, name="outbox")
+app.add_typer(catalog_app, name="catalog")
 
 demo_app = typer.Typer(
     help="The demo: embedded PostgreSQL, simulated platforms, a funded account.",
@@ -151,6 +153,7 @@ def scheduler_run_once(
     from sors.cli.scheduler import run_once
 
     run_once(as_json=as_json)
+
 
 
 if __name__ == "__main__":

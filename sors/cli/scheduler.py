@@ -22,6 +22,7 @@ from sors.kit import clock
 from sors.kit.db import Database
 
 WAIT_SECONDS = 600.0
+SLOTS = 3
 
 
 @dataclass
@@ -32,6 +33,9 @@ class Summary:
     alertHits: int
     digestsSent: int
     jobsRun: int
+    keeperCrawls: int = 0  # the catalog keeper's own crawls (no account charged)
+    keeperNewPosts: int = 0
+    discovered: int = 0  # new creators crawled into the catalog by the keeper
 
 
 _COUNTS = text("""
@@ -42,6 +46,16 @@ SELECT (SELECT count(*) FROM alert_hits),
 _REFRESHES = text("""
 SELECT count(*), coalesce(sum((result->>'newPosts')::int), 0)
   FROM jobs WHERE type = 'refresh' AND status = 'completed' AND finished_at >= :since
+   AND origin <> 'catalog'
+""")
+# The keeper's crawls: queued at this simulated instant (sim) or since the start (live).
+_KEEPER = text("""
+SELECT count(*) FILTER (WHERE NOT j.result ? 'skipped'),
+       coalesce(sum((j.result->>'newPosts')::int), 0),
+       count(*) FILTER (WHERE c.kind = 'discovery' AND NOT j.result ? 'skipped')
+  FROM catalog_crawls c JOIN jobs j ON j.id = c.job_id AND j.status = 'completed'
+ WHERE CASE WHEN CAST(:now AS timestamptz) IS NULL THEN j.finished_at >= :since
+            ELSE c.enqueued_at = :now END
 """)
 # The same four numbers for one simulated instant: refreshes whose crawl happened at :now
 # (the last refresh job of each tracking entry), hits detected and digests sent at :now.
@@ -86,7 +100,11 @@ async def _drain(db: Database, worker) -> int:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + WAIT_SECONDS
     while loop.time() < deadline:
-        ran += await worker.run_until_idle(timeout=deadline - loop.time())
+        # A few jobs in flight, like a worker's slots: after `sors sim clock advance` the
+        # catalog keeper queues a crawl for most of the catalog.
+        left = deadline - loop.time()
+        ran += sum(await asyncio.gather(*(worker.run_until_idle(timeout=left)
+                                          for _ in range(SLOTS))))
         async with db.session() as s:
             if not (await s.execute(_OPEN_JOBS)).scalar_one():
                 return ran
@@ -101,7 +119,7 @@ async def _run(db: Database) -> Summary:
     s = settings()
     hits0, digests0, since = await _counts(db)
     sched = Scheduler(db, s)
-    worker = Worker(JobContext(db=db, settings=s), concurrency=1)
+    worker = Worker(JobContext(db=db, settings=s), concurrency=SLOTS)
     await _tick(sched)
     ran = await _drain(db, worker)
     await _tick(sched)  # what the jobs made due: detection after crawls, then digests
@@ -112,16 +130,20 @@ async def _run(db: Database) -> Summary:
             refreshes, new_posts, hits, digests = (
                 await session.execute(_AT_SIM_NOW, {"now": now})
             ).one()
+            keeper = (await session.execute(_KEEPER, {"now": now, "since": since})).one()
         return Summary(
             now=clock.isoformat(now), refreshes=int(refreshes), newPosts=int(new_posts),
             alertHits=int(hits), digestsSent=int(digests), jobsRun=ran,
+            keeperCrawls=int(keeper[0]), keeperNewPosts=int(keeper[1]), discovered=int(keeper[2]),
         )
     hits1, digests1, _ = await _counts(db)
     async with db.session() as session:
         done, new_posts = (await session.execute(_REFRESHES, {"since": since})).one()
+        keeper = (await session.execute(_KEEPER, {"now": None, "since": since})).one()
     return Summary(
         now=None, refreshes=int(done), newPosts=int(new_posts),
         alertHits=hits1 - hits0, digestsSent=digests1 - digests0, jobsRun=ran,
+        keeperCrawls=int(keeper[0]), keeperNewPosts=int(keeper[1]), discovered=int(keeper[2]),
     )
 
 
@@ -150,5 +172,7 @@ def run_once(*, as_json: bool) -> None:
         f"digests sent    {summary.digestsSent}"
         + (f"  (emails in {s.outbox_dir})" if summary.digestsSent and s.email_backend == "file"
            else ""),
+        f"catalog kept    {_plural(summary.keeperCrawls, 'profile')} crawled by the keeper"
+        f" ({summary.discovered} newly discovered), {summary.keeperNewPosts} new posts",
     ]
     console.print("\n".join(lines), soft_wrap=True, highlight=False)

@@ -106,11 +106,27 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
     return result
 
 
+async def _counted(ctx: JobContext, job: Job) -> dict[str, Any]:
+    if job.origin != "catalog":
+        return await crawl_and_ingest(ctx, job)
+    from sors.catalog.status import KEEPER_CRAWLS
+
+    platform = job.payload["platform"]
+    try:
+        result = await crawl_and_ingest(ctx, job)
+    except Exception:
+        KEEPER_CRAWLS.labels(platform, "error").inc()
+        raise
+    outcome = result.get("skipped") or ("coalesced" if result.get("coalesced") else "crawled")
+    KEEPER_CRAWLS.labels(platform, outcome).inc()
+    return result
+
+
 @handler("crawl")
 async def crawl(ctx: JobContext, job: Job) -> dict[str, Any]:
-    return await crawl_and_ingest(ctx, job)
+    return await _counted(ctx, job)
 
 
 @handler("refresh")
 async def refresh(ctx: JobContext, job: Job) -> dict[str, Any]:
-    return await crawl_and_ingest(ctx, job)
+    return await _counted(ctx, job)

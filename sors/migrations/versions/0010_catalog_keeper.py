@@ -74,6 +74,7 @@ def upgrade() -> None:
         sa.Column("platform", sa.String(length=16), nullable=False),
         sa.Column("handle", sa.String(length=64), nullable=False),
         sa.Column("discovered_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("position", sa.BigInteger(), server_default=sa.text("0"), nullable=False),
         sa.Column("job_id", sa.String(length=64), nullable=True),
         sa.PrimaryKeyConstraint("platform", "handle", name=op.f("pk_catalog_candidates")),
     )

@@ -1,0 +1,60 @@
+"""`sors catalog status`: how fresh the catalog is, and what the keeper is doing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import orjson
+import typer
+from rich.table import Table
+
+from sors.cli.common import console, settings, with_db
+from sors.kit.db import Database
+
+catalog_app = typer.Typer(help="The continuously crawled catalog.", no_args_is_help=True)
+
+
+async def _now(db: Database) -> datetime:
+    """The service's clock: simulated time when the platforms are simulated."""
+    if settings().platform_source == "sim":
+        from sors.platforms.sim.clock import get_state
+
+        async with db.session() as s:
+            state = await get_state(s)
+        if state is not None:
+            return state.now
+    return datetime.now(UTC)
+
+
+@catalog_app.command("status")
+def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Profiles per freshness tier, the share within its target age, the oldest data, the
+    keeper's crawls in the last hour and its budget use, per platform."""
+    from sors.catalog.status import status as read_status
+
+    async def run(db: Database):
+        now = await _now(db)
+        async with db.session() as s:
+            return await read_status(s, now, settings())
+
+    data = with_db(run)
+    if as_json:
+        print(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+        return
+    console.print(f"catalog at {data['at']}")
+    tiers = Table("platform", "tier", "target", "profiles", "within target", "oldest data",
+                  title="freshness by tier")
+    crawls = Table("platform", "queued", "running", "completed", "skipped", "failed",
+                   "budget used / hour", "discovered waiting",
+                   title="keeper crawls queued in the last hour")
+    for platform, p in data["platforms"].items():
+        for tier, t in p["tiers"].items():
+            share = f"{t['withinTarget']} ({t['share']:.0%})" if t["share"] is not None else "-"
+            tiers.add_row(platform, tier, f"{t['targetHours']:g} h", str(t["profiles"]), share,
+                          t["oldest"] or "-")
+        h, b = p["lastHour"], p["budget"]
+        crawls.add_row(platform, str(h["pending"]), str(h["processing"]), str(h["completed"]),
+                       str(h["skipped"]), str(h["failed"]),
+                       f"{b['usedLastHour']} / {b['perHour']}", str(p["discoveredWaiting"]))
+    console.print(tiers)
+    console.print(crawls)
