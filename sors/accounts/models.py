@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -22,7 +22,10 @@ class Account(Base):
 
 class ApiKey(Base):
     __tablename__ = "api_keys"
-    __table_args__ = (Index("ix_api_keys_account", "account_id"),)
+    __table_args__ = (
+        Index("ix_api_keys_account", "account_id"),
+        CheckConstraint("daily_credit_cap >= 0", name="cap_not_negative"),
+    )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
@@ -32,3 +35,19 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
+    # Credits this key may spend per UTC day (service clock); None = no cap.
+    daily_credit_cap: Mapped[int | None]
+
+
+class ApiKeySpend(Base):
+    """Credits charged through a capped key on one UTC day. Written only by the guarded
+    charge statement (billing.repository), which refuses to pass the key's cap."""
+
+    __tablename__ = "api_key_spend"
+    __table_args__ = (CheckConstraint("spent >= 0", name="spent_not_negative"),)
+
+    key_id: Mapped[str] = mapped_column(
+        ForeignKey("api_keys.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[date] = mapped_column(primary_key=True)
+    spent: Mapped[int]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.models import Account, ApiKey
+from sors.accounts.models import Account, ApiKey, ApiKeySpend
 
 
 async def add(session: AsyncSession, obj: object) -> None:
@@ -55,3 +55,33 @@ async def revoke_key(session: AsyncSession, key_id: str, at: datetime) -> bool:
         .returning(ApiKey.id)
     )
     return (await session.execute(stmt)).first() is not None
+
+
+async def lock_account(session: AsyncSession, account_id: str) -> None:
+    """Serialises key changes of one account (so two revocations cannot remove the last two
+    keys at once)."""
+    await session.execute(select(Account.id).where(Account.id == account_id).with_for_update())
+
+
+async def active_keys_with_spend(
+    session: AsyncSession, account_id: str, day: date
+) -> list[tuple[ApiKey, int]]:
+    stmt = (
+        select(ApiKey, func.coalesce(ApiKeySpend.spent, 0))
+        .outerjoin(ApiKeySpend, (ApiKeySpend.key_id == ApiKey.id) & (ApiKeySpend.day == day))
+        .where(ApiKey.account_id == account_id, ApiKey.revoked_at.is_(None))
+        .order_by(ApiKey.created_at, ApiKey.id)
+    )
+    return [(k, int(spent)) for k, spent in (await session.execute(stmt)).all()]
+
+
+async def active_key(session: AsyncSession, account_id: str, key_id: str) -> ApiKey | None:
+    stmt = select(ApiKey).where(
+        ApiKey.id == key_id, ApiKey.account_id == account_id, ApiKey.revoked_at.is_(None)
+    )
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def spent_on(session: AsyncSession, key_id: str, day: date) -> int:
+    stmt = select(ApiKeySpend.spent).where(ApiKeySpend.key_id == key_id, ApiKeySpend.day == day)
+    return int((await session.execute(stmt)).scalar() or 0)

@@ -39,18 +39,28 @@ async def create_account(
     return NewAccount(account, key, balance)
 
 
-async def create_key(session: AsyncSession, account_id: str, *, name: str | None = None) -> str:
+async def create_key(
+    session: AsyncSession, account_id: str, *, name: str | None = None,
+    daily_credit_cap: int | None = None,
+) -> str:
+    return (await issue_key(session, account_id, name=name, daily_credit_cap=daily_credit_cap))[1]
+
+
+async def issue_key(
+    session: AsyncSession, account_id: str, *, name: str | None = None,
+    daily_credit_cap: int | None = None,
+) -> tuple[ApiKey, str]:
+    """A new key row and its secret (the only time the secret exists outside the caller)."""
     if await repo.get_account(session, account_id) is None:
         raise LookupError(f"no account {account_id}")
-    key = generate_api_key()
-    await repo.add(
-        session,
-        ApiKey(
-            id=new_id("key"), account_id=account_id, key_hash=hash_api_key(key),
-            prefix=display_prefix(key), name=name,
-        ),
+    secret = generate_api_key()
+    row = ApiKey(
+        id=new_id("key"), account_id=account_id, key_hash=hash_api_key(secret),
+        prefix=display_prefix(secret), name=name, daily_credit_cap=daily_credit_cap,
     )
-    return key
+    await repo.add(session, row)
+    await session.refresh(row, ["created_at"])
+    return row, secret
 
 
 async def authenticate(session: AsyncSession, key: str) -> Principal | None:

@@ -4,11 +4,13 @@ row in the caller's transaction. Amounts are integer credits."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import repository as repo
-from sors.kit.errors import InsufficientCredits
+from sors.kit import clock
+from sors.kit.errors import InsufficientCredits, SpendCapReached
 from sors.kit.ids import new_id
 from sors.kit.metrics import CREDITS
 from sors.webhooks import events as webhook_events
@@ -30,8 +32,10 @@ async def charge(
     reason: str | None = None,
     request_id: str | None = None,
     job_ref: str | None = None,
+    key_id: str | None = None,
 ) -> Movement:
-    """Take `amount` credits or raise InsufficientCredits; never below zero.
+    """Take `amount` credits or raise InsufficientCredits (SpendCapReached when `key_id`'s
+    daily cap would be passed); never below zero, never past the cap.
 
     The conditional UPDATE is the whole guard: concurrent charges serialise on the account
     row and each re-checks the balance it sees after the previous one committed.
@@ -40,9 +44,14 @@ async def charge(
         raise ValueError("charge amount must be >= 0")
     if amount == 0:
         return Movement(None, 0, await repo.balance(session, account_id))
-    new_balance = await repo.debit(session, account_id, amount)
-    if new_balance is None:
+    day = clock.now().astimezone(UTC).date()
+    debit = await repo.debit(session, account_id, amount, key_id=key_id, day=day)
+    if debit.balance is None:
+        if debit.cap_refused and key_id is not None:
+            cap, spent = await repo.key_spend(session, key_id, day)
+            raise SpendCapReached(required=amount, cap=cap or 0, spent_today=spent)
         raise InsufficientCredits(required=amount, balance=await repo.balance(session, account_id))
+    new_balance = debit.balance
     entry_id = new_id("led")
     CREDITS.labels(skill).inc(amount)
     entry = {

@@ -40,12 +40,15 @@ def create(
 def keys_create(
     account_id: str = typer.Argument(..., help="acc_… id"),
     name: str | None = typer.Option(None, help="A label for the key."),
+    daily_cap: int | None = typer.Option(
+        None, "--daily-cap", min=0, help="Credits this key may spend per UTC day (default: no cap)."
+    ),
 ) -> None:
     """Create another API key for an account (printed once)."""
 
     async def run(db: Database) -> str:
         async with db.transaction() as s:
-            return await accounts.create_key(s, account_id, name=name)
+            return await accounts.create_key(s, account_id, name=name, daily_credit_cap=daily_cap)
 
     try:
         print(with_db(run))
@@ -63,7 +66,8 @@ def keys_list(account_id: str | None = typer.Argument(None)) -> None:
 
     for k in with_db(run):
         state = f"revoked {isoformat(k.revoked_at)}" if k.revoked_at else "active"
-        console.print(f"{k.id}  {k.account_id}  {k.prefix}…  {k.name or ''}  {state}")
+        cap = "no cap" if k.daily_credit_cap is None else f"cap {k.daily_credit_cap}/day"
+        console.print(f"{k.id}  {k.account_id}  {k.prefix}…  {k.name or ''}  {cap}  {state}")
 
 
 @keys_app.command("revoke")

@@ -87,7 +87,7 @@ class SorsRoute(APIRoute):
                         moved = await billing.charge(
                             session, principal.account_id, bill.cost, skill=bill.skill,
                             request_id=getattr(request.state, "request_id", None),
-                            job_ref=bill.job_ref,
+                            job_ref=bill.job_ref, key_id=principal.key_id,
                         )
                         bill.charged, bill.balance = moved.amount, moved.balance
                     await session.commit()

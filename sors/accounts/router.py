@@ -1,0 +1,59 @@
+"""An account's API keys: GET/POST /api/v1/keys, PATCH/DELETE /api/v1/keys/{keyId} (free;
+not skills, so not MCP tools: managing keys is the account holder's business)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts import keys
+from sors.accounts.deps import current_principal
+from sors.accounts.schemas import (
+    KeyCreated,
+    KeyIn,
+    KeyList,
+    KeyOut,
+    KeyPatch,
+    KeyRevoked,
+    key_out,
+)
+from sors.accounts.service import Principal
+from sors.kit.routing import SorsRoute, get_session
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["keys"])
+Session = Annotated[AsyncSession, Depends(get_session)]
+Caller = Annotated[Principal, Depends(current_principal)]
+KeyId = Annotated[str, Path(max_length=64)]
+
+
+@router.get("/keys", response_model=KeyList, summary="This account's active API keys")
+async def list_keys(session: Session, caller: Caller) -> dict:
+    return {"results": [key_out(v, caller.key_id) for v in await keys.list_keys(
+        session, caller.account_id)]}
+
+
+@router.post("/keys", response_model=KeyCreated, status_code=201,
+             summary="Create an API key (the secret is shown once), optionally with a daily cap")
+async def create_key(session: Session, caller: Caller, body: KeyIn | None = None) -> dict:
+    body = body or KeyIn()
+    view, secret = await keys.create(session, caller, name=body.name,
+                                     daily_credit_cap=body.dailyCreditCap)
+    return {**key_out(view, caller.key_id), "apiKey": secret}
+
+
+@router.patch("/keys/{keyId}", response_model=KeyOut,
+              summary="Change a key's name or daily credit cap (null removes the cap)")
+async def update_key(session: Session, caller: Caller, keyId: KeyId, body: KeyPatch) -> dict:
+    sent = body.model_fields_set  # a field left out keeps its value; null clears it
+    view = await keys.update(session, caller, keyId, changes={
+        f: getattr(body, f) for f in ("name", "dailyCreditCap") if f in sent})
+    return key_out(view, caller.key_id)
+
+
+@router.delete("/keys/{keyId}", response_model=KeyRevoked,
+               summary="Revoke a key (an account keeps at least one)")
+async def revoke_key(session: Session, caller: Caller, keyId: KeyId) -> dict:
+    await keys.revoke(session, caller, keyId)
+    return {"keyId": keyId, "status": "revoked"}
