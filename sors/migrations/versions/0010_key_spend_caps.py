@@ -15,7 +15,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.add_column("api_keys", sa.Column("daily_credit_cap", sa.Integer(), nullable=True))
+    op.add_column("api_keys", sa.Column("daily_credit_cap", sa.BigInteger(), nullable=True))
     op.create_check_constraint(
         op.f("ck_api_keys_cap_not_negative"), "api_keys", "daily_credit_cap >= 0"
     )
@@ -23,7 +23,7 @@ def upgrade() -> None:
         "api_key_spend",
         sa.Column("key_id", sa.String(64), nullable=False),
         sa.Column("day", sa.Date(), nullable=False),
-        sa.Column("spent", sa.Integer(), nullable=False),
+        sa.Column("spent", sa.BigInteger(), nullable=False),
         sa.CheckConstraint("spent >= 0", name=op.f("ck_api_key_spend_spent_not_negative")),
         sa.ForeignKeyConstraint(["key_id"], ["api_keys.id"], ondelete="CASCADE",
                                 name=op.f("fk_api_key_spend_key_id_api_keys")),
