@@ -1,15 +1,15 @@
 """spend caps per API key: api_keys.daily_credit_cap and the per-key, per-UTC-day spend
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-11-23 05:00:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
