@@ -35,6 +35,7 @@ ROUTER_MODULES = (
     "sors.billing.router",
     "sors.feedback.router",
     "sors.catalog.router",
+    "sors.breakouts.router",
     "sors.jobs.router",
     "sors.crawling.router",
     "sors.enrichment.router",

@@ -105,6 +105,13 @@ GUIDES: dict[str, Guide] = {
         "their records plus rankings by followers and engagement; unknown ones are listed "
         "in notFound.",
         next="crawl_profile for notFound creators.", **_READ),
+    "find_breakouts": Guide(
+        "Ideas breaking out across a niche: hashtags, recurring two-word caption phrases, "
+        "formats (platform:content_type) and sounds for which at least minCreators (default "
+        "3) distinct creators of one category each had a post scoring at least minScore "
+        "(default 3) within timeFrame (default one_month). Each with its creator count, "
+        "median score, first and latest post and each creator's best post as evidence.",
+        next="get_post on an evidence post; remix_post to adapt the idea.", **_READ),
     "niche_trends": Guide(
         "What works in a niche right now: the best outlier posts for a query, which content "
         "types win per platform, and the top creators.",

@@ -197,6 +197,13 @@ async def snapshot_count(session: AsyncSession, post_id: str) -> int:
     return int((await session.execute(stmt)).scalar_one())
 
 
+async def posts_by_ids(session: AsyncSession, post_ids: Sequence[str]) -> dict[str, Row]:
+    if not post_ids:
+        return {}
+    stmt = _posts_with_owner().where(Post.id.in_(list(post_ids)))
+    return {r.id: r._mapping for r in (await session.execute(stmt)).all()}
+
+
 async def find_post(session: AsyncSession, platform: str, platform_post_id: str) -> Row | None:
     stmt = select(Post.id, Post.profile_id, Post.platform, Post.platform_post_id).where(
         Post.platform == platform, Post.platform_post_id == platform_post_id

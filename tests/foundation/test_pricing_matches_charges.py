@@ -36,6 +36,7 @@ async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db
         "resolve_post_url": ("POST", "/api/v1/posts/resolve", {"url": post.url}),
         "compare_profiles": ("POST", "/api/v1/profiles/compare", {"profileIds": pids}),
         "niche_trends": ("POST", "/api/v1/trends", {}),
+        "find_breakouts": ("POST", "/api/v1/trends/breakouts", {}),
         "download_post_media": ("POST", "/api/v1/posts/media", {"postId": post_id}),
         "request_transcript": ("POST", "/api/v1/transcriptions", {"postId": post_id}),
         "remix_post": ("POST", "/api/v1/remixes", {"postId": post_id, "targetNiche": "home baking"}),

@@ -1,0 +1,30 @@
+"""POST /api/v1/trends/breakouts (find_breakouts)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Depends
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.deps import current_account_id
+from sors.breakouts import service
+from sors.breakouts.schemas import BreakoutsIn, BreakoutsOut
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import SorsRoute, get_session
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
+
+
+@router.post(
+    "/trends/breakouts",
+    summary="Ideas breaking out across several creators of a niche",
+    openapi_extra={"x-sors-skill": "find_breakouts"},
+    response_model=BreakoutsOut,
+)
+async def find_breakouts(
+    session: Annotated[AsyncSession, Depends(get_session)],
+    _: Annotated[str, Depends(current_account_id)],
+    body: Annotated[BreakoutsIn | None, Body()] = None,
+) -> JSONResponse:
+    return JSONResponse(await service.find_breakouts(session, body or BreakoutsIn()))

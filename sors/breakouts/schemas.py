@@ -1,0 +1,65 @@
+"""POST /trends/breakouts: the request body and the answer's shape."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from sors.catalog import taxonomy
+from sors.catalog.schemas import PlatformName, ScoreMethod, Window
+from sors.kit.schemas import RequestModel
+
+IdeaKind = Literal["hashtag", "phrase", "format", "sound"]
+IDEA_KINDS: tuple[str, ...] = ("hashtag", "phrase", "format", "sound")
+
+
+def _clamp(lo: int, hi: int) -> AfterValidator:
+    return AfterValidator(lambda v: None if v is None else max(lo, min(hi, v)))
+
+
+class BreakoutsIn(RequestModel):
+    timeFrame: Window | None = None
+    categoryId: Annotated[str | None, Field(max_length=64)] = None
+    platforms: list[PlatformName] | None = Field(None, max_length=3)
+    kinds: list[IdeaKind] | None = Field(None, max_length=4)
+    minCreators: Annotated[int | None, Field(ge=2, le=50)] = None
+    minScore: Annotated[float | None, Field(ge=0, allow_inf_nan=False)] = None
+    scoreWindow: Window | None = None
+    scoreMethod: ScoreMethod | None = None
+    limit: Annotated[int | None, _clamp(1, 50)] = None
+
+    @field_validator("categoryId")
+    @classmethod
+    def _known_category(cls, v: str | None) -> str | None:
+        if v is not None and v not in taxonomy.by_id():
+            raise ValueError("unknown category id; GET /api/v1/categories lists them")
+        return v
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class BreakoutOut(_Out):
+    kind: IdeaKind
+    idea: str
+    categoryId: str | None
+    creatorCount: int
+    postCount: int
+    medianScore: float
+    firstPost: dict[str, Any]
+    latestPost: dict[str, Any]
+    evidence: list[dict[str, Any]] = Field(
+        description="Each creator's best post for the idea (flattened post records), best first."
+    )
+
+
+class BreakoutsOut(_Out):
+    timeFrame: str
+    scoreWindow: str
+    scoreMethod: str
+    minCreators: int
+    minScore: float
+    categoryId: str | None
+    breakouts: list[BreakoutOut]

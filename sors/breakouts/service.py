@@ -1,0 +1,60 @@
+"""Breakouts: defaults, the query, and the answer with full post records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.breakouts import repository as repo
+from sors.breakouts.schemas import IDEA_KINDS, BreakoutsIn
+from sors.catalog import repository as catalog
+from sors.catalog import taxonomy
+from sors.catalog.schemas import flat_post
+from sors.catalog.service import DEFAULT_SCORE_METHOD, DEFAULT_SCORE_WINDOW, since
+
+DEFAULT_TIME_FRAME = "one_month"
+DEFAULT_MIN_CREATORS = 3
+DEFAULT_MIN_SCORE = 3.0
+DEFAULT_LIMIT = 20
+
+
+async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, Any]:
+    time_frame = body.timeFrame or DEFAULT_TIME_FRAME
+    q = repo.BreakoutQuery(
+        since=since(time_frame),
+        min_score=DEFAULT_MIN_SCORE if body.minScore is None else body.minScore,
+        min_creators=body.minCreators or DEFAULT_MIN_CREATORS,
+        kinds=[k for k in IDEA_KINDS if not body.kinds or k in body.kinds],
+        score_window=body.scoreWindow or DEFAULT_SCORE_WINDOW,
+        score_method=body.scoreMethod or DEFAULT_SCORE_METHOD,
+        limit=body.limit or DEFAULT_LIMIT,
+        platforms=body.platforms,
+        category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
+        category_label=body.categoryId,
+    )
+    rows = await repo.breakouts(session, q)
+    wanted = {i for r in rows for i in (r["first_id"], r["latest_id"], *(r["evidence"] or []))}
+    posts = {pid: flat_post(p) for pid, p in (await catalog.posts_by_ids(session, wanted)).items()}
+    return {
+        "timeFrame": time_frame,
+        "scoreWindow": q.score_window,
+        "scoreMethod": q.score_method,
+        "minCreators": q.min_creators,
+        "minScore": q.min_score,
+        "categoryId": body.categoryId,
+        "breakouts": [
+            {
+                "kind": r["kind"],
+                "idea": r["idea"],
+                "categoryId": r["category_id"],
+                "creatorCount": r["creators"],
+                "postCount": r["posts"],
+                "medianScore": round(float(r["median_score"]), 4),
+                "firstPost": posts[r["first_id"]],
+                "latestPost": posts[r["latest_id"]],
+                "evidence": [posts[i] for i in r["evidence"] or []],
+            }
+            for r in rows
+        ],
+    }

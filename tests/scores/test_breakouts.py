@@ -1,0 +1,84 @@
+"""POST /trends/breakouts over a hand-made niche: a hashtag three baking creators each turned
+into an outlier is found; one that only one creator rides is not."""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from datetime import timedelta
+
+import httpx
+
+from sors.platforms.base import CrawlSnapshot
+from sors.platforms.sim.clock import set_time
+from tests.factories import auth, create_account
+from tests.scores.test_baselines import T, ingest, post, profile
+
+BIO = "Sourdough baking and bread recipes at home"
+
+
+def _baker(handle: str, n: int, hit_caption: str, hit_views: int) -> CrawlSnapshot:
+    base = [
+        post("tiktok", f"75{n:02d}00000000000{i:03d}", T - timedelta(days=5 + 4 * i), 1_000 + 10 * i)
+        for i in range(6)
+    ]
+    hit = post("tiktok", f"75{n:02d}00000000000999", T - timedelta(days=3), hit_views)
+    hit = dataclasses.replace(hit, caption=hit_caption)
+    prof = profile("tiktok", handle)
+    prof = dataclasses.replace(prof, bio=BIO)
+    return CrawlSnapshot(prof, [*base, hit], T)
+
+
+async def test_a_shared_hashtag_breaks_out_and_a_solo_one_does_not(db, app, client) -> None:
+    snaps = [
+        _baker("baker.one", 1, "Open crumb at last #crumbshot #sourdough", 9_000),
+        _baker("baker.two", 2, "My best loaf #crumbshot", 6_000),
+        _baker("baker.three", 3, "Tried the trick #CrumbShot", 12_000),
+        # Hot for one creator only, however high.
+        _baker("baker.solo", 4, "Only mine #solohype", 50_000),
+        _baker("baker.solo2", 5, "Steady one #crumbshot", 1_050),  # not an outlier: no count
+    ]
+    for snap in snaps:
+        await ingest(db, snap)
+    async with db.transaction() as s:
+        await set_time(s, T)
+    app.state.sim_clock = None
+    _, key = await create_account(db, credits=100)
+    h = auth(key)
+    r = await client.post(
+        "/api/v1/trends/breakouts",
+        json={"timeFrame": "one_week", "kinds": ["hashtag"]},
+        headers=h,
+    )
+    assert r.status_code == 200, r.text
+    assert r.headers["x-credits-charged"] == "2"
+    body = r.json()
+    ideas = {b["idea"]: b for b in body["breakouts"]}
+    assert "solohype" not in ideas and "sourdough" not in ideas
+    crumb = ideas["crumbshot"]
+    assert crumb["kind"] == "hashtag" and crumb["creatorCount"] == 3 and crumb["postCount"] == 3
+    scores = [p["outlier_scores"]["three_months"] for p in crumb["evidence"]]
+    assert scores == sorted(scores, reverse=True) and min(scores) >= 3
+    assert {p["handle"] for p in crumb["evidence"]} == {"baker.one", "baker.two", "baker.three"}
+    assert crumb["medianScore"] == round(statistics.median(scores), 4)
+    assert crumb["firstPost"]["published_at"] <= crumb["latestPost"]["published_at"]
+    # Two creators are not enough at minCreators 4; a lower bar finds nothing new for solo.
+    more = await client.post(
+        "/api/v1/trends/breakouts", json={"minCreators": 4, "timeFrame": "one_week"}, headers=h
+    )
+    assert all(b["creatorCount"] >= 4 for b in more.json()["breakouts"])
+    assert "crumbshot" not in {b["idea"] for b in more.json()["breakouts"]}
+    two = await client.post(
+        "/api/v1/trends/breakouts",
+        json={"minCreators": 2, "timeFrame": "one_week", "kinds": ["hashtag"]},
+        headers=h,
+    )
+    assert "solohype" not in {b["idea"] for b in two.json()["breakouts"]}
+    # Formats come out too: four TikTok video creators had an outlier.
+    formats = await client.post(
+        "/api/v1/trends/breakouts", json={"kinds": ["format"], "timeFrame": "one_week"}, headers=h
+    )
+    [fmt] = formats.json()["breakouts"]
+    assert fmt["idea"] == "tiktok:video" and fmt["creatorCount"] == 4
+    bad = await client.post("/api/v1/trends/breakouts", json={"minCreators": 1}, headers=h)
+    assert bad.status_code == 422 and bad.headers["x-credits-charged"] == "0"
