@@ -7,8 +7,6 @@ import dataclasses
 import statistics
 from datetime import timedelta
 
-import httpx
-
 from sors.platforms.base import CrawlSnapshot
 from sors.platforms.sim.clock import set_time
 from tests.factories import auth, create_account
