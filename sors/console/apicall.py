@@ -47,6 +47,14 @@ class ApiResult:
         value = self.headers.get("x-credits-balance")
         return int(value) if value is not None else None
 
+    @staticmethod
+    def total_charged(*results: ApiResult | None) -> tuple[int | None, int | None]:
+        """What several calls of one page charged together, and the balance after the last."""
+        done = [r for r in results if r is not None and r.charged is not None]
+        if not done:
+            return None, None
+        return sum(r.charged or 0 for r in done), done[-1].balance
+
     @property
     def problem(self) -> dict[str, Any] | None:
         if self.ok:
@@ -67,9 +75,10 @@ async def call(
     json: Any = None,
     params: dict[str, Any] | None = None,
     idempotency_key: str | None = None,
+    accept: str = "application/json",
 ) -> ApiResult:
     body = b"" if json is None else orjson.dumps(json)
-    headers = [(b"accept", b"application/json"), (b"user-agent", b"sors-console")]
+    headers = [(b"accept", accept.encode()), (b"user-agent", b"sors-console")]
     if json is not None:
         headers += [(b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode())]

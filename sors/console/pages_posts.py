@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from fastapi import Request
 from fastapi.responses import Response
 
 from sors.console import apicall, charts
-from sors.console import repository as repo
+from sors.console.apicall import ApiResult
 from sors.console.auth import check_csrf
 from sors.console.render import outcome, page, redirect
 from sors.console.routing import User, console_router
@@ -22,16 +24,25 @@ ACTIONS = {
 
 
 @router.get("/posts/{post_id}")
-async def post_page(request: Request, user: User, post_id: str, job: str | None = None):
+async def post_page(request: Request, user: User, post_id: str, job: str | None = None,
+                    chart: str | None = None):
     result = await apicall.call(request, user.principal, "GET", f"/api/v1/posts/{post_id}")
     if not result.ok:
         return page(request, "error.html.j2", status=result.status, title="Post",
                     message=(result.problem or {}).get("detail"), result=result)
     post = result.data
-    async with request.app.state.db.session() as session:
-        history = await repo.post_history(session, post["id"])
+    history = svg = None
+    if chart:  # the history is its own paid call (get_post_history): only when asked
+        history = await apicall.call(request, user.principal, "GET",
+                                     f"/api/v1/posts/{post['id']}/history")
+        if history.ok:
+            svg = charts.growth_chart([
+                (datetime.fromisoformat(s["crawledAt"].replace("Z", "+00:00")), s["views"])
+                for s in history.data["snapshots"] if s["views"] is not None
+            ])
+    charged, balance = ApiResult.total_charged(result, history)
     return page(request, "post.html.j2", title=post.get("caption") or post["id"], post=post,
-                result=result, chart=charts.growth_chart(history), points=len(history),
+                result=result, history=history, chart=svg, charged=charged, balance=balance,
                 job=job, actions=ACTIONS)
 
 

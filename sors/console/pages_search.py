@@ -17,9 +17,12 @@ router = console_router()
 PLATFORMS = ("tiktok", "instagram", "youtube")
 CONTENT_TYPES = ("video", "slideshow", "reel", "image", "carousel", "short", "live")
 SORTS = {"outlier_score": "Outlier score", "views": "Views", "likes": "Likes",
-         "engagement_rate": "Engagement rate", "recent": "Most recent"}
+         "engagement_rate": "Engagement rate", "velocity": "Views per hour (24 h)",
+         "recent": "Most recent"}
+SCORE_METHODS = {"mean": "Mean of the window", "median": "Median, same format",
+                 "age_adjusted": "Age-matched"}
 NUMBERS = ("minOutlierScore", "minViews", "maxFollowers")
-CHOICES = ("scoreWindow", "timeFrame", "sortBy")
+CHOICES = ("scoreWindow", "scoreMethod", "timeFrame", "sortBy")
 
 
 def _number(raw: str) -> Any:
@@ -73,8 +76,24 @@ async def outliers(request: Request, user: User) -> Response:
             links["next"] = _page_link(request, data["page"] + 1)
     return page(request, "outliers.html.j2", title="Outliers", form=request.query_params,
                 body=body, result=result, data=data, links=links, platforms=PLATFORMS,
-                content_types=CONTENT_TYPES, sorts=SORTS,
+                content_types=CONTENT_TYPES, sorts=SORTS, score_methods=SCORE_METHODS,
+                csv_link="/app/outliers.csv?" + urlencode(request.query_params.multi_items()),
                 status=result.status if result is not None and not result.ok else 200)
+
+
+@router.get("/outliers.csv")
+async def outliers_csv(request: Request, user: User) -> Response:
+    """The same search as CSV: the API answers `Accept: text/csv` for the same price."""
+    result = await apicall.call(request, user.principal, "POST", "/api/v1/search/content",
+                                json=search_body(request), accept="text/csv")
+    if not result.ok:
+        return page(request, "error.html.j2", status=result.status, title="CSV export",
+                    result=result, message=None)
+    headers = {k: v for k, v in result.headers.items()
+               if k.startswith(("x-credits-", "x-page", "x-total", "x-has-more"))}
+    headers["Content-Disposition"] = 'attachment; filename="sors-outliers.csv"'
+    headers["Cache-Control"] = "no-store"
+    return Response(result.body, media_type="text/csv; charset=utf-8", headers=headers)
 
 
 @router.get("/trends")

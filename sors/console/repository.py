@@ -1,27 +1,17 @@
-"""The chart data the console draws next to a record it already fetched (and paid for)
-through the API: a post's stat snapshots, a profile's posts."""
+"""The chart data the console draws next to a profile it already fetched (and paid for)
+through the API: the profile's posts (no API call lists them all)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.models import Post, PostStat
+from sors.catalog.models import Post
 from sors.catalog.repository import score_column
 
 SCATTER_LIMIT = 400
-
-
-async def post_history(session: AsyncSession, post_id: str) -> list[tuple[datetime, int]]:
-    stmt = (
-        select(PostStat.crawled_at, PostStat.views)
-        .where(PostStat.post_id == post_id, PostStat.views.is_not(None))
-        .order_by(PostStat.crawled_at)
-    )
-    return [(r[0], int(r[1])) for r in (await session.execute(stmt)).all()]
 
 
 async def profile_posts(

@@ -57,9 +57,22 @@ async def key(world) -> str:
 
 
 def wait(driver, condition, timeout: float = 30) -> Any:
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition)
+    # Mid-navigation the old document's nodes vanish under a lookup: retry, don't fail.
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(WebDriverException,)).until(condition)
+
+
+def load(driver, element) -> None:
+    """Clicks something that loads a new page and waits until the old one is gone, so the
+    next lookup cannot see the previous page."""
+    from selenium.webdriver.support import expected_conditions as ec
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    wait(driver, ec.staleness_of(old))
 
 
 def find(driver, css: str):
@@ -90,7 +103,7 @@ def test_wrong_key_is_refused(server, driver, key) -> None:
     driver.get(server + "/app")
     wait(driver, lambda d: "/app/signin" in d.current_url)
     find(driver, "#api_key").send_keys("sors_" + "n" * 43)
-    find(driver, "#signin").click()
+    load(driver, find(driver, "#signin"))
     assert "unknown or revoked" in wait(driver, lambda d: find(d, "#error")).text
     shot(driver, "signin")
 
@@ -99,7 +112,7 @@ def test_sign_in_and_search_with_filters(server, driver, key) -> None:
     field = find(driver, "#api_key")
     field.clear()
     field.send_keys(key)
-    find(driver, "#signin").click()
+    load(driver, find(driver, "#signin"))
     wait(driver, lambda d: d.current_url.endswith("/app/outliers"))
     assert key not in driver.page_source
     assert driver.execute_script("return document.cookie") == ""  # httpOnly: not readable
@@ -109,10 +122,12 @@ def test_sign_in_and_search_with_filters(server, driver, key) -> None:
     find(driver, "#pf-tiktok").click()
     find(driver, "#minOutlierScore").send_keys("1.2")
     find(driver, "#timeFrame").send_keys("1 month")
+    find(driver, "#scoreMethod").send_keys("Median")
     find(driver, "#sortBy").send_keys("Views")
-    find(driver, "#search").click()
+    load(driver, find(driver, "#search"))
     cards = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#results .card"))
-    for part in ("sortBy=views", "platforms=tiktok", "timeFrame=one_month", "minOutlierScore=1.2"):
+    for part in ("sortBy=views", "platforms=tiktok", "timeFrame=one_month", "minOutlierScore=1.2",
+                 "scoreMethod=median"):
         assert part in driver.current_url
     assert all(c.find_element(By.CSS_SELECTOR, ".plat").text.lower() == "tiktok" for c in cards)
     views = [c.find_element(By.CSS_SELECTOR, ".views").text for c in cards]
@@ -131,9 +146,12 @@ def _days_old(age: str) -> int:
 
 
 def test_open_a_post_and_see_its_chart(server, driver, key) -> None:
-    find(driver, f".card[data-post={seen['post_id']}] .caption").click()
+    load(driver, find(driver, f".card[data-post={seen['post_id']}] .caption"))
     wait(driver, lambda d: "/app/posts/" in d.current_url)
-    chart = find(driver, "#growth svg.chart")
+    assert "costs 1 credit" in find(driver, "#growth .cost").text
+    load(driver, find(driver, "#show-chart"))
+    chart = wait(driver, lambda d: find(d, "#growth svg.chart"))
+    assert find(driver, "#charged [data-charged]").text == "2 credits"  # the post + its history
     assert len(chart.find_elements(By.CSS_SELECTOR, "circle.dot")) >= 3  # a month-old post
     assert len(find(driver, "#scores").find_elements(By.CSS_SELECTOR, "td")) == 7
     seen["post_url"] = driver.current_url
@@ -142,16 +160,18 @@ def test_open_a_post_and_see_its_chart(server, driver, key) -> None:
 def test_queue_a_transcript_and_see_it_complete(server, driver, key) -> None:
     cost = find(driver, "#act-transcript + .cost").text
     assert cost.startswith("costs 10 credits")
-    find(driver, "#act-transcript").click()
+    load(driver, find(driver, "#act-transcript"))
     wait(driver, lambda d: "job=" in d.current_url)
     assert "Transcript: pending" in flash(driver) and "Charged 10 credits" in flash(driver)
     # htmx polls the job panel until the worker finishes it.
     state = job_finished(driver, 180)
     assert state.startswith("completed"), state
-    find(driver, "#job-post").click()
+    load(driver, find(driver, "#job-post"))
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#transcript blockquote"))
     assert find(driver, "#transcript blockquote").text.strip()
     assert not find(driver, "#act-transcript").is_enabled()
+    load(driver, find(driver, "#show-chart"))
+    wait(driver, lambda d: find(d, "#growth svg.chart"))
     shot(driver, "post")
 
 
@@ -159,23 +179,23 @@ def test_crawl_a_new_profile_and_see_it(server, driver, key) -> None:
     driver.get(server + "/app/crawl")
     find(driver, "#platform").send_keys("youtube")
     find(driver, "#handle").send_keys("@browsernewcreator")
-    find(driver, "#crawl").click()
+    load(driver, find(driver, "#crawl"))
     wait(driver, lambda d: "job=" in d.current_url)
     assert "Charged 40 credits" in flash(driver)
     state = job_finished(driver, 120)
     assert state.startswith("completed"), state
     shot(driver, "crawl")
-    find(driver, "#job-profile").click()
+    load(driver, find(driver, "#job-profile"))
     wait(driver, lambda d: "/app/profiles/" in d.current_url)
     assert find(driver, "#profile-handle").text.startswith("@browsernewcreator")
     assert find(driver, "#scatter svg.chart").find_elements(By.CSS_SELECTOR, "circle")
     seen["profile_url"] = driver.current_url
-    find(driver, "#track").click()
+    load(driver, find(driver, "#track"))
     assert "Tracked" in wait(driver, lambda d: find(d, "#tracked")).text
     shot(driver, "profile")
     driver.get(server + "/app/tracking")
     assert "@browsernewcreator" in find(driver, "#tracked-list").text
-    find(driver, "#load-updates").click()
+    load(driver, find(driver, "#load-updates"))
     wait(driver, lambda d: find(d, "#feed-summary"))
     shot(driver, "tracking")
 
@@ -185,19 +205,19 @@ def test_create_edit_and_delete_an_alert(server, driver, key) -> None:
     find(driver, "#a-platform").send_keys("youtube")
     find(driver, "#a-handle").send_keys("browsernewcreator")
     find(driver, "#a-email").send_keys("me@example.com")
-    find(driver, "#save-alert").click()
+    load(driver, find(driver, "#save-alert"))
     assert "Alert created" in wait(driver, lambda d: find(d, "#flash")).text
     row = find(driver, "#alert-list tbody tr[data-alert]")
     assert "@browsernewcreator" in row.text and "active" in row.text
-    row.find_element(By.LINK_TEXT, "Edit").click()
+    load(driver, row.find_element(By.LINK_TEXT, "Edit"))
     minimum = find(driver, "#a-min")
     minimum.clear()
     minimum.send_keys("4.5")
-    find(driver, "#save-alert").click()
+    load(driver, find(driver, "#save-alert"))
     assert "Alert updated" in wait(driver, lambda d: find(d, "#flash")).text
     assert "≥ 4.5×" in find(driver, "#alert-list tbody tr[data-alert]").text
     shot(driver, "alerts")
-    find(driver, "#alert-list button.danger").click()
+    load(driver, find(driver, "#alert-list button.danger"))
     assert "Alert deleted" in wait(driver, lambda d: find(d, "#flash")).text
     assert "ended (deleted)" in find(driver, "#alert-list tbody tr[data-alert]").text
 
@@ -205,7 +225,7 @@ def test_create_edit_and_delete_an_alert(server, driver, key) -> None:
 def test_trends_and_trending(server, driver, key) -> None:
     driver.get(server + "/app/trends")
     find(driver, "#query").send_keys("the")
-    find(driver, "#trends-go").click()
+    load(driver, find(driver, "#trends-go"))
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".cards .card"))
     shot(driver, "trends")
     driver.get(server + "/app/trending")
@@ -216,11 +236,11 @@ def test_trends_and_trending(server, driver, key) -> None:
 def test_top_up_through_the_local_checkout(server, driver, key) -> None:
     driver.get(server + "/app/credits")
     before = int(find(driver, "#balance [data-balance]").text)
-    find(driver, "#topup-pack_s").click()
+    load(driver, find(driver, "#topup-pack_s"))
     wait(driver, lambda d: "/checkout/" in d.current_url)
     shot(driver, "checkout")
-    find(driver, "form button").click()
-    wait(driver, lambda d: find(d, "#back-to-console")).click()
+    load(driver, find(driver, "form button"))
+    load(driver, wait(driver, lambda d: find(d, "#back-to-console")))
     wait(driver, lambda d: d.current_url.endswith("/app/credits"))
     assert int(find(driver, "#balance [data-balance]").text) == before + 1500
     top = find(driver, "#ledger tbody tr")
@@ -233,7 +253,7 @@ def test_post_without_csrf_token_is_refused(server, driver, key) -> None:
     driver.execute_script(
         "document.querySelector('form[action=\"/app/crawl\"] input[name=csrf_token]').remove()")
     find(driver, "#handle").send_keys("csrfless")
-    find(driver, "#crawl").click()
+    load(driver, find(driver, "#crawl"))
     wait(driver, lambda d: find(d, "h1").text == "Refused")
     assert "CSRF" in find(driver, "main").text
     driver.get(server + "/app/credits")
@@ -287,9 +307,9 @@ def test_expired_session_is_refused(server, driver, key, settings) -> None:
 def test_sign_out(server, driver, key) -> None:
     driver.get(server + "/app/signin")
     find(driver, "#api_key").send_keys(key)
-    find(driver, "#signin").click()
+    load(driver, find(driver, "#signin"))
     wait(driver, lambda d: d.current_url.endswith("/app/outliers"))
-    find(driver, "#signout").click()
+    load(driver, find(driver, "#signout"))
     assert "signed out" in wait(driver, lambda d: find(d, "#notice")).text
     driver.get(server + "/app/credits")
     wait(driver, lambda d: "/app/signin" in d.current_url)

@@ -117,9 +117,16 @@ async def test_console_actions_charge_exactly_what_the_same_api_calls_do(
     search = (await api.post("/api/v1/search/content", headers=h,
                              json={"platforms": ["tiktok"], "minOutlierScore": 1.5})).json()
     post = search["results"][0]
-    page = await c.get(f"/app/posts/{post['id']}")
-    assert page.status_code == 200 and "<svg" in page.text
+    page = await c.get(f"/app/posts/{post['id']}", params={"chart": "1"})
+    assert page.status_code == 200 and "<svg" in page.text and 'data-charged="2"' in page.text
     await api.get(f"/api/v1/posts/{post['id']}", headers=h)
+    await api.get(f"/api/v1/posts/{post['id']}/history", headers=h)
+    # The CSV export of a search with a score method.
+    csv = await c.get("/app/outliers.csv", params={"scoreMethod": "median", "pageSize": "5"})
+    assert csv.headers["content-type"].startswith("text/csv") and csv.text.count("\n") >= 2
+    assert csv.headers["x-credits-charged"] == "1"
+    await api.post("/api/v1/search/content", headers={**h, "Accept": "text/csv"},
+                   json={"scoreMethod": "median", "pageSize": 5})
     await c.get(f"/app/profiles/{post['profile_id']}")
     await api.get(f"/api/v1/profiles/{post['profile_id']}", headers=h)
     await api.get("/api/v1/tracking", headers=h)  # the profile page shows the tracking state
