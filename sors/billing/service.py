@@ -49,7 +49,8 @@ async def charge(
     if debit.balance is None:
         if debit.cap_refused and key_id is not None:
             cap, spent = await repo.key_spend(session, key_id, day)
-            raise SpendCapReached(required=amount, cap=cap or 0, spent_today=spent)
+            raise SpendCapReached(required=amount, cap=cap or 0, spent_today=spent,
+                                  balance=await repo.balance(session, account_id))
         raise InsufficientCredits(required=amount, balance=await repo.balance(session, account_id))
     new_balance = debit.balance
     entry_id = new_id("led")

@@ -100,13 +100,14 @@ class SpendCapReached(ApiError):
     code = "spend_cap_reached"
     title = "Daily spend cap reached"
 
-    def __init__(self, required: int, cap: int, spent_today: int) -> None:
+    def __init__(self, required: int, cap: int, spent_today: int, balance: int) -> None:
         super().__init__(
             f"This call costs {required} credits; this API key may spend {cap} credits per "
             f"UTC day and has spent {spent_today} today. The cap resets at 00:00 UTC; an "
             "uncapped key of the account can raise it with PATCH /api/v1/keys/{keyId}.",
-            required=required, cap=cap, spentToday=spent_today,
+            required=required, balance=balance, cap=cap, spentToday=spent_today,
         )
+        self.balance = balance
 
 
 class RateLimited(ApiError):

@@ -27,7 +27,12 @@ from starlette.responses import Response
 
 from sors.billing import service as billing
 from sors.billing.pricing import get_pricing
-from sors.kit.errors import InsufficientCredits, Unauthorized, ValidationFailed
+from sors.kit.errors import (
+    InsufficientCredits,
+    SpendCapReached,
+    Unauthorized,
+    ValidationFailed,
+)
 from sors.kit.responses import JSONResponse
 
 AfterCommit = Callable[[], Awaitable[None]]
@@ -95,7 +100,7 @@ class SorsRoute(APIRoute):
                     await session.rollback()
                     if bill and principal:
                         bill.charged = 0
-                        if isinstance(exc, InsufficientCredits):
+                        if isinstance(exc, (InsufficientCredits, SpendCapReached)):
                             bill.balance = exc.balance
                         elif not isinstance(exc, Unauthorized):
                             bill.balance = await billing.balance(session, principal.account_id)
