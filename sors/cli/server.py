@@ -85,6 +85,7 @@ def print_banner(base_url: str, account_id: str, key: str, balance: int) -> None
     console.print("\n[bold]sors demo[/bold] — simulated TikTok, Instagram and YouTube\n")
     console.print(f"  base URL   {base_url}/api/v1")
     console.print(f"  API docs   {base_url}/docs")
+    console.print(f"  console    {base_url}/app  (sign in with the API key below)")
     console.print(f"  account    {account_id}  ({balance} credits)")
     console.print(f"  API key    [bold green]{key}[/bold green]\n", soft_wrap=True)
     console.print(f"  try:  curl -s {base_url}/api/v1/pricing", soft_wrap=True)
