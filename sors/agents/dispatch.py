@@ -49,8 +49,11 @@ class Dispatcher:
             # Anything left is an unknown argument: send it on so the endpoint refuses it
             # exactly as it refuses an unknown query field.
             query.update({k: _query_value(v) for k, v in args.items()})
-        response = await self.http.request(tool.method, path, params=query, content=content,
-                                           headers=headers)
+        try:
+            response = await self.http.request(tool.method, path, params=query,
+                                               content=content, headers=headers)
+        except httpx.HTTPError as exc:  # only over a real network (`sors mcp`)
+            return _unreachable(str(exc) or type(exc).__name__)
         return to_result(tool, arguments or {}, response)
 
 
@@ -136,6 +139,14 @@ def _local_error(tool: ToolSpec, detail: str, field: str) -> types.CallToolResul
                "errors": [{"field": field, "message": detail}]}
     return _error_result(problem, 422, {"creditsCharged": 0, "balance": None,
                                         "requestId": None, "httpStatus": 422})
+
+
+def _unreachable(why: str) -> types.CallToolResult:
+    problem = {"type": "/errors/unavailable", "title": "Service unavailable", "status": 503,
+               "detail": f"The sors API could not be reached ({why}); retry shortly.",
+               "code": "unavailable"}
+    return _error_result(problem, 503, {"creditsCharged": 0, "balance": None,
+                                        "requestId": None, "httpStatus": 503})
 
 
 def unknown_tool(name: str) -> types.CallToolResult:

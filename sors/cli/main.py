@@ -109,10 +109,17 @@ def mcp() -> None:
     from sors.agents.stdio import DEFAULT_API_URL, serve_stdio
     from sors.cli.common import fail
 
+    import httpx
+
     key = os.environ.get("SORS_API_KEY", "").strip()
     if not key:
         fail("set SORS_API_KEY to the API key the tools should use")
-    asyncio.run(serve_stdio(os.environ.get("SORS_API_URL") or DEFAULT_API_URL, key))
+    url = os.environ.get("SORS_API_URL") or DEFAULT_API_URL
+    try:
+        asyncio.run(serve_stdio(url, key))
+    except httpx.HTTPError as exc:
+        fail(f"cannot read the tool list from the sors API at {url} ({exc}); "
+             "set SORS_API_URL, or start one with `sors demo`")
 
 
 @app.command()
