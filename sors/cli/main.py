@@ -106,10 +106,10 @@ def mcp() -> None:
     import asyncio
     import os
 
+    import httpx
+
     from sors.agents.stdio import DEFAULT_API_URL, serve_stdio
     from sors.cli.common import fail
-
-    import httpx
 
     key = os.environ.get("SORS_API_KEY", "").strip()
     if not key:
