@@ -14,6 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.responses import Response
 
 from sors import __version__
+from sors.accounts.keycache import KeyCache
 from sors.agents.http import install as install_mcp
 from sors.config import Settings, get_settings
 from sors.kit import handlers
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
         settings.redis_url, settings.rate_limit_per_minute, settings.rate_limit_ip_per_minute
     )
     app.state.signer = Signer(settings.resolved_secret_key)
+    app.state.key_cache = KeyCache()
     handlers.install(app)
     for router in _routers():
         app.include_router(router)

@@ -10,15 +10,25 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.models import LedgerEntry
+from sors.webhooks.repository import CREDITS_LOW_THRESHOLD_SQL
 
-# The guarded debit, with the calling key's daily spend cap as one more guard in the same
-# statement: the key's spend row for the day is bumped only while it stays within the cap
-# (concurrent charges through one key serialise on that row, each re-checking the total the
-# previous one left), and the account is debited only when that bump happened (or the key
-# has no cap). A refusal by either guard leaves the statement's other write to the caller's
-# rollback. `capped` and `spent` say which guard refused.
-_DEBIT = text(
-    """
+# The whole charge in one statement, one round trip: the guards, the debit, its ledger row.
+# - The key's daily spend cap: the key's spend row for the day is bumped only while it stays
+#   within the cap (concurrent charges through one key serialise on that row, each
+#   re-checking the total the previous one left).
+# - The balance: the account is debited only when it covers the amount (concurrent charges
+#   serialise on the account row, each re-checking the balance the previous one left) and
+#   the cap bump happened (or the key has no cap). The account row stays locked from here
+#   to the commit, nothing longer.
+# - The ledger row is written from the debit's own result, so there is one only if there
+#   is a debit.
+# A refusal by either guard leaves the statement's other write to the caller's rollback;
+# `capped` and `spent` say which guard refused. The statement also reads the account's
+# `credits.low` webhook threshold (the charge needs it next) and, with `lazy` (a paid read
+# whose only write is its charge), lets the transaction commit without waiting for the WAL
+# flush (see `billing.service.charge`).
+_CHARGE = text(
+    f"""
     WITH cap AS (
         SELECT daily_credit_cap AS cap FROM api_keys
         WHERE id = :key AND daily_credit_cap IS NOT NULL
@@ -32,10 +42,19 @@ _DEBIT = text(
         UPDATE accounts SET balance = balance - :n
         WHERE id = :a AND balance >= :n
           AND (NOT EXISTS (SELECT 1 FROM cap) OR EXISTS (SELECT 1 FROM spend))
-        RETURNING balance
+        RETURNING id, balance
+    ), entry AS (
+        INSERT INTO ledger_entries
+            (id, account_id, kind, delta, balance_after, reason, skill, request_id, job_ref)
+        SELECT :entry_id, id, 'charge', -:n, balance, :reason, :skill, :request_id, :job_ref
+        FROM debit
+        RETURNING balance_after
     )
-    SELECT (SELECT balance FROM debit) AS balance, EXISTS (SELECT 1 FROM cap) AS capped,
-           (SELECT spent FROM spend) AS spent
+    SELECT (SELECT balance_after FROM entry) AS balance,
+           EXISTS (SELECT 1 FROM cap) AS capped,
+           (SELECT spent FROM spend) AS spent,
+           ({CREDITS_LOW_THRESHOLD_SQL}) AS low_threshold,
+           CASE WHEN :lazy THEN set_config('synchronous_commit', 'off', true) END AS lazy
     """
 )
 _LOCK = text("SELECT balance FROM accounts WHERE id = :a FOR UPDATE")
@@ -43,21 +62,36 @@ _CREDIT = text("UPDATE accounts SET balance = balance + :n WHERE id = :a RETURNI
 
 
 @dataclass(frozen=True)
-class Debit:
-    balance: int | None  # None: refused, nothing debited
+class Charge:
+    balance: int | None  # None: refused, nothing debited and no ledger row
     cap_refused: bool  # the key's daily cap refused it (else, when refused: the balance)
+    low_threshold: int | None = None  # the account's credits.low threshold, if it wants one
 
 
-async def debit(
-    session: AsyncSession, account_id: str, amount: int, *, key_id: str | None = None,
+async def charge(
+    session: AsyncSession,
+    account_id: str,
+    amount: int,
+    *,
+    entry_id: str,
+    reason: str,
+    skill: str | None,
+    request_id: str | None,
+    job_ref: str | None,
+    key_id: str | None = None,
     day: date | None = None,
-) -> Debit:
-    """The guarded debit (see _DEBIT)."""
-    params = {"n": amount, "a": account_id, "key": key_id, "day": day}
-    balance, capped, spent = (await session.execute(_DEBIT, params)).one()
+    lazy: bool = False,
+) -> Charge:
+    """The guarded debit and its ledger row (see _CHARGE)."""
+    params = {
+        "n": amount, "a": account_id, "key": key_id, "day": day, "entry_id": entry_id,
+        "reason": reason, "skill": skill, "request_id": request_id, "job_ref": job_ref,
+        "lazy": lazy,
+    }
+    balance, capped, spent, low_threshold, _ = (await session.execute(_CHARGE, params)).one()
     if balance is not None:
-        return Debit(int(balance), False)
-    return Debit(None, bool(capped) and spent is None)
+        return Charge(int(balance), False, low_threshold)
+    return Charge(None, bool(capped) and spent is None)
 
 
 async def key_spend(session: AsyncSession, key_id: str, day: date) -> tuple[int | None, int]:

@@ -33,35 +33,46 @@ async def charge(
     request_id: str | None = None,
     job_ref: str | None = None,
     key_id: str | None = None,
+    only_write: bool = False,
 ) -> Movement:
     """Take `amount` credits or raise InsufficientCredits (SpendCapReached when `key_id`'s
     daily cap would be passed); never below zero, never past the cap.
 
-    The conditional UPDATE is the whole guard: concurrent charges serialise on the account
-    row and each re-checks the balance it sees after the previous one committed.
+    One statement (`repo.charge`): both guards, the debit and its ledger row. Concurrent
+    charges serialise on the account row; the lock lasts until the caller's commit.
+
+    `only_write`: the caller's transaction writes nothing but this charge (a paid read). It
+    then commits asynchronously (no wait for the WAL flush, which on a busy disk costs more
+    than the whole read). Atomicity and order are unchanged — the balance still equals the
+    ledger, nothing goes below zero — only a database crash within the last fraction of a
+    second can forget such a charge, together with nothing else: the caller got a read free.
+    Anything that creates work (jobs, tracking) commits durably.
     """
     if amount < 0:
         raise ValueError("charge amount must be >= 0")
     if amount == 0:
         return Movement(None, 0, await repo.balance(session, account_id))
     day = clock.now().astimezone(UTC).date()
-    debit = await repo.debit(session, account_id, amount, key_id=key_id, day=day)
-    if debit.balance is None:
-        if debit.cap_refused and key_id is not None:
+    entry_id = new_id("led")
+    charged = await repo.charge(
+        session, account_id, amount, entry_id=entry_id, reason=reason or skill, skill=skill,
+        request_id=request_id, job_ref=job_ref, key_id=key_id, day=day, lazy=only_write,
+    )
+    if charged.balance is None:
+        if charged.cap_refused and key_id is not None:
             cap, spent = await repo.key_spend(session, key_id, day)
             raise SpendCapReached(required=amount, cap=cap or 0, spent_today=spent,
                                   balance=await repo.balance(session, account_id))
         raise InsufficientCredits(required=amount, balance=await repo.balance(session, account_id))
-    new_balance = debit.balance
-    entry_id = new_id("led")
+    new_balance = charged.balance
     CREDITS.labels(skill).inc(amount)
     entry = {
         "id": entry_id, "account_id": account_id, "kind": "charge", "delta": -amount,
         "balance_after": new_balance, "reason": reason or skill, "skill": skill,
         "request_id": request_id, "job_ref": job_ref,
     }
-    await repo.insert_entry(session, entry)
-    await webhook_events.ledger_entry(session, entry)  # credits.low, in this transaction
+    # credits.low, in this transaction
+    await webhook_events.ledger_entry(session, entry, low_threshold=charged.low_threshold)
     return Movement(entry_id, amount, new_balance)
 
 

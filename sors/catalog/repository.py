@@ -177,7 +177,15 @@ async def count_posts(session: AsyncSession, f: PostFilter, *, cap: int) -> int:
 
 
 async def get_post(session: AsyncSession, post_id: str) -> Row | None:
-    row = (await session.execute(_posts_with_owner().where(Post.id == post_id))).first()
+    """The post with its owner and, as `snapshot_count`, how many stat snapshots it has (in
+    the same statement: GET /posts/{id} is the cheapest paid call, so every round trip
+    shows)."""
+    snapshots = (
+        select(func.count()).select_from(PostStat).where(PostStat.post_id == Post.id)
+        .scalar_subquery().label("snapshot_count")
+    )
+    stmt = _posts_with_owner().add_columns(snapshots).where(Post.id == post_id)
+    row = (await session.execute(stmt)).first()
     return row._mapping if row else None
 
 

@@ -26,8 +26,9 @@ AccountId = Annotated[str, Depends(current_account_id)]
 RecordId = Annotated[str, Path()]
 
 
-def _skill(key: str) -> dict[str, str]:
-    return {"x-sors-skill": key}
+def _skill(key: str) -> dict[str, str | bool]:
+    # Every catalog door only reads: its transaction writes nothing but the charge.
+    return {"x-sors-skill": key, "x-sors-read": True}
 
 
 @router.post(

@@ -205,11 +205,18 @@ async def get_post(
         raise PostNotFound(f"No post with id {post_id!r}.")
     out = post_record(row)
     out["growth"] = growth.growth_block(
-        row, await repo.snapshot_count(session, post_id), clock.now()
+        row, int(row["snapshot_count"]), clock.now()
     )
-    if include_transcript and (t := await transcript_for(session, post_id)) is not None:
+    # The flags are kept with the post, so a post without either costs no further query.
+    if (
+        include_transcript and row["has_transcript"]
+        and (t := await transcript_for(session, post_id)) is not None
+    ):
         out["transcript"] = t
-    if include_visual_analysis and (v := await visual_analysis_for(session, post_id)) is not None:
+    if (
+        include_visual_analysis and row["has_visual_analysis"]
+        and (v := await visual_analysis_for(session, post_id)) is not None
+    ):
         out["visual_analysis"] = v
     return out
 

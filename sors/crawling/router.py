@@ -19,8 +19,7 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
 
 @router.post(
     "/crawls", summary="Crawl a public profile (40 credits; 1 when already tracked)",
-    openapi_extra={"x-sors-skill": "crawl_profile",
-                   "x-sors-precheck": get_pricing().cost("crawl_profile", "already_tracked_credits")},
+    openapi_extra={"x-sors-skill": "crawl_profile"},
 )
 async def crawl_profile(
     body: CrawlIn,

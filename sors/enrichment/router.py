@@ -42,7 +42,7 @@ def media_store(request: Request) -> MediaStore:
 @router.post(
     f"{API}/transcriptions",
     summary="Request a post's transcript (10 credits; 0 when it exists or is already pending)",
-    openapi_extra={"x-sors-skill": "request_transcript", "x-sors-precheck": 0},
+    openapi_extra={"x-sors-skill": "request_transcript"},
 )
 async def request_transcript(
     request: Request,
@@ -72,7 +72,7 @@ async def request_transcript(
 @router.post(
     f"{API}/posts/media",
     summary="Download a post's media (3 credits; the first call after its fetch job is free)",
-    openapi_extra={"x-sors-skill": "download_post_media", "x-sors-precheck": 0},
+    openapi_extra={"x-sors-skill": "download_post_media"},
 )
 async def download_post_media(
     request: Request,

@@ -102,6 +102,7 @@ def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
         url or database_url(settings),
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_max_overflow,
+        pool_timeout=settings.db_pool_timeout,
         pool_pre_ping=True,
         json_serializer=_dumps,
         json_deserializer=orjson.loads,

@@ -13,7 +13,6 @@ from typing import Any
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sors.accounts import service as accounts
 from sors.kit import idempotency
 from sors.kit.errors import ApiError, PayloadTooLarge, RateLimited, Unavailable
 from sors.kit.ids import new_id
@@ -122,8 +121,7 @@ class ApiMiddleware:
         principal = scope.get(IN_PROCESS_PRINCIPAL) if is_api else None
         key = extract_api_key(scope) if is_api and principal is None else None
         if key:
-            async with app_state.db.session() as session:
-                principal = await accounts.authenticate(session, key)
+            principal = await app_state.key_cache.resolve(app_state.db, key)
         state["principal"] = principal
 
         if is_api:
@@ -195,14 +193,16 @@ async def _never_receive() -> Message:
 
 
 def _is_outage(exc: BaseException) -> bool:
-    """PostgreSQL or Redis unreachable: a 503 the client may retry, not a bug (500)."""
+    """PostgreSQL or Redis unreachable (or every database connection busy for the whole pool
+    timeout): a 503 the client may retry, not a bug (500)."""
     import psycopg
     import sqlalchemy.exc
 
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, (psycopg.OperationalError, sqlalchemy.exc.OperationalError,
-                             sqlalchemy.exc.InterfaceError, ConnectionError, OSError, TimeoutError)):
+                             sqlalchemy.exc.InterfaceError, ConnectionError, OSError, TimeoutError,
+                             sqlalchemy.exc.TimeoutError)):  # the last: every pooled connection busy
             return True
         if type(seen).__module__.startswith("redis") and "Connection" in type(seen).__name__:
             return True

@@ -12,6 +12,14 @@ endpoint may change the cost (e.g. 0 for a repeated request) through the `Bill` 
 reads the bill it would pay, rolls everything back and answers the quote instead: the input
 is validated and priced by the very code a real call runs, and nothing is charged, queued
 or written (after-commit hooks never run, jobs and their NOTIFY vanish with the rollback).
+
+Routes that only read add `"x-sors-read": True` (see `billing.service.charge`).
+
+There is no balance check before the work: the charge (`billing.charge`, one guarded
+statement with its ledger row) is the check. A call the balance cannot cover does its work,
+is refused with 402 at the charge and rolled back, so nothing it did survives; every call
+that can pay saves a round trip, and the account row is locked only from the charge to the
+commit.
 """
 
 from __future__ import annotations
@@ -42,7 +50,6 @@ AfterCommit = Callable[[], Awaitable[None]]
 class Bill:
     skill: str
     cost: int
-    precheck: int
     job_ref: str | None = None
     charged: int = 0
     balance: int | None = None
@@ -59,6 +66,8 @@ class SorsRoute(APIRoute):
         original = super().get_route_handler()
         extra: dict[str, Any] = self.openapi_extra or {}
         skill: str | None = extra.get("x-sors-skill")
+        # A paid read: the charge is the only thing its transaction writes.
+        read_only: bool = bool(extra.get("x-sors-read"))
 
         async def handler(request: Request) -> Response:
             db = request.app.state.db
@@ -67,7 +76,7 @@ class SorsRoute(APIRoute):
             dry_run = wants_dry_run(request.headers.get("x-dry-run"))
             if skill:
                 cost = get_pricing().cost(skill)
-                bill = Bill(skill, cost, precheck=extra.get("x-sors-precheck", cost))
+                bill = Bill(skill, cost)
                 request.state.bill = bill
             if dry_run and not (skill and is_billable(skill)):
                 raise ValidationFailed.single(
@@ -79,11 +88,6 @@ class SorsRoute(APIRoute):
                 if dry_run and bill is not None:
                     return await _quote(original, request, session, bill, principal)
                 try:
-                    if bill and principal and bill.precheck > 0:
-                        # Cheap early refusal; the guarded debit below is what really decides.
-                        balance = await billing.balance(session, principal.account_id)
-                        if balance < bill.precheck:
-                            raise InsufficientCredits(bill.precheck, balance)
                     response = await original(request)
                     if response.status_code >= 400:
                         await session.rollback()
@@ -93,6 +97,7 @@ class SorsRoute(APIRoute):
                             session, principal.account_id, bill.cost, skill=bill.skill,
                             request_id=getattr(request.state, "request_id", None),
                             job_ref=bill.job_ref, key_id=principal.key_id,
+                            only_write=read_only,
                         )
                         bill.charged, bill.balance = moved.amount, moved.balance
                     await session.commit()

@@ -100,15 +100,24 @@ async def job_settled(session: AsyncSession, job: Any) -> None:
     await emit(session, job.account_id, f"job.{job.status}", job_record(job))
 
 
-async def ledger_entry(session: AsyncSession, entry: dict[str, Any]) -> None:
+_LOOK_UP = object()
+
+
+async def ledger_entry(
+    session: AsyncSession, entry: dict[str, Any], *, low_threshold: Any = _LOOK_UP
+) -> None:
     """After a ledger row was written (`entry` holds its column values): `credits.added`
     for top-ups and grants, `credits.low` when a charge took the balance from at or above
-    the account's threshold to below it."""
+    the account's threshold to below it. A charge passes the threshold its own statement
+    already read (`low_threshold`, None when no endpoint wants the event)."""
     kind, delta, after = entry["kind"], int(entry["delta"]), int(entry["balance_after"])
     if kind in ("topup", "grant"):
         await emit(session, entry["account_id"], "credits.added", _balance_data(entry))
     elif kind == "charge":
-        threshold = await repo.credits_low_threshold(session, entry["account_id"])
+        threshold = (
+            await repo.credits_low_threshold(session, entry["account_id"])
+            if low_threshold is _LOOK_UP else low_threshold
+        )
         if threshold is not None and after < threshold <= after - delta:
             data = _balance_data(entry)
             data["threshold"] = threshold

@@ -81,16 +81,21 @@ async def accounts_subscribed(
     return set((await session.execute(stmt)).scalars())
 
 
-async def credits_low_threshold(session: AsyncSession, account_id: str) -> int | None:
-    """The account's threshold when one of its enabled endpoints wants `credits.low`; None
-    otherwise (then nothing needs computing on the charge path)."""
-    stmt = text("""
-        SELECT COALESCE(s.credits_low_threshold, :default)
+# The account's threshold when one of its enabled endpoints wants `credits.low`, else NULL.
+# A scalar subquery on `:a` (the account), so billing's charge statement carries it and a
+# charge needs no round trip of its own for it.
+CREDITS_LOW_THRESHOLD_SQL = f"""
+        SELECT COALESCE(s.credits_low_threshold, {int(DEFAULT_CREDITS_LOW)})
           FROM webhook_endpoints e
           LEFT JOIN webhook_settings s ON s.account_id = e.account_id
          WHERE e.account_id = :a AND e.enabled AND 'credits.low' = ANY(e.events)
-         LIMIT 1""")
-    return (await session.execute(stmt, {"a": account_id, "default": DEFAULT_CREDITS_LOW})).scalar()
+         LIMIT 1"""
+
+
+async def credits_low_threshold(session: AsyncSession, account_id: str) -> int | None:
+    """The account's threshold when one of its enabled endpoints wants `credits.low`; None
+    otherwise (then nothing needs computing on the charge path)."""
+    return (await session.execute(text(CREDITS_LOW_THRESHOLD_SQL), {"a": account_id})).scalar()
 
 
 async def get_settings_row(session: AsyncSession, account_id: str) -> WebhookSettings | None:

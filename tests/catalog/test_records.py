@@ -186,6 +186,11 @@ async def test_get_post_includes_stored_enrichment_on_request(world: World) -> N
             ),
             {"p": hit["id"]},
         )
+        # As enrichment's repository does with each result it stores.
+        await s.execute(
+            text("UPDATE posts SET has_transcript = true, has_visual_analysis = true WHERE id = :p"),
+            {"p": hit["id"]},
+        )
     try:
         url = f"/api/v1/posts/{hit['id']}"
         rec = (await world.client.get(url, headers=world.headers)).json()

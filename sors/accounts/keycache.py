@@ -1,0 +1,66 @@
+"""API key resolution with a short memory.
+
+Every API request resolves its key; looking it up in the database each time is a round trip
+(and a pool checkout) per request. Resolved keys are kept for at most `ttl` seconds, so a
+revocation — made by any process, e.g. `sors keys revoke` — takes effect everywhere within
+that time. Unknown keys are not remembered: a key created a moment ago works at once.
+Concurrent requests with the same key share one lookup, so a burst on a cold (or just
+expired) entry costs one query, not one per request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from sors.accounts.service import Principal, authenticate
+from sors.kit.db import Database
+from sors.kit.security import hash_api_key, looks_like_api_key
+
+TTL_SECONDS = 1.0
+
+
+class KeyCache:
+    def __init__(self, ttl: float = TTL_SECONDS, max_entries: int = 10_000) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._known: dict[str, tuple[float, Principal]] = {}
+        self._pending: dict[str, asyncio.Future[Principal | None]] = {}
+
+    async def resolve(self, db: Database, key: str) -> Principal | None:
+        if not looks_like_api_key(key):
+            return None
+        digest = hash_api_key(key)
+        now = time.monotonic()
+        hit = self._known.get(digest)
+        if hit is not None and now - hit[0] < self.ttl:
+            return hit[1]
+        pending = self._pending.get(digest)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Principal | None] = asyncio.get_running_loop().create_future()
+        self._pending[digest] = future
+        try:
+            async with db.session() as session:
+                principal = await authenticate(session, key)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody waited
+            raise
+        except BaseException:
+            future.cancel()
+            raise
+        else:
+            future.set_result(principal)
+        finally:
+            del self._pending[digest]
+        if principal is None:
+            self._known.pop(digest, None)
+            return None
+        if len(self._known) >= self.max_entries:
+            self._known.clear()  # bounded memory; the next requests simply look up again
+        self._known[digest] = (now, principal)
+        return principal
+
+    def clear(self) -> None:
+        self._known.clear()
