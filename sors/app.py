@@ -33,6 +33,7 @@ Authenticate with `Authorization: Bearer <key>` or `x-api-key: <key>`."""
 ROUTER_MODULES = (
     "sors.kit.index",
     "sors.accounts.router",
+    "sors.platforms.sim.pages",
     "sors.billing.router",
     "sors.feedback.router",
     "sors.catalog.router",

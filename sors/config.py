@@ -120,6 +120,12 @@ class Settings(BaseSettings):
             marker = self.data_dir / "platform_source"
             if marker.is_file() and marker.read_text().strip() in ("live", "sim"):
                 self.platform_source = marker.read_text().strip()  # type: ignore[assignment]
+        # Likewise its address, so emails the CLI sends (`sors scheduler run-once`) link to
+        # the running demo whatever port it took.
+        if "base_url" not in self.model_fields_set:
+            marker = self.data_dir / "base_url"
+            if marker.is_file() and marker.read_text().strip().startswith(("http://", "https://")):
+                self.base_url = marker.read_text().strip()
         return self
 
     @cached_property

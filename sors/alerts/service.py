@@ -32,6 +32,7 @@ from sors.kit.ids import new_id
 from sors.kit.security import Signer, TokenError
 from sors.monitoring import repository as monitoring_repo
 from sors.monitoring import service as monitoring
+from sors.platforms.sim.pages import post_link
 from sors.webhooks import events as webhook_events
 
 log = structlog.get_logger("sors.alerts")
@@ -415,7 +416,7 @@ def _build_digest(settings: Settings, signer: Signer, email: str, p: _Prepared, 
         score = r[f"score_{window}"]
         items.append(
             messages.DigestItem(
-                post_url=r["url"],
+                post_url=post_link(settings, r["post_id"], r["url"]),
                 handle=r["handle"],
                 platform=r["platform"],
                 views=r["views"],

@@ -152,6 +152,12 @@ def _plural(n: int, word: str) -> str:
 
 
 def run_once(*, as_json: bool) -> None:
+    from sors.kit.logging import configure_logging
+
+    s = settings()
+    # The summary is the output; the jobs' own info lines would bury it.
+    quiet = {} if "log_level" in s.model_fields_set else {"log_level": "WARNING"}
+    configure_logging(s.model_copy(update=quiet))
     try:
         summary = with_db(_run)
     except TimeoutError as exc:
@@ -160,7 +166,6 @@ def run_once(*, as_json: bool) -> None:
     if as_json:
         print(json.dumps(asdict(summary)))
         return
-    s = settings()
     lines = []
     if summary.now:
         lines.append(f"simulated time  {summary.now}")

@@ -11,7 +11,10 @@ from sors.cli.sim import DEMO_PROFILES
 from sors.config import Settings
 from sors.kit.db import Database
 
-DEMO_EMAIL = "demo@sors.local"
+# A reserved domain (RFC 2606) that address validation accepts, so the tour's alert can use
+# the account's own address. Demo data made before kept its account under the old one.
+DEMO_EMAIL = "demo@example.com"
+_OLD_DEMO_EMAIL = "demo@sors.local"
 DEMO_CREDITS = 10_000
 
 
@@ -53,6 +56,10 @@ async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]
     stored = key_file.read_text().strip() if key_file.is_file() else None
     async with db.transaction() as session:
         account = await accounts_repo.find_account_by_email(session, DEMO_EMAIL)
+        if account is None:
+            account = await accounts_repo.find_account_by_email(session, _OLD_DEMO_EMAIL)
+            if account is not None:
+                account.email = DEMO_EMAIL
         if account is None:
             new = await accounts.create_account(
                 session, email=DEMO_EMAIL, credits=DEMO_CREDITS, reason="demo account"

@@ -94,6 +94,8 @@ def prepare_demo(base_url: str | None = None) -> Settings:
     s = settings()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     (s.data_dir / "platform_source").write_text(s.platform_source + "\n")
+    if base_url:  # the address of the demo serving this data (see Settings)
+        (s.data_dir / "base_url").write_text(s.base_url + "\n")
     return s
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Request
@@ -14,6 +13,7 @@ from sors.billing.pricing import get_pricing
 from sors.enrichment import service
 from sors.enrichment.schemas import TargetIn
 from sors.enrichment.storage import LocalMediaStore, MediaStore, get_media_store
+from sors.kit import clock
 from sors.kit.errors import NotFound
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import Bill, SorsRoute, get_bill, get_session
@@ -133,7 +133,7 @@ async def media_file(request: Request, token: str) -> FileResponse:
     path = store.path(link.key)
     if not path.is_file():
         raise NotFound("This media file is no longer stored; request it again.")
-    remaining = int(link.expires_at.timestamp() - time.time())
+    remaining = int((link.expires_at - clock.now()).total_seconds())
     return FileResponse(
         path,
         media_type=link.content_type,

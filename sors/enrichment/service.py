@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,6 +25,7 @@ from sors.enrichment.schemas import (
 from sors.enrichment.storage import LocalMediaStore, MediaStore
 from sors.jobs import service as jobs
 from sors.jobs.models import Job
+from sors.kit import clock
 from sors.kit.errors import (
     ApiError,
     MissingTarget,
@@ -181,8 +182,8 @@ async def request_media(
             max_attempts=max_attempts,
         )
         return MediaOutcome(queued=Queued(job, created))
-    # Wall-clock time: links are fetched by real HTTP clients, even in simulation.
-    expires_at = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=ttl_seconds)
+    # The service clock, like every other time the API shows (simulated in the demo).
+    expires_at = clock.now().replace(microsecond=0) + timedelta(seconds=ttl_seconds)
     items = [
         media_item(m, store.url(m.storage_key, content_type=m.content_type, expires_at=expires_at))
         for m in rows

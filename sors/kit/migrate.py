@@ -4,6 +4,7 @@ tests)."""
 from __future__ import annotations
 
 import asyncio
+import warnings
 from pathlib import Path
 
 from alembic import command
@@ -25,7 +26,12 @@ def upgrade(url: str, revision: str = "heads") -> None:
 
 def check(url: str) -> None:
     """Raise when the models and the migrations disagree (`alembic check`)."""
-    command.check(alembic_config(url))
+    with warnings.catch_warnings():
+        # Alembic cannot compare an expression index carrying an operator class
+        # (ix_profiles_name_trgm: lower(display_name) gin_trgm_ops); it skips that index and
+        # warns. Nothing is wrong with it, and the warning would be the test run's only one.
+        warnings.filterwarnings("ignore", message=r"Expression .* gin_trgm_ops")
+        command.check(alembic_config(url))
 
 
 def revision(url: str, message: str) -> None:

@@ -49,7 +49,7 @@ class Signer:
     def sign(self, purpose: str, payload: Any) -> str:
         return self._serializer(purpose).dumps(payload)
 
-    def verify(self, purpose: str, token: str, max_age: int) -> Any:
+    def verify(self, purpose: str, token: str, max_age: int | None) -> Any:
         try:
             return self._serializer(purpose).loads(token, max_age=max_age)
         except SignatureExpired as exc:

@@ -1,0 +1,182 @@
+"""The README's tour, run as printed against a fresh demo, shows what the README says.
+
+The commands come from README.md itself (tour.py), so the two cannot drift. The world is
+small (`sors demo seed --profiles 200` before the first start) to keep CI fast; the tour's
+numbers do not depend on its size. The same run checks the first hour around the tour: no
+Python warnings from the demo or the CLI, every URL of the banner and every link of the
+digest email answering 200, and one demo key after restarts.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.cluster import free_port
+from tests.firsthour.tour import (
+    Demo,
+    clean_env,
+    link_venv,
+    sors,
+    split_output,
+    tour_blocks,
+    tour_script,
+)
+
+SEED_PROFILES = 200
+URL = re.compile(r"https?://[^\s'\"<>]+")
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[Demo]:
+    workdir = Path(tempfile.mkdtemp(prefix="sors-tour-"))
+    workdir.chmod(0o755)  # the embedded server runs as its own user and must reach .sors/pg
+    link_venv(workdir)
+    d = Demo(workdir, free_port())
+    try:
+        seeded = sors(workdir, "demo", "seed", "--profiles", str(SEED_PROFILES))
+        assert seeded.returncode == 0, seeded.stdout + seeded.stderr
+        assert "Warning" not in seeded.stdout + seeded.stderr, seeded.stderr
+        d.start()
+        yield d
+    finally:
+        d.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _json_lines(chunk: str) -> list[dict]:
+    """The JSON documents jq printed (pretty or compact), in order."""
+    return [json.loads(doc) for doc in _split_json(chunk)]
+
+
+def test_the_readme_tour_runs_as_printed(demo: Demo) -> None:
+    blocks = tour_blocks()
+    assert len(blocks) >= 10, "the tour lost its commands"
+    run = subprocess.run(
+        ["bash", "-c", tour_script(blocks, demo.port)], cwd=demo.workdir, capture_output=True,
+        text=True, timeout=600, env=clean_env(demo.workdir),
+    )
+    assert run.returncode == 0, f"{run.stdout}\n{run.stderr}\n{demo.output()[-3000:]}"
+    assert "Warning" not in run.stderr, run.stderr
+    out = split_output(run.stdout)
+    assert len(out) == len(blocks), run.stdout
+    setup, offer, search, crawl, look, errors, monitor, advance, updates, outbox, ledger = out
+
+    assert setup.strip() == ""
+    assert '"pricing"' in offer and '"docs"' in offer
+    assert any(j.get("key") == "search_outliers" for j in _json_lines(offer))
+    assert _json_lines(offer)[-1]["balance"] == 10_000
+
+    hits = _json_lines(search)
+    assert hits and all(h["score"] >= 5 for h in hits), search
+
+    anna, sam = crawl.split()
+    assert anna.startswith("prf_") and sam.startswith("prf_") and anna != sam
+
+    profile, averages, *compared_and_trending = _json_lines(look)
+    assert profile["handle"] == "fit.anna" and profile["display_name"].startswith("Anna")
+    assert averages["views"] > 0
+    compared = [c for c in compared_and_trending if "follower_count" in c]
+    assert {c["handle"] for c in compared} == {"fit.anna", "cookwithsam"}
+    trending = [c for c in compared_and_trending if "follower_count" not in c]
+    assert len(trending) == 3
+
+    resolve, missing = _json_lines(errors)
+    assert resolve["code"] == "short_link_not_supported" and resolve["status"] == 422
+    assert missing["code"] == "validation_error"
+    assert {e["field"] for e in missing["errors"]} == {"platform", "handle"}
+
+    tracked, alert = _json_lines(monitor)
+    assert tracked["handle"] == "fit.anna" and tracked["frequency"] == "daily"
+    assert alert["status"] == "active" and alert["addressStatus"] == "confirmed"
+
+    summary = dict(re.findall(r"^(refreshes run|new posts found|alerts fired|digests sent)\s+(\d+)",
+                              advance, flags=re.M))
+    assert summary.get("refreshes run") == "1", advance
+    assert int(summary["new posts found"]) >= 1 and int(summary["alerts fired"]) >= 1, advance
+    assert summary["digests sent"] == "1", advance
+
+    new_posts = _json_lines(updates)
+    assert new_posts and all(p["handle"] == "fit.anna" for p in new_posts)
+    assert any(p["published_at"] >= "2026-09-22T10:00:00Z" for p in new_posts), new_posts
+
+    assert "fit.anna" in outbox and "Subject:" in outbox, outbox
+    kinds = [j["kind"] for j in _json_lines(ledger)]
+    assert kinds and set(kinds) <= {"charge", "refund", "grant", "topup"}
+
+    # The same moment again, for machines: the same numbers, nothing done twice.
+    again = sors(demo.workdir, "scheduler", "run-once", "--json")
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    machine = json.loads(again.stdout)
+    assert machine["now"] == "2026-09-25T10:00:00Z"
+    assert (machine["refreshes"], machine["digestsSent"]) == (1, 1)
+    assert machine["newPosts"] == int(summary["new posts found"])
+    assert machine["alertHits"] == int(summary["alerts fired"])
+
+    # What the README says the search cost: the first charge, 1 credit, leaving 9,999.
+    key = (demo.workdir / ".sors" / "demo_api_key").read_text().strip()
+    ledger_all = httpx.get(
+        f"http://127.0.0.1:{demo.port}/api/v1/credits/ledger?limit=200",
+        headers={"Authorization": f"Bearer {key}"}, timeout=30,
+    ).json()["results"]
+    first_charge = [e for e in ledger_all if e["kind"] == "charge"][-1]
+    assert (first_charge["skill"], first_charge["credits"], first_charge["balanceAfter"]) == (
+        "search_outliers", -1, 9999,
+    )
+    assert "Warning" not in demo.output(), demo.output()
+
+
+def _split_json(chunk: str) -> list[str]:
+    """jq prints pretty objects and compact lines; split the stream into documents."""
+    decoder = json.JSONDecoder()
+    docs, i, text = [], 0, chunk.strip()
+    while i < len(text):
+        obj, end = decoder.raw_decode(text, i)
+        docs.append(json.dumps(obj))
+        i = end
+        while i < len(text) and text[i].isspace():
+            i += 1
+    return docs
+
+
+def test_every_banner_url_and_email_link_answers_200(demo: Demo) -> None:
+    key = (demo.workdir / ".sors" / "demo_api_key").read_text().strip()
+    banner = "\n".join(demo.banner)
+    assert key in banner
+    urls = set(URL.findall(banner))
+    assert f"http://127.0.0.1:{demo.port}/api/v1" in urls and len(urls) >= 3
+    emails = sorted((demo.workdir / ".sors" / "outbox").glob("*.eml"))
+    if not emails:
+        pytest.skip("no email yet: the tour test makes the digest")
+    links: set[str] = set()
+    for path in emails:
+        msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        for part in msg.walk():
+            if part.get_content_maintype() == "text":
+                links |= set(URL.findall(part.get_content()))
+    assert links
+    with httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=30) as client:
+        for url in sorted(urls | links):
+            r = client.get(url, follow_redirects=True)
+            assert r.status_code == 200, (url, r.status_code, r.text[:300])
+
+
+def test_restarting_the_demo_keeps_one_key(demo: Demo) -> None:
+    key = (demo.workdir / ".sors" / "demo_api_key").read_text().strip()
+    for _ in range(3):
+        demo.stop(database=False)  # the embedded server outlives a demo, as it does for users
+        demo.start()
+        assert any(key in line for line in demo.banner)
+    keys = sors(demo.workdir, "keys", "list")
+    active = [line for line in keys.stdout.splitlines() if line.rstrip().endswith("active")]
+    assert keys.returncode == 0 and len(active) == 1, keys.stdout
