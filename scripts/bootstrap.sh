@@ -30,6 +30,8 @@ stamp=.venv/.sors-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "==> installing Python packages"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[dev]"
+  # PYTHONWARNINGS: setuptools' notices about editable installs (for whoever packages sors,
+  # not for a user) would be the only warnings of a fresh run.
+  PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q -e ".[dev]"
   touch "$stamp"
 fi
