@@ -31,6 +31,7 @@ from tests.firsthour.tour import (
     split_output,
     tour_blocks,
     tour_script,
+    tour_texts,
 )
 
 SEED_PROFILES = 200
@@ -105,6 +106,11 @@ def test_the_readme_tour_runs_as_printed(demo: Demo) -> None:
     assert summary.get("refreshes run") == "1", advance
     assert int(summary["new posts found"]) >= 1 and int(summary["alerts fired"]) >= 1, advance
     assert summary["digests sent"] == "1", advance
+
+    # The summary the README prints is the one the command printed (paths elided there).
+    [promised] = tour_texts()
+    for line in promised.splitlines():
+        assert line.split("…")[0].rstrip() in advance, (line, advance)
 
     new_posts = _json_lines(updates)
     assert new_posts and all(p["handle"] == "fit.anna" for p in new_posts)

@@ -28,6 +28,14 @@ def tour_blocks(readme: Path = REPO / "README.md") -> list[str]:
     return re.findall(r"```bash\n(.*?)```", section, flags=re.S)
 
 
+def tour_texts(readme: Path = REPO / "README.md") -> list[str]:
+    """The ```text blocks of the tour section: output the README promises."""
+    text = readme.read_text()
+    start = text.index(TOUR_HEADING)
+    end = text.find("\n## ", start + len(TOUR_HEADING))
+    return re.findall(r"```text\n(.*?)```", text[start : end if end >= 0 else len(text)], flags=re.S)
+
+
 def tour_script(blocks: list[str], port: int) -> str:
     """One bash program; only the port differs from the README (tests never use 8000)."""
     parts = ["set -euo pipefail"]
