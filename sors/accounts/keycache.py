@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
-from sors.accounts.service import Principal, authenticate
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.accounts.service import Principal, authenticate, principal_for_key_id
 from sors.kit.db import Database
 from sors.kit.security import hash_api_key, looks_like_api_key
 
@@ -30,7 +33,16 @@ class KeyCache:
     async def resolve(self, db: Database, key: str) -> Principal | None:
         if not looks_like_api_key(key):
             return None
-        digest = hash_api_key(key)
+        return await self._resolve(db, hash_api_key(key), lambda s: authenticate(s, key))
+
+    async def resolve_id(self, db: Database, key_id: str) -> Principal | None:
+        """The same, for an in-process caller that holds a key's id (a console session)."""
+        return await self._resolve(db, "id:" + key_id, lambda s: principal_for_key_id(s, key_id))
+
+    async def _resolve(
+        self, db: Database, digest: str,
+        lookup: Callable[[AsyncSession], Awaitable[Principal | None]],
+    ) -> Principal | None:
         now = time.monotonic()
         hit = self._known.get(digest)
         if hit is not None and now - hit[0] < self.ttl:
@@ -42,7 +54,7 @@ class KeyCache:
         self._pending[digest] = future
         try:
             async with db.session() as session:
-                principal = await authenticate(session, key)
+                principal = await lookup(session)
         except Exception as exc:
             future.set_exception(exc)
             future.exception()  # retrieved: no "never retrieved" warning when nobody waited

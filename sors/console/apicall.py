@@ -17,6 +17,7 @@ import orjson
 from starlette.requests import Request
 
 from sors.accounts.service import Principal
+from sors.console.auth import SignInRequired
 from sors.kit.middleware import IN_PROCESS_PRINCIPAL
 
 
@@ -124,4 +125,7 @@ async def call(
             chunks.append(message.get("body", b""))
 
     await request.app(scope, receive, send)
+    if status == 401:
+        # The session's key was revoked since the cookie was signed: sign the console out.
+        raise SignInRequired("revoked")
     return ApiResult(status, response_headers, b"".join(chunks))

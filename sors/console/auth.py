@@ -1,7 +1,7 @@
 """Console sessions: a signed cookie naming the API key (by id, never the key itself), and a
 CSRF token bound to that session.
 
-The cookie holds `{"k": key_id, "n": nonce}` signed with the server's secret and a timestamp
+The cookie holds `{"k": key_id, "a": account_id, "n": nonce}` signed with the server's secret and a timestamp
 (itsdangerous), httpOnly, SameSite=Strict, Secure over https. Every console request checks
 the signature, the age and that the key is still active, so a key revoked through the API or
 the CLI signs its console sessions out at their next request. The raw key is read once, from
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
-from sors.accounts import service as accounts
 from sors.accounts.service import Principal
 from sors.kit.security import TokenError
 
@@ -53,7 +52,7 @@ def _csrf_for(request: Request, nonce: str) -> str:
 
 
 def new_session_cookie(request: Request, principal: Principal) -> str:
-    payload = {"k": principal.key_id, "n": secrets.token_urlsafe(16)}
+    payload = {"k": principal.key_id, "a": principal.account_id, "n": secrets.token_urlsafe(16)}
     return request.app.state.signer.sign(PURPOSE, payload)
 
 
@@ -72,6 +71,10 @@ def clear_session_cookie(request: Request, response) -> None:
 
 
 async def current_user(request: Request) -> ConsoleUser:
+    """The session named by the cookie. Whether its key is still active is checked by the
+    page's first API call (the API refuses a revoked key, and `apicall` turns that 401 into
+    a sign-out) or, on a page that makes none, by `ensure_active`: one query per request
+    either way."""
     raw = request.cookies.get(COOKIE)
     if not raw:
         raise SignInRequired("signed_out")
@@ -79,16 +82,20 @@ async def current_user(request: Request) -> ConsoleUser:
         payload = request.app.state.signer.verify(PURPOSE, raw, max_age=SESSION_MAX_AGE)
     except TokenError as exc:
         raise SignInRequired("expired" if exc.reason == "expired" else "invalid") from exc
-    if not isinstance(payload, dict) or not isinstance(payload.get("k"), str):
+    if not isinstance(payload, dict) or not all(
+        isinstance(payload.get(k), str) for k in ("k", "a", "n")
+    ):
         raise SignInRequired("invalid")
-    async with request.app.state.db.session() as session:
-        principal = await accounts.principal_for_key_id(session, payload["k"])
-    if principal is None:
-        raise SignInRequired("revoked")
-    nonce = str(payload.get("n", ""))
-    user = ConsoleUser(principal, nonce, _csrf_for(request, nonce))
+    user = ConsoleUser(Principal(account_id=payload["a"], key_id=payload["k"]), payload["n"],
+                       _csrf_for(request, payload["n"]))
     request.state.console_user = user
     return user
+
+
+async def ensure_active(request: Request, user: ConsoleUser) -> None:
+    state = request.app.state
+    if await state.key_cache.resolve_id(state.db, user.principal.key_id) is None:
+        raise SignInRequired("revoked")
 
 
 async def check_csrf(request: Request, user: ConsoleUser) -> dict[str, str]:

@@ -7,7 +7,7 @@ from fastapi.responses import Response
 
 from sors.console import apicall, charts
 from sors.console import repository as repo
-from sors.console.auth import check_csrf
+from sors.console.auth import check_csrf, ensure_active
 from sors.console.pages_posts import _idempotency
 from sors.console.render import WINDOW_NAMES, outcome, page, redirect
 from sors.console.routing import User, console_router
@@ -54,6 +54,8 @@ async def untrack(request: Request, user: User, profile_id: str) -> Response:
 
 @router.get("/crawl")
 async def crawl_form(request: Request, user: User, job: str | None = None) -> Response:
+    if not job:  # the job panel's own call checks the key; a bare form checks it here
+        await ensure_active(request, user)
     return page(request, "crawl.html.j2", title="Crawl a profile", job=job)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Annotated
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
@@ -29,6 +29,9 @@ class ConsoleRoute(APIRoute):
         original = super().get_route_handler()
 
         async def handler(request: Request) -> Response:
+            if request.method == "POST" and not same_origin(request):
+                return page(request, "error.html.j2", status=403, title="Refused",
+                            message="This form was sent from another site.")
             try:
                 return await original(request)
             except SignInRequired as exc:
@@ -48,6 +51,15 @@ class ConsoleRoute(APIRoute):
                                     "(CSRF check failed). Reload the page and try again.")
 
         return handler
+
+
+def same_origin(request: Request) -> bool:
+    """Browsers name the page a POST came from; one from another site is refused even where
+    no session is involved yet (sign-in: no logging a victim into someone else's account)."""
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin is None
+    return urlsplit(origin).netloc == request.headers.get("host")
 
 
 def console_router() -> APIRouter:

@@ -116,11 +116,15 @@ class ApiMiddleware:
             await sync_process_clock(app_state)
         path: str = scope.get("path", "")
         is_api = path.startswith("/api/")
-        # An in-process caller (the console) that already authenticated its session passes
-        # the principal in the scope; a network request cannot set scope keys.
-        principal = scope.get(IN_PROCESS_PRINCIPAL) if is_api else None
-        key = extract_api_key(scope) if is_api and principal is None else None
-        if key:
+        # An in-process caller (the console) names its session's key by id in the scope (a
+        # network request cannot set scope keys); it is resolved like a sent key, through the
+        # same short-lived cache, so a revoked key is refused within the cache's second.
+        in_process = scope.get(IN_PROCESS_PRINCIPAL) if is_api else None
+        key = extract_api_key(scope) if is_api and in_process is None else None
+        principal = None
+        if in_process is not None:
+            principal = await app_state.key_cache.resolve_id(app_state.db, in_process.key_id)
+        elif key:
             principal = await app_state.key_cache.resolve(app_state.db, key)
         state["principal"] = principal
 

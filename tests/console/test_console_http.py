@@ -27,6 +27,18 @@ async def test_sign_in_sets_a_strict_httponly_cookie_without_the_key(world, acco
     assert key not in page.text
 
 
+async def test_over_https_the_cookie_is_secure_and_foreign_posts_are_refused(world, account):
+    _, key = account
+    transport = httpx.ASGITransport(app=world.app, client=("127.0.0.1", 5557))
+    async with httpx.AsyncClient(transport=transport, base_url="https://console.test") as c:
+        r = await c.post("/app/signin", data={"api_key": key},
+                         headers={"Origin": "https://evil.test"})
+        assert r.status_code == 403 and "set-cookie" not in r.headers
+        r = await c.post("/app/signin", data={"api_key": key},
+                         headers={"Origin": "https://console.test"})
+        assert r.status_code == 303 and "; secure" in r.headers["set-cookie"].lower()
+
+
 async def test_wrong_key_is_refused(world, browser_client):
     r = await sign_in(browser_client, "sors_" + "x" * 43)
     assert r.status_code == 401 and "unknown or revoked" in r.text
@@ -69,6 +81,7 @@ async def test_revoked_key_signs_the_console_out(world, account, browser_client)
         keys = await accounts.list_keys(s)
         mine = next(k for k in keys if key.startswith(k.prefix))
         await accounts.revoke_key(s, mine.id)
+    world.app.state.key_cache.clear()  # a revocation reaches every process within 1 s
     r = await browser_client.get("/app/credits")
     assert r.status_code == 303 and "reason=revoked" in r.headers["location"]
     assert COOKIE in r.headers["set-cookie"] and "max-age=0" in r.headers["set-cookie"].lower()
