@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
@@ -53,8 +53,11 @@ async def seed_world(
     seed: int,
     now: datetime,
     progress: Callable[[int], None] | None = None,
+    history: Sequence[timedelta] = (),
 ) -> SeedResult:
-    """Crawl `profiles` simulated handles at `now` and ingest them, in batches."""
+    """Crawl `profiles` simulated handles at `now` and ingest them, in batches; with
+    `history`, each batch is first crawled that long before `now` (oldest first), as a
+    monitored profile would have been, so stat histories exist from the start."""
     from sors.platforms.sim.world import SimWorld
 
     started = time.perf_counter()
@@ -70,6 +73,10 @@ async def seed_world(
 
     async def one(chunk: list[tuple[str, str]]) -> None:
         async with gate:
+            for ago in sorted(history, reverse=True):
+                past = [world.crawl(pf, h, now - ago) for pf, h in chunk]  # type: ignore[arg-type]
+                async with db.transaction() as s:
+                    await ingest_crawls(s, past)
             batch = [world.crawl(platform, handle, now) for platform, handle in chunk]  # type: ignore[arg-type]
             async with db.transaction() as s:
                 await ingest_crawls(s, batch)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import typer
 
@@ -14,6 +14,9 @@ DEMO_PROFILES = 2000  # 60 listed posts each: ~120k posts
 # Where a new demo's simulated clock starts. Fixed, so every fresh demo is the same world at
 # the same moment and the README's tour shows what it says (a new post and an alert digest
 # three days on). 10:00 UTC: past the alerts' default 09:00 send hour.
+# Past crawls of every demo profile before its first "now" crawl, so stat histories,
+# velocities and age-matched scores exist from the first start (docs/OPERATIONS.md).
+DEMO_HISTORY = (timedelta(days=7), timedelta(days=3), timedelta(days=1))
 DEMO_START = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)
 
 sim_app = typer.Typer(help="The simulated platforms.", no_args_is_help=True)
@@ -117,7 +120,7 @@ def seed_command(profiles: int, seed: int) -> None:
             task = bar.add_task("crawling simulated profiles", total=profiles)
             return await seed_world(
                 db, profiles=profiles, seed=seed, now=now,
-                progress=lambda n: bar.advance(task, n),
+                progress=lambda n: bar.advance(task, n), history=DEMO_HISTORY,
             )
 
     result = with_db(run, create=True)

@@ -95,3 +95,33 @@ async def test_history_grows_and_interpolates_like_the_world(
 
 def _iso(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def test_the_demo_seed_starts_with_history(db, client: httpx.AsyncClient) -> None:
+    from sors.catalog.seed import seed_world
+    from sors.cli.sim import DEMO_HISTORY
+
+    now = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)
+    result = await seed_world(db, profiles=12, seed=5, now=now, history=DEMO_HISTORY)
+    assert result.profiles == 12
+    async with db.session() as s:
+        row = (
+            await s.execute(
+                text(
+                    "SELECT count(*) FILTER (WHERE n >= 2) AS with_history, count(*) AS posts,"
+                    " max(n) AS most FROM (SELECT p.id, count(st.post_id) AS n FROM posts p"
+                    " JOIN post_stats st ON st.post_id = p.id GROUP BY p.id) x"
+                )
+            )
+        ).one()
+        scored = (
+            await s.execute(
+                text(
+                    "SELECT count(*) FILTER (WHERE age_score IS NOT NULL),"
+                    " count(*) FILTER (WHERE velocity IS NOT NULL) FROM posts"
+                )
+            )
+        ).one()
+    assert row.most == len(DEMO_HISTORY) + 1
+    assert row.with_history > row.posts / 2  # most posts were seen before "now"
+    assert scored[0] > 0 and scored[1] > row.posts / 2
