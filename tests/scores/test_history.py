@@ -125,3 +125,61 @@ async def test_the_demo_seed_starts_with_history(db, client: httpx.AsyncClient) 
     assert row.most == len(DEMO_HISTORY) + 1
     assert row.with_history > row.posts / 2  # most posts were seen before "now"
     assert scored[0] > 0 and scored[1] > row.posts / 2
+
+
+async def test_history_from_monitoring_refreshes(db, app, settings, client) -> None:
+    """The real path: a tracked profile, the simulated clock moved a day at a time and the
+    scheduler run (what `sors sim clock advance 1d` + `sors scheduler run-once` do)."""
+    from tests.monitoring.world import run_once, seed_profile
+    from tests.monitoring.world import set_time as move_clock
+
+    t0 = datetime(2026, 10, 5, 6, 0, tzinfo=UTC)
+    world = SimWorld(settings.sim_seed)
+    handle = next(
+        f"refresh.history{i}"
+        for i in range(50)
+        if any(
+            t0 < p.published_at < t0 + timedelta(hours=20)
+            for p in world.crawl("tiktok", f"refresh.history{i}", t0 + timedelta(days=3)).posts
+        )
+    )
+    await move_clock(db, t0, app)
+    pid = await seed_profile(db, "tiktok", handle, t0)
+    _, key = await create_account(db, credits=1_000)
+    h = auth(key)
+    r = await client.post(
+        "/api/v1/tracking", json={"profileId": pid, "frequency": "daily"}, headers=h
+    )
+    assert r.status_code in (200, 201), r.text
+    for day in range(1, 4):
+        await move_clock(db, t0 + timedelta(days=day), app)
+        await run_once(db, settings)
+    async with db.session() as s:
+        post_id, ppid, published = (
+            await s.execute(
+                text(
+                    "SELECT p.id, p.platform_post_id, p.published_at FROM posts p"
+                    " WHERE p.profile_id = :pid AND p.published_at > :t0"
+                    " ORDER BY p.published_at LIMIT 1"
+                ),
+                {"pid": pid, "t0": t0},
+            )
+        ).one()
+    hist = (await client.get(f"/api/v1/posts/{post_id}/history", headers=h)).json()
+    snaps = hist["snapshots"]
+    assert len(snaps) >= 3  # seen at each daily refresh after publication
+    views = [s["views"] for s in snaps]
+    assert views == sorted(views) and views[-1] > views[0]
+    for prev, cur in itertools.pairwise(snaps):
+        rate = (cur["views"] - prev["views"]) / (cur["ageHours"] - prev["ageHours"])
+        assert cur["viewsPerHour"] == pytest.approx(rate, rel=1e-3, abs=0.01)
+    m24 = next(m for m in hist["milestones"] if m["age"] == "24h")
+    truth = next(
+        p.views
+        for p in world.crawl("tiktok", handle, published + timedelta(hours=24)).posts
+        if p.platform_post_id == ppid
+    )
+    # Daily snapshots around 24 h: the chord lies under the concave growth curve.
+    assert m24["interpolated"] is True
+    assert m24["views"] <= truth + 1
+    assert m24["views"] == pytest.approx(truth, rel=0.15)
