@@ -74,5 +74,11 @@ class KeyCache:
         self._known[digest] = (now, principal)
         return principal
 
+    def forget(self, key_id: str) -> None:
+        """Drop a key revoked by this process at once (other processes within `ttl`)."""
+        for digest, (_, principal) in list(self._known.items()):
+            if principal.key_id == key_id:
+                self._known.pop(digest, None)
+
     def clear(self) -> None:
         self._known.clear()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import keys
@@ -20,7 +20,7 @@ from sors.accounts.schemas import (
     key_out,
 )
 from sors.accounts.service import Principal
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import SorsRoute, get_context, get_session
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["keys"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -54,6 +54,12 @@ async def update_key(session: Session, caller: Caller, keyId: KeyId, body: KeyPa
 
 @router.delete("/keys/{keyId}", response_model=KeyRevoked,
                summary="Revoke a key (an account keeps at least one)")
-async def revoke_key(session: Session, caller: Caller, keyId: KeyId) -> dict:
+async def revoke_key(request: Request, session: Session, caller: Caller, keyId: KeyId) -> dict:
     await keys.revoke(session, caller, keyId)
+    key_cache = request.app.state.key_cache
+
+    async def forget() -> None:
+        key_cache.forget(keyId)
+
+    get_context(request).after_commit.append(forget)
     return {"keyId": keyId, "status": "revoked"}

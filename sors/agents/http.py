@@ -18,7 +18,6 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from sors.accounts import service as accounts
 from sors.agents.catalog import ToolSpec, build_tools
 from sors.agents.dispatch import Dispatcher
 from sors.agents.server import make_server
@@ -67,10 +66,7 @@ class McpDoor:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request_id = scope.get("state", {}).get("request_id")
         key = extract_api_key(scope)
-        principal = None
-        if key:
-            async with self.app.state.db.session() as session:
-                principal = await accounts.authenticate(session, key)
+        principal = await self.app.state.key_cache.resolve(self.app.state.db, key) if key else None
         if principal is None:
             problem = Unauthorized(
                 "The API key is unknown or revoked." if key else
