@@ -13,11 +13,10 @@ from fastapi import FastAPI
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.responses import Response
 
-from sors import __version__
 from sors.accounts.keycache import KeyCache
 from sors.agents.http import install as install_mcp
 from sors.config import Settings, get_settings
-from sors.kit import handlers
+from sors.kit import handlers, openapi
 from sors.kit.db import Database, make_engine
 from sors.kit.logging import configure_logging
 from sors.kit.middleware import ApiMiddleware
@@ -84,13 +83,15 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
 
     app = FastAPI(
         title="sors — Social Outlier Research Service",
-        version=__version__,
+        version=openapi.API_VERSION,
         description=DESCRIPTION,
         lifespan=lifespan,
         default_response_class=JSONResponse,
-        openapi_url="/api/v1/openapi.json",
-        docs_url="/docs",
+        # Served by sors.kit.openapi: cached, offline docs assets, security schemes.
+        openapi_url=None,
+        docs_url=None,
         redoc_url=None,
+        generate_unique_id_function=openapi.operation_id,
     )
     app.state.settings = settings
     app.state.db = db
@@ -101,6 +102,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
     app.state.signer = Signer(settings.resolved_secret_key)
     app.state.key_cache = KeyCache()
     handlers.install(app)
+    openapi.install(app)
     for router in _routers():
         app.include_router(router)
     install_mcp(app)  # after the routers: its tools are derived from their OpenAPI

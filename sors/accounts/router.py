@@ -20,6 +20,7 @@ from sors.accounts.schemas import (
     key_out,
 )
 from sors.accounts.service import Principal
+from sors.kit.problems import problems
 from sors.kit.routing import SorsRoute, get_context, get_session
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["keys"])
@@ -28,14 +29,20 @@ Caller = Annotated[Principal, Depends(current_principal)]
 KeyId = Annotated[str, Path(max_length=64)]
 
 
-@router.get("/keys", response_model=KeyList, summary="This account's active API keys")
+@router.get("/keys", response_model=KeyList, summary="This account's active API keys",
+            operation_id="list_keys", responses=problems(403),
+            description="Every active key of this account (names, prefixes, caps; never the "
+            "secrets). Free.")
 async def list_keys(session: Session, caller: Caller) -> dict:
     return {"results": [key_out(v, caller.key_id) for v in await keys.list_keys(
         session, caller.account_id)]}
 
 
 @router.post("/keys", response_model=KeyCreated, status_code=201,
-             summary="Create an API key (the secret is shown once), optionally with a daily cap")
+             summary="Create an API key (the secret is shown once), optionally with a daily cap",
+             operation_id="create_key", responses=problems(403, body=True),
+             description="A new key for this account; `apiKey` is shown only in this answer. "
+             "A key with a daily cap may not manage keys (403). Free.")
 async def create_key(session: Session, caller: Caller, body: KeyIn | None = None) -> dict:
     body = body or KeyIn()
     view, secret = await keys.create(session, caller, name=body.name,
@@ -44,7 +51,10 @@ async def create_key(session: Session, caller: Caller, body: KeyIn | None = None
 
 
 @router.patch("/keys/{keyId}", response_model=KeyOut,
-              summary="Change a key's name or daily credit cap (null removes the cap)")
+              summary="Change a key's name or daily credit cap (null removes the cap)",
+              operation_id="update_key", responses=problems(403, 404, body=True),
+              description="Fields left out keep their value; `dailyCreditCap: null` removes "
+              "the cap. Free.")
 async def update_key(session: Session, caller: Caller, keyId: KeyId, body: KeyPatch) -> dict:
     sent = body.model_fields_set  # a field left out keeps its value; null clears it
     view = await keys.update(session, caller, keyId, changes={
@@ -53,7 +63,10 @@ async def update_key(session: Session, caller: Caller, keyId: KeyId, body: KeyPa
 
 
 @router.delete("/keys/{keyId}", response_model=KeyRevoked,
-               summary="Revoke a key (an account keeps at least one)")
+               summary="Revoke a key (an account keeps at least one)",
+               operation_id="revoke_key", responses=problems(403, 404, 409),
+               description="Revokes the key at once; the last active key cannot be revoked "
+               "(409 `last_key`). Free.")
 async def revoke_key(request: Request, session: Session, caller: Caller, keyId: KeyId) -> dict:
     await keys.revoke(session, caller, keyId)
     key_cache = request.app.state.key_cache

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from sors.accounts.keys import KeyView
 from sors.kit.clock import isoformat
-from sors.kit.schemas import RequestModel
+from sors.kit.schemas import RequestModel, ResponseModel
 
 Cap = Annotated[int | None, Field(ge=0, le=1_000_000_000)]
 Name = Annotated[str | None, Field(max_length=100)]
@@ -24,7 +24,7 @@ class KeyPatch(RequestModel):
     dailyCreditCap: Cap = None
 
 
-class KeyOut(BaseModel):
+class KeyOut(ResponseModel):
     keyId: str
     prefix: str = Field(description="The first characters of the key; the key itself is "
                                     "shown only once, at creation.")
@@ -40,11 +40,11 @@ class KeyCreated(KeyOut):
     apiKey: str = Field(description="The key itself (sors_…); shown only now.")
 
 
-class KeyList(BaseModel):
+class KeyList(ResponseModel):
     results: list[KeyOut]
 
 
-class KeyRevoked(BaseModel):
+class KeyRevoked(ResponseModel):
     keyId: str
     status: str = "revoked"
 

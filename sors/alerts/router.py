@@ -11,8 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
 from sors.alerts import pages, service
-from sors.alerts.schemas import AlertIn
+from sors.alerts.schemas import AlertIn, AlertList, AlertOut, AlertUpsert
 from sors.kit import clock
+from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session
 
@@ -28,7 +29,19 @@ def _skill(key: str) -> dict[str, str]:
 
 
 @api.post(
-    "/alerts", summary="Create or update a viral alert", openapi_extra=_skill("create_viral_alert")
+    "/alerts",
+    summary="Create or update a viral alert",
+    description="Emails a digest when a post of the profile scores at least "
+    "`minOutlierScore` within `postAgeDays` of publication (5 credits per email sent). "
+    "An address other than the account's gets a confirmation email first. Limits: 25 active "
+    "alerts, 3 unconfirmed addresses (409).",
+    openapi_extra=_skill("create_viral_alert"),
+    response_model=AlertUpsert,
+    responses=problems(404, 409, body=True, links={
+        "DeleteAlert": link(
+            "delete_viral_alert", **{"path.alertId": "$response.body#/alert/alertId"}
+        ),
+    }),
 )
 async def create_alert(
     request: Request,
@@ -57,14 +70,24 @@ async def create_alert(
 
 
 @api.get(
-    "/alerts", summary="Viral alerts of this account", openapi_extra=_skill("list_viral_alerts")
+    "/alerts",
+    summary="Viral alerts of this account",
+    description="Every alert of this account, active and ended (free).",
+    openapi_extra=_skill("list_viral_alerts"),
+    response_model=AlertList,
+    responses=problems(),
 )
 async def list_alerts(session: Session, account_id: AccountId) -> JSONResponse:
     return JSONResponse({"results": await service.list_alerts(session, account_id)})
 
 
 @api.delete(
-    "/alerts/{alertId}", summary="End a viral alert", openapi_extra=_skill("delete_viral_alert")
+    "/alerts/{alertId}",
+    summary="End a viral alert",
+    description="Ends the alert (`endedReason: deleted`) and answers its record (free).",
+    openapi_extra=_skill("delete_viral_alert"),
+    response_model=AlertOut,
+    responses=problems(404),
 )
 async def delete_alert(
     session: Session,

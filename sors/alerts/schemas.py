@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 from sors.alerts.models import Alert
 from sors.catalog.models import WINDOWS, Profile
 from sors.kit.clock import isoformat
+from sors.kit.schemas import ResponseModel, Timestamp
 from sors.monitoring.schemas import Frequency, ProfileTarget
 
 Window = Literal[tuple(WINDOWS)]  # type: ignore[valid-type]
@@ -42,13 +43,23 @@ def normalize_email(raw: str) -> str:
 
 
 class AlertIn(ProfileTarget):
-    email: Annotated[str, Field(min_length=3, max_length=320)]
+    email: Annotated[
+        str,
+        Field(min_length=3, max_length=320, json_schema_extra={"format": "email"},
+              examples=["me@example.com"]),
+    ]
     minOutlierScore: Annotated[float, Field(ge=1.5, le=1_000_000, allow_inf_nan=False)] = 3.0
     scoreWindow: Window = "three_months"
     postAgeDays: Annotated[int, Field(ge=1, le=30)] = 7
     expiresInDays: Annotated[int, Field(ge=1, le=90)] = 30
     sendHour: Annotated[int, Field(ge=0, le=23)] = 9
-    timezone: Annotated[str, Field(min_length=1, max_length=64)] = "UTC"
+    timezone: Annotated[
+        str,
+        # Not an enum in the document: ~600 names (some differing only in punctuation,
+        # which breaks client generators' enum classes).
+        Field(min_length=1, max_length=64, examples=["Europe/Berlin"],
+              description="An IANA time zone name (e.g. Europe/Berlin, UTC); else 422"),
+    ] = "UTC"
     frequency: Frequency = "daily"
 
     @field_validator("email")
@@ -62,6 +73,40 @@ class AlertIn(ProfileTarget):
         if v not in _zones():
             raise ValueError(f"{v!r} is not an IANA time zone name (e.g. Europe/Berlin, UTC)")
         return v
+
+
+class AlertOut(ResponseModel):
+    alertId: str
+    email: str
+    profileId: str
+    platform: Literal["tiktok", "instagram", "youtube"]
+    handle: str
+    minOutlierScore: float
+    scoreWindow: Window
+    postAgeDays: int
+    expiresInDays: int
+    sendHour: int
+    timezone: str
+    frequency: Frequency
+    addressStatus: Literal["confirmed", "pending_confirmation"]
+    status: Literal["active", "ended"]
+    endedReason: Literal["emails_exhausted", "expired", "stopped", "deleted"] | None
+    endedAt: Timestamp | None
+    expiresAt: Timestamp | None
+    emailsSent: int
+    pendingHits: int
+    startedTracking: bool
+    createdAt: Timestamp
+
+
+class AlertUpsert(ResponseModel):
+    created: bool = Field(description="false: this account's alert for the profile and "
+                          "address existed and its settings were updated")
+    alert: AlertOut
+
+
+class AlertList(ResponseModel):
+    results: list[AlertOut]
 
 
 def alert_record(

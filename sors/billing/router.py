@@ -9,7 +9,8 @@ from sors.accounts.deps import current_account_id
 from sors.billing import repository as repo
 from sors.billing import service
 from sors.billing.pricing import get_pricing, render_price_list
-from sors.billing.schemas import ledger_entry
+from sors.billing.schemas import CreditBalance, LedgerPage, PriceList, ledger_entry
+from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
 
@@ -18,7 +19,12 @@ Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 
 
-@router.get("/pricing", summary="Price list (no key)")
+@router.get(
+    "/pricing", summary="Price list (no key)", operation_id="get_pricing",
+    description="Every skill's cost in credits, the credit packs, plans and subscriptions. "
+    "The same configuration decides every charge.",
+    response_model=PriceList, responses=problems(key=False),
+)
 async def pricing(request: Request) -> JSONResponse:
     settings = request.app.state.settings
     keyless = (
@@ -28,7 +34,11 @@ async def pricing(request: Request) -> JSONResponse:
     return JSONResponse(render_price_list(get_pricing(), keyless_checkout_url=keyless))
 
 
-@router.get("/credits", summary="Credit balance", openapi_extra={"x-sors-skill": "get_credit_balance"})
+@router.get(
+    "/credits", summary="Credit balance", description="The balance in credits and in USD.",
+    openapi_extra={"x-sors-skill": "get_credit_balance"},
+    response_model=CreditBalance, responses=problems(),
+)
 async def credits(session: Session, account_id: AccountId) -> JSONResponse:
     balance = await service.balance(session, account_id)
     pricing = get_pricing()
@@ -41,7 +51,10 @@ async def credits(session: Session, account_id: AccountId) -> JSONResponse:
 
 @router.get(
     "/credits/ledger", summary="Ledger entries, newest first",
+    description="Every balance change (charges, refunds, top-ups, grants) of this account, "
+    "newest first; page with `before=<nextBefore>`. Free.",
     openapi_extra={"x-sors-skill": "get_credit_ledger"},
+    response_model=LedgerPage, responses=problems(),
 )
 async def ledger(
     session: Session,

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.accounts.deps import current_account_id
 from sors.breakouts import service
 from sors.breakouts.schemas import BreakoutsIn, BreakoutsOut
+from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
 
@@ -19,8 +20,11 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
 @router.post(
     "/trends/breakouts",
     summary="Ideas breaking out across several creators of a niche",
+    description="Hashtags, caption phrases, formats and sounds that several creators of a "
+    "niche each turned into an outlier recently (2 credits).",
     openapi_extra={"x-sors-skill": "find_breakouts"},
     response_model=BreakoutsOut,
+    responses=problems(402, body=True),
 )
 async def find_breakouts(
     session: Annotated[AsyncSession, Depends(get_session)],

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
 
 from sors.catalog import taxonomy
 from sors.catalog.schemas import PlatformName, ScoreMethod, Window
-from sors.kit.schemas import RequestModel
+from sors.kit.schemas import RequestModel, ResponseModel
 
 IdeaKind = Literal["hashtag", "phrase", "format", "sound"]
 IDEA_KINDS: tuple[str, ...] = ("hashtag", "phrase", "format", "sound")
@@ -37,8 +37,8 @@ class BreakoutsIn(RequestModel):
         return v
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class _Out(ResponseModel):
+    pass
 
 
 class BreakoutOut(_Out):

@@ -10,13 +10,24 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.accounts.deps import current_account_id
 from sors.catalog import csv_export, service
 from sors.catalog.schemas import (
+    Category,
     CompareIn,
+    Comparison,
     PostHistoryOut,
+    PostPage,
+    PostRecord,
+    ProfileDetail,
+    ProfilePage,
+    ResolvedPost,
     ResolveIn,
     SearchContentIn,
     SearchProfilesIn,
+    Trending,
+    Trends,
     TrendsIn,
+    UnresolvedPost,
 )
+from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
 
@@ -31,8 +42,25 @@ def _skill(key: str) -> dict[str, str | bool]:
     return {"x-sors-skill": key, "x-sors-read": True}
 
 
+def _with_csv(responses: dict) -> dict:
+    """Searches answer CSV (the page's records; paging in headers) to `Accept: text/csv`."""
+    ok = responses.setdefault(200, {})
+    ok.setdefault("content", {})["text/csv"] = {"schema": {"type": "string"}}
+    ok["description"] = "The page (JSON), or its records as CSV for `Accept: text/csv`"
+    return responses
+
+
 @router.post(
-    "/search/content", summary="Search outlier posts", openapi_extra=_skill("search_outliers")
+    "/search/content",
+    summary="Search outlier posts (1 credit)",
+    description="Posts that overperform their own account's baseline, filtered by text, "
+    "platform, content type, score, views and follower count; paged, best first. "
+    "Every field is optional. Includes deleted posts and posts of inactive profiles.",
+    openapi_extra=_skill("search_outliers"),
+    response_model=PostPage,
+    responses=_with_csv(problems(402, body=True, links={
+        "GetFirstPost": link("get_post", **{"path.postId": "$response.body#/results/0/id"}),
+    })),
 )
 async def search_content(
     request: Request,
@@ -55,7 +83,19 @@ def _answer(request: Request, envelope: dict, columns: list) -> Response:
     )
 
 
-@router.post("/search/profiles", summary="Search profiles", openapi_extra=_skill("search_profiles"))
+@router.post(
+    "/search/profiles",
+    summary="Search profiles (1 credit)",
+    description="Profiles whose handle or display name contains `query`, optionally in a "
+    "category (and its descendants) and on some platforms; largest first.",
+    openapi_extra=_skill("search_profiles"),
+    response_model=ProfilePage,
+    responses=_with_csv(problems(402, body=True, links={
+        "GetFirstProfile": link(
+            "get_profile", **{"path.profileId": "$response.body#/results/0/id"}
+        ),
+    })),
+)
 async def search_profiles(
     request: Request,
     session: Session,
@@ -67,13 +107,27 @@ async def search_profiles(
 
 
 @router.get(
-    "/categories", summary="The niche taxonomy (free)", openapi_extra=_skill("list_categories")
+    "/categories",
+    summary="The niche taxonomy (free)",
+    description="Every category, flat and sorted by id (parents first), with the number of "
+    "profiles in its subtree. Its ids are search_profiles' `categoryId` values.",
+    openapi_extra=_skill("list_categories"),
+    response_model=list[Category],
+    responses=problems(),
 )
 async def list_categories(session: Session, _: AccountId) -> JSONResponse:
     return JSONResponse(await service.list_categories(session))
 
 
-@router.get("/posts/{postId}", summary="Get a post", openapi_extra=_skill("get_post"))
+@router.get(
+    "/posts/{postId}",
+    summary="Get a post (1 credit)",
+    description="The post record with its owner; `transcript` and `visual_analysis` are "
+    "included when they exist (and their flag is true). Unknown id: 404, not charged.",
+    openapi_extra=_skill("get_post"),
+    response_model=PostRecord,
+    responses=problems(402, 404),
+)
 async def get_post(
     session: Session,
     _: AccountId,
@@ -93,15 +147,26 @@ async def get_post(
 
 @router.get(
     "/posts/{postId}/history",
-    summary="A post's stat history and growth",
+    summary="A post's stat history and growth (1 credit)",
+    description="The post's recorded stats over time and its growth between them. Unknown "
+    "id: 404, not charged.",
     openapi_extra=_skill("get_post_history"),
     response_model=PostHistoryOut,
+    responses=problems(402, 404),
 )
 async def get_post_history(session: Session, _: AccountId, postId: RecordId) -> JSONResponse:
     return JSONResponse(await service.post_history(session, postId))
 
 
-@router.get("/profiles/{profileId}", summary="Get a profile", openapi_extra=_skill("get_profile"))
+@router.get(
+    "/profiles/{profileId}",
+    summary="Get a profile (1 credit)",
+    description="The profile record with its averages per window, categories and its 12 "
+    "most recently published posts. Unknown id: 404, not charged.",
+    openapi_extra=_skill("get_profile"),
+    response_model=ProfileDetail,
+    responses=problems(402, 404),
+)
 async def get_profile(
     session: Session,
     _: AccountId,
@@ -111,14 +176,27 @@ async def get_profile(
 
 
 @router.post(
-    "/posts/resolve", summary="Resolve a post URL", openapi_extra=_skill("resolve_post_url")
+    "/posts/resolve",
+    summary="Resolve a post URL",
+    description="Parses a TikTok, Instagram or YouTube post URL and looks the post up; "
+    "nothing is fetched. Short links are 422 `short_link_not_supported`; other URLs 422 "
+    "`unsupported_url`.",
+    openapi_extra=_skill("resolve_post_url"),
+    response_model=ResolvedPost | UnresolvedPost,
+    responses=problems(402, body=True),
 )
 async def resolve_post_url(session: Session, _: AccountId, body: ResolveIn) -> JSONResponse:
     return JSONResponse(await service.resolve_post_url(session, body.url))
 
 
 @router.post(
-    "/profiles/compare", summary="Compare 2-5 profiles", openapi_extra=_skill("compare_profiles")
+    "/profiles/compare",
+    summary="Compare 2-5 profiles",
+    description="Name 2-5 profiles by `profileIds` and/or `handles` (together 2-5 entries; "
+    "else 422). Unknown ones are listed in `notFound`.",
+    openapi_extra=_skill("compare_profiles"),
+    response_model=Comparison,
+    responses=problems(402, body=True),
 )
 async def compare_profiles(
     session: Session,
@@ -128,7 +206,15 @@ async def compare_profiles(
     return JSONResponse(await service.compare_profiles(session, body or CompareIn()))
 
 
-@router.post("/trends", summary="Niche trends", openapi_extra=_skill("niche_trends"))
+@router.post(
+    "/trends",
+    summary="Niche trends",
+    description="The best-scoring posts matching a niche query, with the content types and "
+    "creators behind them.",
+    openapi_extra=_skill("niche_trends"),
+    response_model=Trends,
+    responses=problems(402, body=True),
+)
 async def niche_trends(
     session: Session,
     _: AccountId,
@@ -140,7 +226,11 @@ async def niche_trends(
 @router.get(
     "/trending",
     summary="Trending outlier posts (no key)",
+    description="Up to 50 posts published in the last 7 days, best `three_months` score "
+    "first, one per creator; recomputed at most every 2 hours.",
     openapi_extra=_skill("get_trending_outliers"),
+    response_model=Trending,
+    responses=problems(key=False),
 )
 async def trending(request: Request, session: Session) -> JSONResponse:
     body, max_age = await service.trending(session, cache_key=id(request.app.state.db))

@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal, get_args
 import orjson
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -23,10 +22,30 @@ from pydantic import (
 
 from sors.catalog import taxonomy
 from sors.catalog.models import WINDOWS
+from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one place)
+    Category,
+    Comparison,
+    FlatPost,
+    PostPage,
+    PostRecord,
+    ProfileDetail,
+    ProfilePage,
+    ProfileRecord,
+    ResolvedPost,
+    Trending,
+    Trends,
+    UnresolvedPost,
+)
 from sors.kit.clock import isoformat
-from sors.kit.schemas import RequestModel
+from sors.kit.schemas import RequestModel, ResponseModel
 from sors.platforms.base import ALL_CONTENT_TYPES
-from sors.platforms.urls import InvalidHandle, normalize_handle, profile_url
+from sors.platforms.urls import (
+    InvalidHandle,
+    handle_rules_text,
+    handle_schema_rule,
+    normalize_handle,
+    profile_url,
+)
 
 # ---- request bodies -------------------------------------------------------------------
 
@@ -91,7 +110,14 @@ class SearchContentIn(_Paged):
 class SearchProfilesIn(_Paged):
     query: Query = None
     platforms: list[PlatformName] | None = Field(None, max_length=3)
-    categoryId: Annotated[str | None, Field(max_length=64)] = None
+    categoryId: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            description="An id from GET /api/v1/categories; covers its descendants too",
+            json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
+        ),
+    ] = None
 
     @field_validator("categoryId")
     @classmethod
@@ -114,8 +140,10 @@ class ResolveIn(RequestModel):
 
 
 class HandleRef(RequestModel):
+    model_config = ConfigDict(json_schema_extra=handle_schema_rule())
+
     platform: PlatformName
-    handle: Annotated[str, Field(max_length=100)]
+    handle: Annotated[str, Field(max_length=100, description=handle_rules_text())]
 
     @field_validator("handle")
     @classmethod
@@ -133,10 +161,14 @@ _HANDLE_LIST = TypeAdapter(list[HandleRef])
 
 
 class CompareIn(RequestModel):
+    """Name 2-5 profiles: `profileIds` and `handles` together hold 2-5 entries (else 422)."""
+
     profileIds: list[Annotated[str, Field(max_length=64)]] | None = Field(None, max_length=5)
     # A list of {platform, handle} objects, or a JSON string holding one (the seed declares
     # the field as a string).
-    handles: list[HandleRef] | str | None = None
+    handles: list[HandleRef] | str | None = Field(
+        None, description="{platform, handle} objects, or a JSON string holding such a list"
+    )
 
     @field_validator("handles")
     @classmethod
@@ -322,8 +354,8 @@ def page_envelope(
 # ---- response models (documentation of the shapes above) -------------------------------
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class _Out(ResponseModel):
+    pass
 
 
 class SnapshotOut(_Out):

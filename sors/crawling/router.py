@@ -8,8 +8,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.accounts.deps import current_account_id
 from sors.billing.pricing import get_pricing
 from sors.crawling import service
-from sors.crawling.schemas import CrawlIn
+from sors.crawling.schemas import CrawlAlreadyTracked, CrawlIn, CrawlQueued
 from sors.kit.errors import ValidationFailed
+from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import Bill, SorsRoute, get_bill, get_session
 from sors.platforms.urls import InvalidHandle, normalize_handle
@@ -19,6 +20,14 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
 
 @router.post(
     "/crawls", summary="Crawl a public profile (40 credits; 1 when already tracked)",
+    description="Adds a public profile and its posts to the catalog. A tracked, active "
+    "profile answers at once (`alreadyTracked`, 1 credit); otherwise a crawl job is queued "
+    "(40 credits, refunded if the platform has no such public profile). The same account's "
+    "open crawl of the handle is returned again, free.",
+    response_model=CrawlAlreadyTracked | CrawlQueued,
+    responses=problems(402, body=True, links={
+        "PollJob": link("get_job_status", **{"path.jobRef": "$response.body#/jobRef"}),
+    }),
     openapi_extra={"x-sors-skill": "crawl_profile"},
 )
 async def crawl_profile(

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import FileResponse
 
 from sors.accounts.deps import current_account_id
 from sors.billing.pricing import get_pricing
 from sors.enrichment import service
-from sors.enrichment.schemas import TargetIn
+from sors.enrichment.schemas import (
+    JobQueued,
+    MediaReady,
+    TargetIn,
+    TranscriptCompleted,
+)
 from sors.enrichment.storage import LocalMediaStore, MediaStore, get_media_store
 from sors.kit import clock
 from sors.kit.errors import NotFound
+from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import Bill, SorsRoute, get_bill, get_session
 from sors.kit.security import TokenError
@@ -42,6 +48,11 @@ def media_store(request: Request) -> MediaStore:
 @router.post(
     f"{API}/transcriptions",
     summary="Request a post's transcript (10 credits; 0 when it exists or is already pending)",
+    description="Transcribes a post's speech (or reads a slideshow's text). Name it by `url` "
+    "or `postId`. An existing transcript answers `completed` (0 credits); this account's "
+    "pending job for the post is returned again (0 credits).",
+    response_model=TranscriptCompleted | JobQueued,
+    responses=problems(402, 404, body=True),
     openapi_extra={"x-sors-skill": "request_transcript"},
 )
 async def request_transcript(
@@ -72,6 +83,11 @@ async def request_transcript(
 @router.post(
     f"{API}/posts/media",
     summary="Download a post's media (3 credits; the first call after its fetch job is free)",
+    description="Signed, expiring links to the post's stored media (YouTube: the thumbnail). "
+    "Media not stored yet: a fetch job is queued (`pending`, refunded if it fails); the next "
+    "call within 24 h after it completes is free.",
+    response_model=MediaReady | JobQueued,
+    responses=problems(402, 404, body=True),
     openapi_extra={"x-sors-skill": "download_post_media"},
 )
 async def download_post_media(
@@ -113,12 +129,30 @@ async def download_post_media(
     )
 
 
+_MEDIA_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The file", "content": {"application/octet-stream": {}}},
+    **problems(404, 410, key=False, notes={404: "Unknown or tampered link, or file gone",
+                                           410: "The link has expired"}),
+}
+
+
+@files.head(
+    "/media/{token}",
+    summary="A stored media file's headers",
+    description="As GET, without the body.",
+    operation_id="head_media_file",
+    responses=_MEDIA_RESPONSES,
+    response_class=FileResponse,
+)
 @files.get(
     "/media/{token}",
     summary="A stored media file (signed, expiring link; no API key)",
-    responses={404: {"description": "Unknown or tampered link"}, 410: {"description": "Expired"}},
+    description="The URLs that download_post_media hands out. Signed and expiring; no key.",
+    operation_id="get_media_file",
+    responses=_MEDIA_RESPONSES,
+    response_class=FileResponse,
 )
-async def media_file(request: Request, token: str) -> FileResponse:
+async def media_file(request: Request, token: Annotated[str, Path(max_length=2048)]) -> FileResponse:
     store = media_store(request)
     if not isinstance(store, LocalMediaStore):
         raise NotFound("No such media link.")
@@ -143,6 +177,4 @@ async def media_file(request: Request, token: str) -> FileResponse:
     )
 
 
-# HEAD answers like GET (clients probe size and type first); one documented operation.
-files.add_api_route("/media/{token}", media_file, methods=["HEAD"], include_in_schema=False)
 router.include_router(files)

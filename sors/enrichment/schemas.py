@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 from sors.enrichment.models import PostMedia, TranscriptRecord, VisualAnalysisRecord
+from sors.enrichment.responses import (  # noqa: F401  (the domain's models, in one place)
+    JobQueued,
+    MediaItem,
+    MediaReady,
+    TranscriptCompleted,
+    TranscriptOut,
+    VisualAnalysisOut,
+)
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel
 
@@ -22,8 +30,16 @@ def _blank_to_none(v: str | None) -> str | None:
 OptionalText = Annotated[str | None, Field(max_length=2048), AfterValidator(_blank_to_none)]
 
 
+# "Supply one of": `url`, `postId`, or both. Said with if/then rather than anyOf, which
+# client generators turn into an untyped body.
+TARGET_RULE = {"if": {"not": {"required": ["url"]}}, "then": {"required": ["postId"]}}
+
+
 class TargetIn(RequestModel):
-    """A post named by its public URL, by its id, or by both (which must agree)."""
+    """A post named by its public URL, by its id, or by both (which must agree). Neither (or
+    only blank ones): 422 `missing_target`."""
+
+    model_config = ConfigDict(json_schema_extra=TARGET_RULE)
 
     url: OptionalText = None
     postId: OptionalText = None  # the contract's field name

@@ -7,7 +7,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
 from sors.feedback import service
-from sors.feedback.schemas import FeedbackIn
+from sors.feedback.schemas import FeedbackIn, FeedbackReceived
+from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
 
@@ -16,6 +17,9 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["feedback"])
 
 @router.post(
     "/feedback", summary="Report an issue", status_code=200,
+    description="A problem report for the operators (free). With `wantsUpdate`, the "
+    "account is emailed when it is resolved.",
+    response_model=FeedbackReceived, responses=problems(body=True),
     openapi_extra={"x-sors-skill": "report_issue"},
 )
 async def report_issue(

@@ -1,18 +1,36 @@
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
 from sors.billing.pricing import get_pricing
 from sors.feedback.models import Feedback
 from sors.kit.clock import isoformat
-from sors.kit.schemas import RequestModel
+from sors.kit.schemas import RequestModel, ResponseModel, trimmed_length
+
+
+class FeedbackReceived(ResponseModel):
+    feedbackId: str
+    status: Literal["received"]
 
 
 class FeedbackIn(RequestModel):
-    message: str
-    skill: Annotated[str | None, Field(max_length=64)] = None
+    message: Annotated[
+        str,
+        Field(
+            description="10-2000 characters after trimming",
+            json_schema_extra={"pattern": trimmed_length(10, 2000)},
+        ),
+    ]
+    skill: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            description="The skill the report is about (a key of GET /api/v1/pricing)",
+            json_schema_extra={"enum": [*get_pricing().skills, None]},
+        ),
+    ] = None
     wantsUpdate: bool = False
 
     @field_validator("message")

@@ -8,8 +8,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
 from sors.jobs import repository as repo
-from sors.jobs.schemas import job_record
+from sors.jobs.schemas import JobStatus, job_record
 from sors.kit.errors import JobNotFound
+from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
 
@@ -18,6 +19,9 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["jobs"])
 
 @router.get(
     "/jobs/{jobRef}", summary="Job status (free; poll every 10-30 s)",
+    description="A job of this account: crawl, refresh, transcription, media or remix. "
+    "Another account's job is 404, as a missing one.",
+    response_model=JobStatus, responses=problems(404),
     openapi_extra={"x-sors-skill": "get_job_status"},
 )
 async def get_job(

@@ -1,9 +1,46 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from sors.jobs.models import Job
 from sors.kit.clock import isoformat
+from sors.kit.schemas import ResponseModel, Timestamp
+
+
+class JobError(ResponseModel):
+    code: str
+    message: str
+
+
+class CrawlResult(ResponseModel):
+    profileId: str
+    postsSeen: int
+    newPosts: int
+
+
+class PostResult(ResponseModel):
+    postId: str
+
+
+class JobStatus(ResponseModel):
+    jobRef: str
+    type: Literal["crawl", "refresh", "transcription", "media", "remix"]
+    status: Literal["pending", "processing", "completed", "failed"]
+    createdAt: Timestamp
+    startedAt: Timestamp | None
+    finishedAt: Timestamp | None
+    creditsCharged: int
+    creditsRefunded: int
+    error: JobError | None = Field(
+        description="A failed job's error; on a pending job, the last transient error while "
+        "it waits for its retry"
+    )
+    result: CrawlResult | PostResult | None = Field(
+        description="crawl/refresh: {profileId, postsSeen, newPosts}; transcription, media, "
+        "remix: {postId}"
+    )
 
 
 def job_record(job: Job) -> dict[str, Any]:

@@ -79,6 +79,14 @@ class ValidationFailed(ApiError):
         return cls([{"field": field, "message": message}])
 
 
+class UnknownField(ValidationFailed):
+    """A body or query field the endpoint does not know (a typo must not become a paid,
+    unfiltered call); the message suggests the close known field."""
+
+    code = "unknown_field"
+    title = "Unknown field"
+
+
 class InsufficientCredits(ApiError):
     status = 402
     code = "insufficient_credits"

@@ -7,9 +7,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
-from sors.kit.errors import ApiError, MalformedRequest, NotFound, ValidationFailed
+from sors.kit.errors import ApiError, MalformedRequest, NotFound, UnknownField, ValidationFailed
 from sors.kit.responses import ProblemResponse
 from sors.kit.routing import credit_headers
 
@@ -28,8 +30,17 @@ def _problem(request: Request, exc: ApiError) -> ProblemResponse:
     )
 
 
+# Pydantic names the member of a union it tried inside `loc` (`list[HandleRef]`, `str`,
+# `function-after[...]`); a client wants the field's path only.
+_UNION_TAGS = {"str", "int", "float", "bool", "none", "list", "dict", "constrained-str"}
+
+
+def _is_union_tag(part: str) -> bool:
+    return part in _UNION_TAGS or "[" in part or "(" in part
+
+
 def _field(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc]
+    parts = [str(p) for p in loc if not (isinstance(p, str) and _is_union_tag(p))]
     if parts and parts[0] in ("body", "query", "path", "header"):
         parts = parts[1:]
     return ".".join(parts)
@@ -52,6 +63,7 @@ def translate_validation(exc: RequestValidationError, request: Request | None = 
         if e.get("type") in _BODY_SHAPE_ERRORS and loc in (("body",), ()):
             return MalformedRequest("The request body must be a JSON object.")
     out = []
+    unknown = []
     for e in errors:
         loc = tuple(e.get("loc", ()))
         if loc == ("body",) and e.get("type") == "missing":
@@ -63,8 +75,34 @@ def translate_validation(exc: RequestValidationError, request: Request | None = 
             continue
         msg = str(e.get("msg", "invalid"))
         msg = msg.removeprefix("Value error, ")
-        out.append({"field": _field(loc), "message": msg})
+        if e.get("type") == "unknown_field":
+            # Raised by RequestModel before validation, at the model's location.
+            loc = (*loc, (e.get("ctx") or {}).get("field", ""))
+            unknown.append({"field": _field(loc), "message": msg})
+        elif e.get("type") == "extra_forbidden":  # a model not built on RequestModel
+            unknown.append({"field": _field(loc), "message": f"unknown field {loc[-1]!r}"})
+        else:
+            out.append({"field": _field(loc), "message": msg})
+    if unknown:
+        # The other members of a union fail too ("not a string"): noise beside the typo.
+        return UnknownField(unknown)
     return ValidationFailed(out)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods of the path's resource, across every route declaring it (Starlette names
+    only the first route). `/posts/media` also matches the template `/posts/{postId}`; the
+    resource is the most literal template that matches, as the document lists it."""
+    by_template: dict[str, set[str]] = {}
+    for route in iter_route_contexts(request.app.router.routes):
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        route_methods = getattr(route, "methods", None)
+        if match != Match.NONE and route_methods:
+            by_template.setdefault(str(route.path_format), set()).update(route_methods)
+    if not by_template:
+        return []
+    best = min(by_template, key=lambda t: (t.count("{"), -len(t)))
+    return sorted(by_template[best])
 
 
 def install(app: FastAPI) -> None:
@@ -85,4 +123,9 @@ def install(app: FastAPI) -> None:
             err.status = exc.status_code  # type: ignore[misc]
             err.code = {405: "method_not_allowed"}.get(exc.status_code, "http_error")  # type: ignore[misc]
             err.title = str(exc.detail)  # type: ignore[misc]
+            err.headers.update(exc.headers or {})
+            if exc.status_code == 405:
+                allow = allowed_methods(request)
+                err.headers["Allow"] = ", ".join(allow)
+                err.detail = f"{request.method} is not allowed here; allowed: {', '.join(allow)}."
         return _problem(request, err)

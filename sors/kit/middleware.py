@@ -10,11 +10,12 @@ import re
 import time
 from typing import Any
 
+import orjson
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sors.kit import idempotency
-from sors.kit.errors import ApiError, PayloadTooLarge, RateLimited, Unavailable
+from sors.kit.errors import ApiError, MalformedRequest, PayloadTooLarge, RateLimited, Unavailable
 from sors.kit.ids import new_id
 from sors.kit.metrics import observe_request
 from sors.kit.responses import ProblemResponse
@@ -26,6 +27,9 @@ _SANE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 # The only API endpoints that take no key; limited per client IP.
 PUBLIC_PATHS = {"/api/v1/pricing", "/api/v1/trending"}
 IN_PROCESS_PRINCIPAL = "sors.principal"
+# Served from memory to docs pages and client generators: no key, no rate limit.
+UNLIMITED_PATHS = {"/api/v1/openapi.json"}
+_JSON_TYPES = ("application/json",)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -115,7 +119,9 @@ class ApiMiddleware:
 
             await sync_process_clock(app_state)
         path: str = scope.get("path", "")
-        is_api = path.startswith("/api/")
+        is_api = path.startswith("/api/") and path not in UNLIMITED_PATHS
+        if is_api and body:
+            _json_content_type(scope, body)
         # An in-process caller (the console) names its session's key by id in the scope (a
         # network request cannot set scope keys); it is resolved like a sent key, through the
         # same short-lived cache, so a revoked key is refused within the cache's second.
@@ -152,6 +158,25 @@ class ApiMiddleware:
             )
             return
         await self.app(scope, receive, send)
+
+
+def _json_content_type(scope: Scope, body: bytes) -> None:
+    """Bodies are JSON. One sent without `Content-Type: application/json` (curl -d sends
+    application/x-www-form-urlencoded) is read as JSON when it parses as JSON, and refused
+    with a message naming the header when it does not."""
+    sent = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+    if sent in _JSON_TYPES or sent.endswith("+json") or sent.startswith("multipart/"):
+        return
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError:
+        shown = sent or "none"
+        raise MalformedRequest(
+            f"The request body must be JSON sent with 'Content-Type: application/json' "
+            f"(this request's Content-Type: {shown})."
+        ) from None
+    headers = [(k, v) for k, v in scope.get("headers", []) if k != b"content-type"]
+    scope["headers"] = [*headers, (b"content-type", b"application/json")]
 
 
 async def _read_body(scope: Scope, receive: Receive) -> bytes:

@@ -39,9 +39,11 @@ from sors.kit.errors import (
     InsufficientCredits,
     SpendCapReached,
     Unauthorized,
+    UnknownField,
     ValidationFailed,
 )
 from sors.kit.responses import JSONResponse
+from sors.kit.schemas import unknown_field_message
 
 AfterCommit = Callable[[], Awaitable[None]]
 
@@ -68,6 +70,9 @@ class SorsRoute(APIRoute):
         skill: str | None = extra.get("x-sors-skill")
         # A paid read: the charge is the only thing its transaction writes.
         read_only: bool = bool(extra.get("x-sors-read"))
+        from sors.kit.openapi import query_names
+
+        known_query = query_names(self)
 
         async def handler(request: Request) -> Response:
             db = request.app.state.db
@@ -86,8 +91,10 @@ class SorsRoute(APIRoute):
                 ctx = RequestContext(session)
                 request.state.ctx = ctx
                 if dry_run and bill is not None:
+                    _refuse_unknown_query(request, known_query)
                     return await _quote(original, request, session, bill, principal)
                 try:
+                    _refuse_unknown_query(request, known_query)
                     response = await original(request)
                     if response.status_code >= 400:
                         await session.rollback()
@@ -151,6 +158,15 @@ async def _quote(
         "balanceAfter": balance - bill.cost, "queuesJob": bill.job_ref is not None,
     }
     return JSONResponse(quote, headers={**credit_headers(bill), "X-Dry-Run": "true"})
+
+
+def _refuse_unknown_query(request: Request, known: frozenset[str]) -> None:
+    unknown = [name for name in request.query_params if name not in known]
+    if unknown:
+        names = sorted(known)
+        raise UnknownField(
+            [{"field": n, "message": unknown_field_message(n, names)} for n in unknown]
+        )
 
 
 def credit_headers(bill: Bill) -> dict[str, str]:

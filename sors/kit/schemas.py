@@ -1,9 +1,95 @@
-"""Base classes for request bodies: unknown fields ignored, wrong types refused."""
+"""Base classes for request and response models.
+
+`RequestModel`: wrong types refused (strict), unknown fields refused with 422 `unknown_field`
+naming the field and, when a known one is close, suggesting it (`page_size` → `pageSize`):
+a typo must never turn into a paid, unfiltered search.
+
+`ResponseModel`: the exact fields a route answers with. Routes keep returning their own
+JSONResponse (orjson, no second serialisation); the model is what the OpenAPI document, the
+docs page, generated clients and the MCP tools' output schemas read, and tests/api checks
+every route's real body against it, so the two cannot drift.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import difflib
+from typing import Annotated, Any, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+UNKNOWN_FIELD = "unknown_field"
+
+
+def suggest(name: str, known: list[str]) -> str | None:
+    """The known name closest to `name`, if one is close enough to be a likely typo."""
+    if not known:
+        return None
+    folded = {k.replace("_", "").lower(): k for k in known}
+    key = name.replace("_", "").replace("-", "").lower()
+    if key in folded:  # page_size → pageSize, PAGESIZE → pageSize
+        return folded[key]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def unknown_field_message(name: str, known: list[str]) -> str:
+    hint = suggest(name, known)
+    msg = f"unknown field {name!r}"
+    return msg + (f"; did you mean {hint!r}?" if hint else f"; known fields: {', '.join(known)}")
+
+
+def _int_fields(model: type[BaseModel]) -> frozenset[str]:
+    out = set()
+    for name, f in model.model_fields.items():
+        if f.annotation is int or (
+            int in get_args(f.annotation) and not {float, str} & set(get_args(f.annotation))
+        ):
+            out.add(f.alias or name)
+    return frozenset(out)
 
 
 class RequestModel(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_unknown(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            known = [f.alias or n for n, f in cls.model_fields.items()]
+            allowed = set(known) | set(cls.model_fields)
+            for name in data:
+                if name not in allowed:
+                    raise PydanticCustomError(
+                        UNKNOWN_FIELD,
+                        "{message}",
+                        {"message": unknown_field_message(str(name), known), "field": str(name)},
+                    )
+            # JSON Schema's `integer` includes 20.0; strict mode alone would refuse it. A
+            # fraction or a string still is refused.
+            ints = _int_fields(cls)
+            fixed = {
+                k: int(v) for k, v in data.items()
+                if k in ints and isinstance(v, float) and v.is_integer() and abs(v) < 2**63
+            }
+            if fixed:
+                data = {**data, **fixed}
+        return data
+
+
+class ResponseModel(BaseModel):
+    # extra="forbid" puts `additionalProperties: false` into the document: it lists every
+    # field a body has, no more (tests/api/test_bodies_match_models.py holds routes to it).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def trimmed_length(lo: int, hi: int) -> str:
+    """A JSON Schema pattern: lo-hi characters once surrounding whitespace is trimmed
+    (what str.strip() leaves), so the document states the rule the validator applies."""
+    if lo == 0:
+        return rf"^\s*(?:\S(?:[\s\S]{{0,{hi - 2}}}\S)?)?\s*$"
+    return rf"^\s*\S(?:[\s\S]{{{lo - 2},{hi - 2}}}\S)\s*$"
+
+
+# ISO 8601 in UTC ending in Z (sors.kit.clock.isoformat).
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]

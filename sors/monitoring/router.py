@@ -10,10 +10,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.accounts.deps import current_account_id
 from sors.kit import clock
 from sors.kit.errors import ValidationFailed
+from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
 from sors.monitoring import service
-from sors.monitoring.schemas import TrackIn, UntrackIn, clamp_limit, entry_record
+from sors.monitoring.schemas import (
+    TrackedUpdates,
+    TrackIn,
+    TrackingEntry,
+    TrackingList,
+    Untracked,
+    UntrackIn,
+    clamp_limit,
+    entry_record,
+)
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["monitoring"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -27,7 +37,12 @@ def _skill(key: str) -> dict[str, str]:
 @router.post(
     "/tracking",
     summary="Monitor a profile (refreshes cost 10 credits each)",
+    description="Refreshes a stored profile on a cadence (10 credits per refresh). Name it by "
+    "`profileId`, `platform` + `handle`, or `url`; a profile not in the catalog is 404 (add "
+    "it with POST /api/v1/crawls). Again for a monitored profile: the cadence is updated.",
     openapi_extra=_skill("track_profile"),
+    response_model=TrackingEntry,
+    responses=problems(404, body=True),
 )
 async def track_profile(session: Session, account_id: AccountId, body: TrackIn) -> JSONResponse:
     profile = await service.resolve_profile(session, body)
@@ -36,7 +51,13 @@ async def track_profile(session: Session, account_id: AccountId, body: TrackIn) 
 
 
 @router.delete(
-    "/tracking", summary="Stop monitoring a profile", openapi_extra=_skill("untrack_profile")
+    "/tracking",
+    summary="Stop monitoring a profile",
+    description="`profileId` in the query (or a JSON body). Not monitored: 404. Its posts stay "
+    "searchable.",
+    openapi_extra=_skill("untrack_profile"),
+    response_model=Untracked,
+    responses=problems(404, body=True),
 )
 async def untrack_profile(
     session: Session,
@@ -52,7 +73,12 @@ async def untrack_profile(
 
 
 @router.get(
-    "/tracking", summary="Monitored profiles", openapi_extra=_skill("list_tracked_profiles")
+    "/tracking",
+    summary="Monitored profiles",
+    description="Every profile this account monitors, with its cadence and next refresh.",
+    openapi_extra=_skill("list_tracked_profiles"),
+    response_model=TrackingList,
+    responses=problems(),
 )
 async def list_tracked(session: Session, account_id: AccountId) -> JSONResponse:
     entries = await service.list_tracking(session, account_id)
@@ -62,7 +88,11 @@ async def list_tracked(session: Session, account_id: AccountId) -> JSONResponse:
 @router.get(
     "/tracking/updates",
     summary="Posts newly stored for monitored profiles",
+    description="Posts first stored after this account's cursor, oldest first; the cursor "
+    "advances past what is returned. `limit` 1-100 (clamped), default 50.",
     openapi_extra=_skill("get_tracked_updates"),
+    response_model=TrackedUpdates,
+    responses=problems(),
 )
 async def tracked_updates(
     session: Session,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from sors.catalog.models import Profile
+from sors.catalog.responses import FlatPost
 from sors.kit.clock import isoformat
-from sors.kit.schemas import RequestModel
+from sors.kit.schemas import RequestModel, ResponseModel, Timestamp
 from sors.monitoring.models import TrackedProfile
 
 Frequency = Literal["daily", "every_3_days", "weekly"]
@@ -18,9 +19,19 @@ MAX_UPDATES = 100
 DEFAULT_UPDATES = 50
 
 
+# "Supply one of": profileId, platform + handle (together), or url (if/then, not anyOf:
+# client generators turn anyOf into an untyped body).
+PROFILE_TARGET_RULE = {
+    "if": {"not": {"anyOf": [{"required": ["profileId"]}, {"required": ["url"]}]}},
+    "then": {"required": ["platform", "handle"]},
+}
+
+
 class ProfileTarget(RequestModel):
     """A profile named by one of: profileId, platform + handle, url (profile or post URL).
-    Shared by tracking and alerts."""
+    Shared by tracking and alerts. Several given must name the same profile (else 422)."""
+
+    model_config = ConfigDict(json_schema_extra=PROFILE_TARGET_RULE)
 
     profileId: Annotated[str | None, Field(min_length=1, max_length=64)] = None
     platform: PlatformName | None = None
@@ -34,6 +45,33 @@ class TrackIn(ProfileTarget):
 
 class UntrackIn(RequestModel):
     profileId: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class TrackingEntry(ResponseModel):
+    profileId: str
+    platform: PlatformName
+    handle: str
+    followerCount: int | None
+    frequency: Frequency
+    nextCrawlAt: Timestamp | None = Field(description="null while paused")
+    lastCheckedAt: Timestamp | None
+    pausedReason: Literal["insufficient_credits"] | None
+    startedBy: Literal["user", "alert"]
+    createdAt: Timestamp
+
+
+class TrackingList(ResponseModel):
+    results: list[TrackingEntry]
+
+
+class Untracked(ResponseModel):
+    profileId: str
+    status: Literal["untracked"]
+
+
+class TrackedUpdates(ResponseModel):
+    results: list[FlatPost] = Field(description="Oldest stored first")
+    hasMore: bool
 
 
 def clamp_limit(raw: int | None) -> int:

@@ -71,6 +71,39 @@ _HANDLE_RULES = {
 }
 
 
+# The same rules as JSON Schema patterns on the raw input (surrounding whitespace, one
+# leading '@' and upper case allowed, as normalize_handle accepts them), for the API
+# document; tests/platforms/test_handle_patterns.py holds them equal to normalize_handle.
+HANDLE_PATTERNS = {
+    "tiktok": r"^\s*@?[A-Za-z0-9._]{1,23}[A-Za-z0-9_]\s*$",
+    "instagram": r"^\s*@?(?!.*\.\.)[A-Za-z0-9_](?:[A-Za-z0-9._]{0,28}[A-Za-z0-9_])?\s*$",
+    "youtube": r"^\s*@?[A-Za-z0-9._-]{3,30}\s*$",
+}
+
+
+def handle_rules_text() -> str:
+    return "One leading '@' is ignored. " + "; ".join(
+        f"{_PLATFORM_NAMES[p]}: {rule}" for p, rule in _HANDLE_RULES.items()
+    ) + "."
+
+
+def handle_schema_rule() -> dict[str, object]:
+    """JSON Schema for a body with `platform` and `handle`: the handle pattern chosen by the
+    platform, as nested if/then/else (which client generators leave alone, unlike oneOf)."""
+    rule: dict[str, object] = {}
+    for platform, pattern in reversed(list(HANDLE_PATTERNS.items())):
+        branch = {"properties": {"handle": {"pattern": pattern}}}
+        if not rule:
+            rule = branch
+            continue
+        rule = {
+            "if": {"properties": {"platform": {"const": platform}}, "required": ["platform"]},
+            "then": branch,
+            "else": rule,
+        }
+    return rule
+
+
 def _handle_ok(platform: str, h: str) -> bool:
     if not _HANDLE_RE[platform].fullmatch(h):
         return False

@@ -10,11 +10,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
 from sors.billing.pricing import get_pricing
+from sors.enrichment.schemas import JobQueued
 from sors.enrichment.service import resolve_target
+from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import Bill, SorsRoute, get_bill, get_session
 from sors.remix import service
-from sors.remix.schemas import RemixIn
+from sors.remix.schemas import RemixIn, RemixResult
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["remix"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -24,6 +26,12 @@ AccountId = Annotated[str, Depends(current_account_id)]
 @router.post(
     "/remixes",
     summary="Remix a post for another niche (20 credits; transcript and analysis included)",
+    description="Queues a remix job: a title, description, timed script and checklist that "
+    "adapt the post to `targetNiche`. Poll GET /api/v1/remixes/{jobRef}.",
+    response_model=JobQueued,
+    responses=problems(402, 404, body=True, links={
+        "GetRemix": link("get_remix_result", **{"path.jobRef": "$response.body#/jobRef"}),
+    }),
     openapi_extra={"x-sors-skill": "remix_post"},
 )
 async def remix_post(
@@ -50,6 +58,9 @@ async def remix_post(
 @router.get(
     "/remixes/{jobRef}",
     summary="A remix job's result (free; poll every 10-30 s)",
+    description="The remix once its job completed; another account's job is 404.",
+    response_model=RemixResult,
+    responses=problems(404),
     openapi_extra={"x-sors-skill": "get_remix_result"},
 )
 async def get_remix_result(

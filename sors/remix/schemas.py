@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
 from sors.enrichment.schemas import TargetIn
 from sors.jobs.models import Job
+from sors.jobs.schemas import JobError
+from sors.kit.schemas import ResponseModel, trimmed_length
 from sors.remix.models import RemixRecord
 
 NICHE_MIN, NICHE_MAX = 5, 500
@@ -31,8 +33,53 @@ def _tone(v: str | None) -> str | None:
 
 
 class RemixIn(TargetIn):
-    targetNiche: Annotated[str, AfterValidator(_niche)]  # the contract's field name
-    tone: Annotated[str | None, AfterValidator(_tone)] = None
+    targetNiche: Annotated[  # the contract's field name
+        str,
+        AfterValidator(_niche),
+        Field(
+            description=f"{NICHE_MIN}-{NICHE_MAX} characters after trimming",
+            json_schema_extra={"pattern": trimmed_length(NICHE_MIN, NICHE_MAX)},
+            examples=["home baking for beginners"],
+        ),
+    ]
+    tone: Annotated[
+        str | None,
+        AfterValidator(_tone),
+        Field(
+            description=f"At most {TONE_MAX} characters after trimming",
+            json_schema_extra={"anyOf": [
+                {"type": "string", "pattern": trimmed_length(0, TONE_MAX)}, {"type": "null"}
+            ]},
+        ),
+    ] = None
+
+
+class ScriptSegment(ResponseModel):
+    segment: int
+    label: str | None
+    startSecond: float | None
+    endSecond: float | None
+    visual: str | None
+    voiceover: str | None
+    onScreenText: str | None
+
+
+class Remix(ResponseModel):
+    title: str | None
+    description: str | None
+    script: list[ScriptSegment]
+    checklist: list[str]
+    engine: str | None = Field(description="An LLM model name, or the built-in offline engine")
+
+
+class RemixResult(ResponseModel):
+    jobRef: str
+    status: Literal["pending", "processing", "completed", "failed"]
+    postId: str
+    targetNiche: str
+    tone: str | None
+    remix: Remix | None = Field(description="Set once the job completed")
+    error: JobError | None
 
 
 SEGMENT_KEYS = (

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
 from sors.kit import clock
+from sors.kit.problems import problems
 from sors.kit.routing import SorsRoute, get_session
 from sors.webhooks import service, ssrf
 from sors.webhooks.schemas import (
@@ -42,40 +43,58 @@ def _policy(request: Request) -> ssrf.Policy:
 
 # Fixed paths come before /webhooks/{webhookId} so they are not read as ids.
 @router.get("/webhooks/settings", response_model=SettingsOut, summary="Webhook settings",
-            openapi_extra=_skill("get_webhook_settings"))
+            openapi_extra=_skill("get_webhook_settings"),
+    description='The balance under which a credits.low event fires (default 100). Free.',
+    responses=problems(),
+)
 async def get_settings(session: Session, account_id: AccountId) -> dict:
     return await service.get_settings(session, account_id)
 
 
 @router.put("/webhooks/settings", response_model=SettingsOut,
             summary="Set the balance under which credits.low fires",
-            openapi_extra=_skill("update_webhook_settings"))
+            openapi_extra=_skill("update_webhook_settings"),
+    description='Sets `creditsLowThreshold`. Free.',
+    responses=problems(body=True),
+)
 async def put_settings(session: Session, account_id: AccountId, body: SettingsIn) -> dict:
     return await service.put_settings(session, account_id, body, clock.now())
 
 
 @router.post("/webhooks", response_model=WebhookCreated,
              summary="Create a webhook endpoint (the secret is shown only now)",
-             openapi_extra=_skill("create_webhook"))
+             openapi_extra=_skill("create_webhook"),
+    description='Registers an https URL for events (all types unless `events` lists some); the signing secret is shown only in this answer. At most 10 endpoints (409); a private or otherwise unsafe URL is 422 `unsafe_url`. Free.',
+    responses=problems(409, body=True),
+)
 async def create(request: Request, session: Session, account_id: AccountId, body: WebhookIn) -> dict:
     return await service.create(session, account_id, body, _policy(request), clock.now())
 
 
 @router.get("/webhooks", response_model=WebhookList, summary="Webhook endpoints",
-            openapi_extra=_skill("list_webhooks"))
+            openapi_extra=_skill("list_webhooks"),
+    description="This account's webhook endpoints, oldest first. Free.",
+    responses=problems(),
+)
 async def list_endpoints(session: Session, account_id: AccountId) -> dict:
     return {"results": await service.list_endpoints(session, account_id, clock.now())}
 
 
 @router.get("/webhooks/{webhookId}", response_model=WebhookOut, summary="A webhook endpoint",
-            openapi_extra=_skill("get_webhook"))
+            openapi_extra=_skill("get_webhook"),
+    description="One endpoint of this account (another account's is 404). Free.",
+    responses=problems(404),
+)
 async def get(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
     return await service.get(session, account_id, webhookId, clock.now())
 
 
 @router.patch("/webhooks/{webhookId}", response_model=WebhookOut,
               summary="Change a webhook endpoint (url, description, events, enabled)",
-              openapi_extra=_skill("update_webhook"))
+              openapi_extra=_skill("update_webhook"),
+    description='Changes any of url, description, events, enabled; `enabled: true` re-enables an endpoint the service disabled. Free.',
+    responses=problems(404, body=True),
+)
 async def update(request: Request, session: Session, account_id: AccountId,
                  webhookId: EndpointId, body: WebhookPatch) -> dict:
     return await service.update(session, account_id, webhookId, body, _policy(request), clock.now())
@@ -83,28 +102,40 @@ async def update(request: Request, session: Session, account_id: AccountId,
 
 @router.delete("/webhooks/{webhookId}", response_model=DeletedOut,
                summary="Delete a webhook endpoint and its delivery log",
-               openapi_extra=_skill("delete_webhook"))
+               openapi_extra=_skill("delete_webhook"),
+    description='Deletes the endpoint and its delivery log. Free.',
+    responses=problems(404),
+)
 async def delete(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
     return await service.delete(session, account_id, webhookId)
 
 
 @router.post("/webhooks/{webhookId}/rotate-secret", response_model=SecretOut,
              summary="New signing secret; the old one also signs for 24 h",
-             openapi_extra=_skill("rotate_webhook_secret"))
+             openapi_extra=_skill("rotate_webhook_secret"),
+    description='A new signing secret; for 24 h deliveries carry signatures by both. Free.',
+    responses=problems(404),
+)
 async def rotate_secret(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
     return await service.rotate_secret(session, account_id, webhookId, clock.now())
 
 
 @router.post("/webhooks/{webhookId}/test", response_model=TestOut,
              summary="Send a webhook.test event to this endpoint",
-             openapi_extra=_skill("test_webhook"))
+             openapi_extra=_skill("test_webhook"),
+    description='Queues a webhook.test event to this endpoint only (409 while it is disabled). Free.',
+    responses=problems(404, 409),
+)
 async def test(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
     return await service.send_test(session, account_id, webhookId, clock.now())
 
 
 @router.get("/webhooks/{webhookId}/deliveries", response_model=DeliveryList,
             summary="Delivery attempts of this endpoint, newest first",
-            openapi_extra=_skill("list_webhook_deliveries"))
+            openapi_extra=_skill("list_webhook_deliveries"),
+    description='Delivery attempts, newest first; `limit` 1-100 (clamped), page with `before`. Free.',
+    responses=problems(404),
+)
 async def deliveries(
     session: Session,
     account_id: AccountId,
@@ -120,7 +151,10 @@ async def deliveries(
 
 @router.post("/webhooks/{webhookId}/deliveries/{deliveryId}/retry", response_model=DeliveryOut,
              summary="Attempt a delivery again now",
-             openapi_extra=_skill("retry_webhook_delivery"))
+             openapi_extra=_skill("retry_webhook_delivery"),
+    description='One more attempt now, outside the schedule (409 while the endpoint is disabled). Free.',
+    responses=problems(404, 409),
+)
 async def retry(session: Session, account_id: AccountId, webhookId: EndpointId,
                 deliveryId: Annotated[str, Path(max_length=64)]) -> dict:
     return await service.retry(session, account_id, webhookId, deliveryId, clock.now())

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from sors.kit.clock import isoformat
-from sors.kit.schemas import RequestModel
+from sors.kit.schemas import RequestModel, ResponseModel
 from sors.webhooks.events import EVENT_TYPES
 from sors.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
@@ -28,7 +28,7 @@ def _unique(v: list[str] | None) -> list[str] | None:
 class WebhookIn(RequestModel):
     url: Url
     description: Description | None = None
-    events: list[EventType] | None = None  # None: every event type
+    events: Annotated[list[EventType], Field(min_length=1)] | None = None  # None: every type
     enabled: bool = True
 
     @field_validator("events")
@@ -40,7 +40,7 @@ class WebhookIn(RequestModel):
 class WebhookPatch(RequestModel):
     url: Url | None = None
     description: Description | None = None
-    events: list[EventType] | None = None
+    events: Annotated[list[EventType], Field(min_length=1)] | None = None
     enabled: bool | None = None
 
     @field_validator("events")
@@ -56,7 +56,7 @@ class SettingsIn(RequestModel):
 # ---- records --------------------------------------------------------------------------------
 
 
-class WebhookOut(BaseModel):
+class WebhookOut(ResponseModel):
     id: str
     url: str
     description: str | None
@@ -75,29 +75,29 @@ class WebhookCreated(WebhookOut):
     secret: str = Field(description="The signing secret (whsec_…); shown only now.")
 
 
-class WebhookList(BaseModel):
+class WebhookList(ResponseModel):
     results: list[WebhookOut]
 
 
-class SecretOut(BaseModel):
+class SecretOut(ResponseModel):
     id: str
     secret: str
     previousSecretExpiresAt: str
 
 
-class DeletedOut(BaseModel):
+class DeletedOut(ResponseModel):
     id: str
     status: Literal["deleted"]
 
 
-class AttemptOut(BaseModel):
+class AttemptOut(ResponseModel):
     attemptedAt: str
     responseStatus: int | None
     durationMs: int
     error: str | None
 
 
-class DeliveryOut(BaseModel):
+class DeliveryOut(ResponseModel):
     deliveryId: str
     endpointId: str
     eventId: str
@@ -114,18 +114,18 @@ class DeliveryOut(BaseModel):
     attemptLog: list[AttemptOut]
 
 
-class DeliveryList(BaseModel):
+class DeliveryList(ResponseModel):
     results: list[DeliveryOut]
     hasMore: bool
 
 
-class TestOut(BaseModel):
+class TestOut(ResponseModel):
     eventId: str
     deliveryId: str
     status: Literal["pending"]
 
 
-class SettingsOut(BaseModel):
+class SettingsOut(ResponseModel):
     creditsLowThreshold: int
 
 

@@ -47,11 +47,17 @@ async def test_validation_errors_are_422_with_fields(client: httpx.AsyncClient, 
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "skill"
 
 
-async def test_feedback_is_stored_and_unknown_fields_ignored(client: httpx.AsyncClient, db) -> None:
+async def test_feedback_is_stored_and_unknown_fields_refused(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     r = await client.post(
         "/api/v1/feedback",
         json={"message": "  search misses accents  ", "skill": "search_outliers", "wantsUpdate": True, "extra": 1},
+        headers=auth(key),
+    )
+    assert r.status_code == 422 and r.json()["code"] == "unknown_field"
+    r = await client.post(
+        "/api/v1/feedback",
+        json={"message": "  search misses accents  ", "skill": "search_outliers", "wantsUpdate": True},
         headers=auth(key),
     )
     assert r.status_code == 200, r.text

@@ -1,0 +1,271 @@
+"""Catalog response models (CONTRACT §2-3): the post and profile records (snake_case, as the
+platform data they mirror) and the envelopes around them (camelCase). Re-exported by
+`sors.catalog.schemas`; the MCP tools use them as output schemas."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from sors.enrichment.responses import TranscriptOut, VisualAnalysisOut
+from sors.kit.schemas import ResponseModel, Timestamp
+
+Platform = Literal["tiktok", "instagram", "youtube"]
+WindowName = Literal[
+    "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year", "all_time"
+]
+
+
+class OutlierScores(ResponseModel):
+    """views / the profile's average views over each window; null when the window was empty."""
+
+    one_week: float | None
+    two_weeks: float | None
+    one_month: float | None
+    three_months: float | None
+    six_months: float | None
+    one_year: float | None
+    all_time: float | None
+
+
+class RobustScore(ResponseModel):
+    """Views / the median views of the creator's other posts of the same format."""
+
+    score: float | None
+    median_views: float | None
+    post_count: int
+
+
+class RobustScores(ResponseModel):
+    one_week: RobustScore
+    two_weeks: RobustScore
+    one_month: RobustScore
+    three_months: RobustScore
+    six_months: RobustScore
+    one_year: RobustScore
+    all_time: RobustScore
+
+
+class AgeAdjustedScore(ResponseModel):
+    """Views / the median views of the creator's other posts at the same age."""
+
+    score: float | None
+    expected_views: float | None
+    post_count: int
+    age_hours: float | None
+
+
+class _PostCore(ResponseModel):
+    id: str = Field(examples=["pst_01jc7m0c2v8m3k2q3w4e5r6t7y"])
+    platform: Platform
+    platform_post_id: str
+    url: str | None
+    content_type: str = Field(
+        description="tiktok: video, slideshow; instagram: reel, image, carousel; "
+        "youtube: video, short, live"
+    )
+    caption: str | None
+    published_at: Timestamp | None
+    duration_seconds: float | None
+    views: int | None
+    likes: int | None
+    comments: int | None
+    shares: int | None
+    engagement_rate: float | None = Field(description="(likes + comments) / views")
+    outlier_scores: OutlierScores
+    robust_scores: RobustScores
+    age_adjusted_score: AgeAdjustedScore
+    velocity: float | None = Field(description="Views per hour lately")
+    approximations: dict[str, str] = Field(
+        description="Fields the platform only showed approximately, e.g. {\"views\": \"rounded\"}"
+    )
+    thumbnail_url: str | None
+    stats_updated_at: Timestamp | None
+    first_seen_at: Timestamp | None
+    deleted_at: Timestamp | None
+    has_transcript: bool
+    has_visual_analysis: bool
+
+
+class PostOwner(ResponseModel):
+    id: str
+    platform: Platform
+    handle: str
+    display_name: str | None
+    follower_count: int | None
+    is_active: bool
+    avatar_url: str | None
+
+
+class PostGrowth(ResponseModel):
+    age_hours: float | None
+    snapshot_count: int = Field(description="Stat snapshots recorded (one per crawl)")
+    views_per_hour_24h: float | None
+
+
+class PostRecord(_PostCore):
+    """A post with its owner under `profile`; GET /posts/{postId} adds `transcript` and
+    `visual_analysis` when they exist and their include flag is true."""
+
+    profile: PostOwner
+    growth: PostGrowth
+    transcript: TranscriptOut | None = Field(None, description="Present only when it exists")
+    visual_analysis: VisualAnalysisOut | None = Field(
+        None, description="Present only when it exists"
+    )
+
+
+class FlatPost(_PostCore):
+    """The flattened post: search results, trends, trending, updates, recent posts."""
+
+    profile_id: str
+    handle: str
+    display_name: str | None
+    follower_count: int | None
+    is_active: bool
+
+
+class WindowAverage(ResponseModel):
+    views: float | None
+    likes: float | None
+    engagement_rate: float | None
+    post_count: int
+    young_post_count: int
+
+
+class ProfileAverages(ResponseModel):
+    one_week: WindowAverage
+    two_weeks: WindowAverage
+    one_month: WindowAverage
+    three_months: WindowAverage
+    six_months: WindowAverage
+    one_year: WindowAverage
+    all_time: WindowAverage
+
+
+class CategoryRef(ResponseModel):
+    id: str = Field(examples=["fitness.yoga"])
+    name: str
+
+
+class ProfileRecord(ResponseModel):
+    id: str = Field(examples=["prf_01jc7m0c2v8m3k2q3w4e5r6t7y"])
+    platform: Platform
+    handle: str
+    display_name: str | None
+    url: str | None
+    bio: str | None
+    avatar_url: str | None
+    follower_count: int | None
+    approximations: dict[str, str]
+    tracked_post_count: int
+    averages: ProfileAverages
+    categories: list[CategoryRef]
+    is_active: bool
+    last_crawled_at: Timestamp | None
+    first_seen_at: Timestamp | None
+
+
+class ProfileDetail(ProfileRecord):
+    recent_posts: list[FlatPost] = Field(description="The 12 most recently published posts")
+
+
+class _Page(ResponseModel):
+    page: int
+    pageSize: int
+    total: int = Field(description="Matches, counted up to 10,000")
+    totalCapped: bool = Field(description="True when there are more than 10,000 matches")
+    hasMore: bool
+
+
+class ScoredPost(FlatPost):
+    score: float | None = Field(description="The score the search filtered and sorted by")
+
+
+class PostPage(_Page):
+    results: list[ScoredPost]
+    scoreMethod: Literal["mean", "median", "age_adjusted"]
+    scoreWindow: WindowName
+
+
+class ProfilePage(_Page):
+    results: list[ProfileRecord]
+
+
+class Category(ResponseModel):
+    id: str
+    name: str
+    parentId: str | None
+    profileCount: int = Field(description="Profiles in the category's subtree")
+
+
+class ResolvedPost(ResponseModel):
+    found: Literal[True]
+    postId: str
+    platform: Platform
+    platformPostId: str
+    profileId: str
+
+
+class UnresolvedPost(ResponseModel):
+    found: Literal[False]
+    platform: Platform
+    platformPostId: str
+    handle: str | None
+    profileTracked: bool | None
+    reason: Literal["post_not_tracked", "profile_not_tracked", "unknown_owner"]
+
+
+class Ranking(ResponseModel):
+    topByFollowers: str | None
+    topByEngagement: str | None
+    byFollowers: list[str]
+    byEngagement: list[str]
+    engagementWindow: WindowName
+
+
+class NotFoundById(ResponseModel):
+    profileId: str
+
+
+class NotFoundByHandle(ResponseModel):
+    platform: Platform
+    handle: str
+
+
+class Comparison(ResponseModel):
+    profiles: list[ProfileRecord]
+    ranking: Ranking
+    notFound: list[NotFoundById | NotFoundByHandle]
+
+
+class ContentTypeShare(ResponseModel):
+    platform: Platform
+    contentType: str
+    count: int
+    share: float
+    avgOutlierScore: float | None
+
+
+class Creator(ResponseModel):
+    profileId: str
+    platform: Platform
+    handle: str
+    followerCount: int | None
+    postCount: int
+    bestOutlierScore: float | None
+
+
+class Trends(ResponseModel):
+    timeFrame: WindowName
+    scoreWindow: WindowName
+    query: str | None
+    posts: list[FlatPost]
+    contentTypes: list[ContentTypeShare]
+    creators: list[Creator]
+
+
+class Trending(ResponseModel):
+    generatedAt: Timestamp
+    posts: list[FlatPost]

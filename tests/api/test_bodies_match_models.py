@@ -1,0 +1,98 @@
+"""Each route's real body against its response model, over HTTP on a real server: every
+field the model names is in the body, nothing else is, every value has the declared type.
+The test also fails when an /api/v1 operation is added without a case here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from sors.kit.openapi import api_routes
+from tests.api.bodies import assert_body_matches
+from tests.api.conftest import Served
+
+
+def _call(c: httpx.Client, app, seen: set[str], method: str, path: str, template: str,
+          *, json: Any = None, params: dict[str, Any] | None = None) -> Any:
+    r = c.request(method, path, json=json, params=params)
+    assert 200 <= r.status_code < 300, (method, path, r.status_code, r.text)
+    body = r.json()
+    assert_body_matches(app, method, template, body)
+    seen.add(f"{method} {template}")
+    return body
+
+
+def test_every_route_answers_its_model(served: Served, app) -> None:
+    seen: set[str] = set()
+    headers = {"Authorization": f"Bearer {served.key}"}
+    with httpx.Client(base_url=served.url + "/api/v1", headers=headers, timeout=60) as c:
+        def call(method: str, template: str, path: str | None = None, **kw: Any) -> Any:
+            return _call(c, app, seen, method, path or template, "/api/v1" + template, **kw)
+
+        call("GET", "/pricing")
+        call("GET", "/credits")
+        call("POST", "/credits/topup", json={"packId": "pack_s"})
+        call("GET", "/credits/ledger", params={"limit": 1})
+        call("POST", "/feedback", json={"message": "The body test says hello", "skill": "get_post"})
+        page = call("POST", "/search/content", json={"pageSize": 5, "sortBy": "views"})
+        post = page["results"][0]
+        call("POST", "/search/profiles", json={"pageSize": 3})
+        cats = call("GET", "/categories")
+        assert cats and cats[0]["id"]
+        full = call("GET", "/posts/{postId}", f"/posts/{post['id']}")
+        call("GET", "/posts/{postId}/history", f"/posts/{post['id']}/history")
+        call("GET", "/profiles/{profileId}", f"/profiles/{post['profile_id']}")
+        found = call("POST", "/posts/resolve", json={"url": full["url"]})
+        assert found["found"] is True
+        missing = call("POST", "/posts/resolve",
+                       json={"url": "https://www.tiktok.com/@nobody.here/video/7301234567890123456"})
+        assert missing["found"] is False
+        profiles = call("POST", "/search/profiles", json={"pageSize": 2})["results"]
+        call("POST", "/profiles/compare",
+             json={"profileIds": [p["id"] for p in profiles] + ["prf_unknown"]})
+        call("POST", "/trends", json={"limit": 5})
+        call("POST", "/trends/breakouts", json={})
+        call("GET", "/trending")
+        queued = call("POST", "/crawls", json={"platform": "youtube", "handle": "@bodycheck"})
+        assert queued["status"] == "pending"
+        call("GET", "/jobs/{jobRef}", f"/jobs/{queued['jobRef']}")
+        tracked = profiles[0]
+        again = call("POST", "/crawls", json={"platform": tracked["platform"], "handle": tracked["handle"]})
+        assert again["alreadyTracked"] is True
+        call("POST", "/transcriptions", json={"postId": post["id"]})
+        call("POST", "/posts/media", json={"postId": post["id"]})
+        remix = call("POST", "/remixes", json={"postId": post["id"], "targetNiche": "budget travel"})
+        call("GET", "/remixes/{jobRef}", f"/remixes/{remix['jobRef']}")
+        call("POST", "/tracking", json={"profileId": tracked["id"], "frequency": "daily"})
+        call("GET", "/tracking")
+        call("GET", "/tracking/updates", params={"limit": 3})
+        call("DELETE", "/tracking", params={"profileId": tracked["id"]})
+        made = call("POST", "/alerts", json={"profileId": tracked["id"], "email": "user@example.com"})
+        call("GET", "/alerts")
+        call("DELETE", "/alerts/{alertId}", f"/alerts/{made['alert']['alertId']}")
+
+        call("GET", "/webhooks/settings")
+        call("PUT", "/webhooks/settings", json={"creditsLowThreshold": 50})
+        hook = call("POST", "/webhooks", json={"url": "http://127.0.0.1:9/hook"})
+        wid = hook["id"]
+        call("GET", "/webhooks")
+        call("GET", "/webhooks/{webhookId}", f"/webhooks/{wid}")
+        call("PATCH", "/webhooks/{webhookId}", f"/webhooks/{wid}", json={"description": "x"})
+        call("POST", "/webhooks/{webhookId}/rotate-secret", f"/webhooks/{wid}/rotate-secret")
+        sent = call("POST", "/webhooks/{webhookId}/test", f"/webhooks/{wid}/test")
+        call("GET", "/webhooks/{webhookId}/deliveries", f"/webhooks/{wid}/deliveries")
+        call("POST", "/webhooks/{webhookId}/deliveries/{deliveryId}/retry",
+             f"/webhooks/{wid}/deliveries/{sent['deliveryId']}/retry")
+        call("DELETE", "/webhooks/{webhookId}", f"/webhooks/{wid}")
+
+        call("GET", "/keys")
+        key = call("POST", "/keys", json={"name": "body check", "dailyCreditCap": 10})
+        call("PATCH", "/keys/{keyId}", f"/keys/{key['keyId']}", json={"dailyCreditCap": None})
+        call("DELETE", "/keys/{keyId}", f"/keys/{key['keyId']}")
+
+    everything = {
+        f"{m} {p}" for p, methods, r in api_routes(app)
+        if p.startswith("/api/v1/") and r.include_in_schema for m in methods
+    }
+    assert everything - seen == set(), "operations without a body check here"
