@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     job_stall_seconds: int = Field(default=300, ge=5)
     job_max_attempts: int = Field(default=4, ge=1)
     worker_concurrency: int = Field(default=4, ge=1)
+    # On SIGTERM a worker stops claiming and lets running jobs finish for this long; what is
+    # still running then goes back to the queue at once (not after job_stall_seconds).
+    worker_grace_seconds: float = Field(default=20.0, ge=0)
+    # Simulated platforms answer after this many seconds (0: at once), as real ones take time.
+    sim_latency_seconds: float = Field(default=0.0, ge=0, le=600)
 
     # webhooks: plain http and loopback receivers are for local development and tests only
     webhooks_allow_http: bool = False

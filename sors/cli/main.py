@@ -9,6 +9,7 @@ import typer
 from sors.cli.accounts import accounts_app, credits_app, keys_app
 from sors.cli.catalog import catalog_app
 from sors.cli.common import console, ensure_migrated, settings, use_data_dir
+from sors.cli.db import db_app
 from sors.cli.feedback import feedback_app
 from sors.cli.outbox import outbox_app
 from sors.cli.sim import DEMO_PROFILES, seed_command, sim_app
@@ -36,6 +37,7 @@ app.add_typer(feedback_app, name="feedback")
 app.add_typer(sim_app, name="sim")
 app.add_typer(outbox_app, name="outbox")
 app.add_typer(catalog_app, name="catalog")
+app.add_typer(db_app, name="db")
 
 demo_app = typer.Typer(
     help="The demo: embedded PostgreSQL, simulated platforms, a funded account.",
@@ -122,16 +124,29 @@ def mcp() -> None:
              "set SORS_API_URL, or start one with `sors demo`")
 
 
+_METRICS_PORT = typer.Option(
+    None, "--metrics-port", min=0, max=65535, help="Serve Prometheus /metrics on this port."
+)
+_METRICS_HOST = typer.Option("127.0.0.1", "--metrics-host", help="Interface for /metrics.")
+
+
 @app.command()
-def worker(concurrency: int = typer.Option(None, min=1, help="Jobs run at once.")) -> None:
-    """Run a job worker (any number, on any machine sharing the database)."""
+def worker(
+    concurrency: int = typer.Option(None, min=1, help="Jobs run at once."),
+    metrics_port: int = _METRICS_PORT,
+    metrics_host: str = _METRICS_HOST,
+) -> None:
+    """Run a job worker (any number, on any machine sharing the database). On SIGTERM it
+    stops claiming, lets running jobs finish (SORS_WORKER_GRACE_SECONDS) and hands back the
+    rest."""
     import asyncio
 
     from sors.jobs.runtime import run_standalone
 
     s = settings()
     ensure_migrated(s)
-    asyncio.run(run_standalone(s, "worker", concurrency=concurrency))
+    metrics = None if metrics_port is None else (metrics_host, metrics_port)
+    asyncio.run(run_standalone(s, "worker", concurrency=concurrency, metrics=metrics))
 
 
 scheduler_app = typer.Typer(help="The scheduler: enqueues what is due.", invoke_without_command=True)
@@ -139,7 +154,9 @@ app.add_typer(scheduler_app, name="scheduler")
 
 
 @scheduler_app.callback()
-def scheduler(ctx: typer.Context) -> None:
+def scheduler(
+    ctx: typer.Context, metrics_port: int = _METRICS_PORT, metrics_host: str = _METRICS_HOST
+) -> None:
     """Run the scheduler loop (several may run; an advisory lock keeps ticks single)."""
     if ctx.invoked_subcommand is None:
         import asyncio
@@ -148,7 +165,8 @@ def scheduler(ctx: typer.Context) -> None:
 
         s = settings()
         ensure_migrated(s)
-        asyncio.run(run_standalone(s, "scheduler"))
+        metrics = None if metrics_port is None else (metrics_host, metrics_port)
+        asyncio.run(run_standalone(s, "scheduler", metrics=metrics))
 
 
 @scheduler_app.command("run-once")

@@ -1,7 +1,10 @@
 """The worker: claims jobs with SKIP LOCKED, runs them with a heartbeat, settles them, and
 reaps jobs whose worker died (no heartbeat for `job_stall_seconds`): retried while attempts
 remain, else failed and refunded. Any number of workers on any number of machines can share
-one PostgreSQL; LISTEN/NOTIFY wakes them, polling is the fallback."""
+one PostgreSQL; LISTEN/NOTIFY wakes them, polling is the fallback.
+
+Stopping (`stop()`, e.g. on SIGTERM) is graceful: no new claims, running jobs get `grace`
+seconds to finish, and whatever still runs then is handed back to the queue at once."""
 
 from __future__ import annotations
 
@@ -78,9 +81,11 @@ def load_handlers() -> None:
 
 class Worker:
     def __init__(self, ctx: JobContext, *, concurrency: int | None = None,
-                 types: list[str] | None = None, poll: float = 1.0) -> None:
+                 types: list[str] | None = None, poll: float = 1.0,
+                 grace: float | None = None) -> None:
         self.ctx = ctx
         self.concurrency = concurrency or ctx.settings.worker_concurrency
+        self.grace = ctx.settings.worker_grace_seconds if grace is None else grace
         self.types = types
         self.poll = poll
         self.id = f"{socket.gethostname()}:{os.getpid()}:{new_id('w')[-6:]}"
@@ -93,15 +98,20 @@ class Worker:
         self._wake.set()
 
     async def run(self) -> None:
-        tasks = [asyncio.create_task(self._slot(i)) for i in range(self.concurrency)]
-        tasks.append(asyncio.create_task(self._listen()))
-        tasks.append(asyncio.create_task(self._reaper()))
+        slots = [asyncio.create_task(self._slot(i)) for i in range(self.concurrency)]
+        helpers = [asyncio.create_task(self._listen()), asyncio.create_task(self._reaper())]
         try:
             await self._stop.wait()
-        finally:
-            for t in tasks:
+            log.info("worker_stopping", worker=self.id, grace_seconds=self.grace)
+            # Slots leave after their current job; jobs still running after the grace period
+            # are cancelled, and `run_one` hands each back.
+            _, late = await asyncio.wait(slots, timeout=self.grace)
+            for t in late:
                 t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            for t in slots + helpers:
+                t.cancel()
+            await asyncio.gather(*slots, *helpers, return_exceptions=True)
 
     async def run_until_idle(self, timeout: float = 60.0) -> int:
         """Run due jobs until none is left (tests, `scheduler run-once`). Returns the count."""
@@ -147,9 +157,15 @@ class Worker:
             await asyncio.sleep(interval)
 
     async def run_one(self) -> bool:
+        if self._stop.is_set():
+            return False
         async with self.ctx.db.transaction() as s:
             job_id = await repo.claim(s, self.id, self.types)
         if job_id is None:
+            return False
+        if self._stop.is_set():  # stopped while claiming: not ours to start any more
+            async with self.ctx.db.transaction() as s:
+                await repo.hand_back(s, job_id, self.id)
             return False
         async with self.ctx.db.session() as s:
             job = await repo.get(s, job_id)
@@ -157,6 +173,11 @@ class Worker:
         beat = asyncio.create_task(self._heartbeat(job_id))
         try:
             outcome = await self._execute(job)
+        except asyncio.CancelledError:
+            async with self.ctx.db.transaction() as s:
+                await repo.hand_back(s, job_id, self.id)
+            log.info("job_handed_back", job=job_id, worker=self.id)
+            raise
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -25,6 +25,19 @@ RETURNING id
 """)
 
 
+_HAND_BACK = text("""
+UPDATE jobs SET status = 'pending', attempts = attempts - 1, worker_id = NULL,
+       heartbeat_at = NULL, run_after = now()
+ WHERE id = :id AND worker_id = :worker AND status = 'processing'
+""")
+
+
+async def hand_back(session: AsyncSession, job_id: str, worker: str) -> None:
+    """Return a job this worker claimed but will not finish (it is shutting down): due at
+    once for another worker, and the interrupted attempt does not count."""
+    await session.execute(_HAND_BACK, {"id": job_id, "worker": worker})
+
+
 async def insert_job(session: AsyncSession, values: dict[str, Any]) -> bool:
     stmt = (
         insert(Job).values(**values)

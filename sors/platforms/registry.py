@@ -27,7 +27,8 @@ def get_adapter(settings: Any, *, sim_seed: int | None = None, db: Any = None) -
         from sors.platforms.sim import SimAdapter, SimWorld
 
         seed = sim_seed if sim_seed is not None else getattr(settings, "sim_seed", 0)
-        return SimAdapter(SimWorld(int(seed or 0)))
+        latency = float(getattr(settings, "sim_latency_seconds", 0.0) or 0.0)
+        return SimAdapter(SimWorld(int(seed or 0)), latency=latency)
     if source == "live":
         live = importlib.import_module("sors.platforms.live")
         from sors.platforms.shared_pacing import registry_for

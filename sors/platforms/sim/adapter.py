@@ -34,12 +34,15 @@ _SLIDE_SIZE = {"slideshow": (720, 960), "carousel": (720, 900), "image": (720, 7
 class SimAdapter:
     """PlatformAdapter over a SimWorld."""
 
-    def __init__(self, world: SimWorld | None = None) -> None:
+    def __init__(self, world: SimWorld | None = None, *, latency: float = 0.0) -> None:
         self.world = world if world is not None else SimWorld()
+        self.latency = latency  # seconds a real platform would take to answer
 
     async def fetch_profile(
         self, platform: Platform, handle: str, *, now: datetime
     ) -> CrawlSnapshot:
+        if self.latency:
+            await asyncio.sleep(self.latency)
         # A crawl derives ~60 posts in a few milliseconds: not worth a thread hop.
         return self.world.crawl(platform, handle, now)
 
