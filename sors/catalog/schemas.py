@@ -298,6 +298,8 @@ def averages(raw: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
 
 
 def profile_approximations(row: Mapping[Any, Any]) -> dict[str, str]:
+    if row.get("follower_count") is None:
+        return {"follower_count": "hidden"}
     return {"follower_count": "rounded"} if row.get("follower_count_approximate") else {}
 
 

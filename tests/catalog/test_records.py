@@ -102,6 +102,7 @@ async def test_empty_windows_give_null_scores(world: World) -> None:
     assert gone["averages"]["one_week"]["post_count"] == 0
     assert gone["averages"]["one_week"]["young_post_count"] == 1
     assert gone["averages"]["one_week"]["views"] is None
+    assert gone["approximations"] == {"follower_count": "hidden"}  # the owner hides it
     rows = await world.rows(
         "SELECT count(*) AS n FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
         "WHERE p.deleted_at IS NULL AND (pr.averages -> 'one_week' ->> 'views') IS NULL "
