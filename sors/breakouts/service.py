@@ -17,6 +17,9 @@ DEFAULT_TIME_FRAME = "one_month"
 DEFAULT_MIN_CREATORS = 3
 DEFAULT_MIN_SCORE = 3.0
 DEFAULT_LIMIT = 20
+# Phrases only on request: splitting every caption into word pairs costs seconds at 1M
+# posts (docs/PERFORMANCE.md), the other kinds well under one.
+DEFAULT_KINDS = ("hashtag", "format", "sound")
 
 
 async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, Any]:
@@ -25,7 +28,7 @@ async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, 
         since=since(time_frame),
         min_score=DEFAULT_MIN_SCORE if body.minScore is None else body.minScore,
         min_creators=body.minCreators or DEFAULT_MIN_CREATORS,
-        kinds=[k for k in IDEA_KINDS if not body.kinds or k in body.kinds],
+        kinds=[k for k in IDEA_KINDS if k in (body.kinds or DEFAULT_KINDS)],
         score_window=body.scoreWindow or DEFAULT_SCORE_WINDOW,
         score_method=body.scoreMethod or DEFAULT_SCORE_METHOD,
         limit=body.limit or DEFAULT_LIMIT,

@@ -210,6 +210,9 @@ async def recompute_scores(
 ) -> None:
     """Averages for every window as of each profile's crawl time, and every live post's
     scores against them, in one statement."""
+    # Its estimated cost passes jit_above_cost, and JIT compilation took longer than the
+    # work itself (EXPLAIN ANALYZE, docs/PERFORMANCE.md).
+    await session.execute(text("SET LOCAL jit = off"))
     await session.execute(
         _RECOMPUTE,
         {
