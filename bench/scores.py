@@ -50,7 +50,7 @@ BREAKOUTS: list[dict[str, Any]] = [
     {"timeFrame": "one_week"},
     {"categoryId": "food"},
     {"kinds": ["hashtag", "sound"], "platforms": ["tiktok"]},
-    {"timeFrame": "three_months", "minCreators": 5, "scoreMethod": "median"},
+    {"timeFrame": "three_months", "minCreators": 5},
 ]
 
 
@@ -161,6 +161,8 @@ def run(args: argparse.Namespace) -> None:
         mix += [(method, "/search/content", {**b, "scoreMethod": method}) for b in SEARCHES]
     mix += [("velocity", "/search/content", {**b, "sortBy": "velocity"}) for b in SEARCHES[:3]]
     mix += [("breakouts", "/trends/breakouts", b) for b in BREAKOUTS]
+    mix += [("breakouts with phrases", "/trends/breakouts", {"kinds": ["phrase"],
+                                                             "timeFrame": "one_week"})]
     compiled = {i: _compiled(p, b) for i, (_, p, b) in enumerate(mix) if p == "/search/content"}
     port = _free_port()
     server = _start_server(url, args.data_dir, port)
@@ -171,7 +173,7 @@ def run(args: argparse.Namespace) -> None:
             httpx.Client(
                 base_url=f"http://127.0.0.1:{port}/api/v1",
                 headers={"Authorization": f"Bearer {key}"},
-                timeout=60,
+                timeout=300,
             ) as client,
             psycopg.connect(plain) as conn,
         ):
@@ -214,7 +216,7 @@ def run(args: argparse.Namespace) -> None:
         "| requests | n | HTTP p50 / p95 (ms) | direct SQL p50 / p95 (ms) |",
         "|---|---:|---:|---:|",
     ]
-    for group in (*METHODS, "velocity", "breakouts"):
+    for group in (*METHODS, "velocity", "breakouts", "breakouts with phrases"):
         h = http[group]
         s = sql.get(group)
         sql_cell = f"{statistics.median(s):.1f} / {_pct(s, 0.95):.1f}" if s else "—"
