@@ -21,7 +21,7 @@ from sors.cli.common import console, fail, settings, with_db
 from sors.kit import clock
 from sors.kit.db import Database
 
-WAIT_SECONDS = 600.0
+WAIT_SECONDS = 1800.0  # a catch-up after `sim clock advance` crawls most of the catalog
 SLOTS = 3
 
 
