@@ -12,6 +12,7 @@ Settings read: `youtube_api_key`, `http_proxy`, `instagram_session_file`,
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ import httpx
 
 from sors.platforms.base import (
     CrawlSnapshot,
+    DiscoveryUnsupported,
     MediaFile,
     Platform,
     PostRef,
@@ -80,6 +82,7 @@ class LiveAdapter:
         self._owns_http = http_client is None
         self._proxy: str | None = getattr(settings, "http_proxy", None)
         self._fetchers: dict[str, Any] = {}
+        self._discovery: Any = None
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
@@ -135,6 +138,25 @@ class LiveAdapter:
         canonical = normalize_handle(platform, handle)
         snapshot: CrawlSnapshot = await self._fetcher(platform).fetch_profile(canonical, now=now)
         return snapshot
+
+    async def discover(
+        self, platform: Platform, niche: str | None, *, since: datetime, now: datetime,
+        limit: int,
+    ) -> Sequence[str]:
+        """New creators: YouTube through the Data API (with a key). TikTok and Instagram have
+        no stable public listing of new creators (their discover/explore pages need a login
+        and change often), so discovery is not offered there."""
+        if platform != "youtube":
+            raise DiscoveryUnsupported(f"{platform} has no stable public listing of new creators")
+        fetcher = self._fetcher("youtube")
+        if fetcher._api is None:
+            raise DiscoveryUnsupported("YouTube discovery needs SORS_YOUTUBE_API_KEY (Data API)")
+        if self._discovery is None:
+            from .youtube_discovery import YouTubeDiscovery
+
+            per_day = int(getattr(self._settings, "youtube_discovery_searches_per_day", 10))
+            self._discovery = YouTubeDiscovery(fetcher._api, per_day)
+        return await self._discovery.discover(niche, since=since, now=now, limit=limit)
 
     async def fetch_media(self, post: PostRef, dest_dir: Path, *, now: datetime) -> list[MediaFile]:
         if post.platform not in HANDLE_PATTERNS:
