@@ -28,6 +28,7 @@ QUOTE_SCHEMA: dict[str, Any] = {
         "balance": {"type": "integer"},
         "balanceAfter": {"type": "integer"},
         "queuesJob": {"type": "boolean"},
+        "keyCapRemaining": {"type": ["integer", "null"]},
     },
     "required": ["dryRun", "skill", "credits", "balance", "balanceAfter", "queuesJob"],
 }

@@ -146,5 +146,11 @@ async def refund_job(session: AsyncSession, job_ref: str, *, reason: str) -> Mov
     return await refund_charge(session, entry.id, reason=reason)
 
 
+async def cap_remaining_today(session: AsyncSession, key_id: str) -> int | None:
+    """Credits `key_id` may still be charged today (UTC, service clock); None: no cap."""
+    cap, spent = await repo.key_spend(session, key_id, clock.now().astimezone(UTC).date())
+    return None if cap is None else max(0, cap - spent)
+
+
 async def balance(session: AsyncSession, account_id: str) -> int:
     return await repo.balance(session, account_id)

@@ -150,12 +150,16 @@ async def _quote(
         if response.status_code >= 400 or principal is None:
             return response
         balance = await billing.balance(session, principal.account_id)
+        cap_left = await billing.cap_remaining_today(session, principal.key_id)
     finally:
         await session.rollback()
     bill.charged, bill.balance = 0, balance
     quote = {
         "dryRun": True, "skill": bill.skill, "credits": bill.cost, "balance": balance,
         "balanceAfter": balance - bill.cost, "queuesJob": bill.job_ref is not None,
+        # What the calling key may still spend today (null: no cap); the real call is
+        # refused with spend_cap_reached when `credits` is above it.
+        "keyCapRemaining": cap_left,
     }
     return JSONResponse(quote, headers={**credit_headers(bill), "X-Dry-Run": "true"})
 

@@ -96,6 +96,9 @@ async def test_cap_refuses_charges_nothing_and_resets_at_utc_midnight(
     await crawl(key)  # installs the simulated clock in this process
     await at(datetime(2026, 11, 20, 23, 58, tzinfo=UTC))
     assert [(await crawl(capped)).status_code for _ in range(3)] == [200, 200, 200]
+    quote = await client.post("/api/v1/crawls", json=body,
+                              headers={**auth(capped), "X-Dry-Run": "true"})
+    assert (quote.json()["credits"], quote.json()["keyCapRemaining"]) == (1, 0)
     refused = await crawl(capped)
     assert refused.status_code == 402
     problem = refused.json()

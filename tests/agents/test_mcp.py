@@ -112,7 +112,8 @@ async def test_failures_are_tool_errors(sors_serve: str, db: Database, clean) ->
         quote = await session.call_tool("get_post", {"postId": targets.post_id, "dryRun": True})
         assert not quote.is_error and quote.meta["creditsCharged"] == 0
         assert quote.structured_content == {"dryRun": True, "skill": "get_post", "credits": 1,
-                                            "balance": 1, "balanceAfter": 0, "queuesJob": False}
+                                            "balance": 1, "balanceAfter": 0, "queuesJob": False,
+                                            "keyCapRemaining": None}
         ok = await session.call_tool("get_post", {"postId": targets.post_id})
         assert not ok.is_error and ok.meta["creditsCharged"] == 1 and ok.meta["balance"] == 0
         broke = await session.call_tool("compare_profiles", {"profileIds": targets.profile_ids})
