@@ -19,11 +19,23 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from sors.config import Settings
+from sors.kit.db import Database
+from tests.conftest import KEEP_TABLES
 from tests.e2e.cluster import free_port, tail
+from tests.factories import reset_tables
 
 
 @pytest.fixture(scope="module")
-def sors_serve(settings: Settings, pg_url: str) -> Iterator[str]:
+async def clean_after_serve(db: Database, app) -> AsyncIterator[None]:
+    """Truncate once the server is gone: its worker and scheduler hold locks a TRUNCATE
+    would deadlock with, so tests against it do not use the per-test `clean`."""
+    yield
+    await reset_tables(db, KEEP_TABLES)
+    await app.state.limiter.reset()
+
+
+@pytest.fixture(scope="module")
+def sors_serve(settings: Settings, pg_url: str, clean_after_serve: None) -> Iterator[str]:
     port = free_port()
     data = Path(tempfile.mkdtemp(prefix="sors-mcp-"))
     log = data / "serve.log"

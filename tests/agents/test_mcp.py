@@ -32,7 +32,7 @@ async def _charges(db: Database, account_id: str) -> list[tuple[str, int]]:
         return out
 
 
-async def test_tools_are_the_price_list(sors_serve: str, db: Database, clean) -> None:
+async def test_tools_are_the_price_list(sors_serve: str, db: Database) -> None:
     _, key = await create_account(db, credits=10)
     skills = httpx.get(sors_serve + "/api/v1/pricing").json()["skills"]
     async with mcp_session(sors_serve, key) as session:
@@ -54,7 +54,7 @@ async def test_tools_are_the_price_list(sors_serve: str, db: Database, clean) ->
     assert by_name["get_post"].input_schema["required"] == ["postId"]
 
 
-async def test_mcp_and_http_leave_the_same_ledger(sors_serve: str, db: Database, clean) -> None:
+async def test_mcp_and_http_leave_the_same_ledger(sors_serve: str, db: Database) -> None:
     mcp_account, mcp_key = await create_account(db, credits=10_000, email="mcp@example.com")
     http_account, http_key = await create_account(db, credits=10_000, email="http@example.com")
     mcp_targets, http_targets = await make_targets(db, "m"), await make_targets(db, "h")
@@ -100,7 +100,7 @@ async def test_mcp_and_http_leave_the_same_ledger(sors_serve: str, db: Database,
     assert sum(c for _, c in mcp_ledger) == sum(mcp_charged) > 0
 
 
-async def test_failures_are_tool_errors(sors_serve: str, db: Database, clean) -> None:
+async def test_failures_are_tool_errors(sors_serve: str, db: Database) -> None:
     _, key = await create_account(db, credits=1)
     targets = await make_targets(db, "e")
     async with mcp_session(sors_serve, key) as session:
@@ -126,7 +126,7 @@ async def test_failures_are_tool_errors(sors_serve: str, db: Database, clean) ->
         assert unknown.is_error and unknown.meta["code"] == "unknown_tool"
 
 
-async def test_next_page_hint(sors_serve: str, db: Database, clean) -> None:
+async def test_next_page_hint(sors_serve: str, db: Database) -> None:
     _, key = await create_account(db, credits=10)
     await make_targets(db, "p")
     async with mcp_session(sors_serve, key) as session:
@@ -153,7 +153,7 @@ def test_no_key_is_401_before_any_session(sors_serve: str, headers: dict[str, st
     assert "mcp-session-id" not in r.headers
 
 
-async def test_sors_mcp_over_stdio(sors_serve: str, db: Database, clean) -> None:
+async def test_sors_mcp_over_stdio(sors_serve: str, db: Database) -> None:
     _, key = await create_account(db, credits=10)
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "sors.cli.main", "mcp"],
