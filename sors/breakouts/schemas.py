@@ -20,7 +20,11 @@ def _clamp(lo: int, hi: int) -> AfterValidator:
 
 class BreakoutsIn(RequestModel):
     timeFrame: Window | None = None
-    categoryId: Annotated[str | None, Field(max_length=64)] = None
+    categoryId: Annotated[
+        str | None,
+        Field(max_length=64, description="An id from GET /api/v1/categories",
+              json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]}),
+    ] = None
     platforms: list[PlatformName] | None = Field(None, max_length=3)
     kinds: list[IdeaKind] | None = Field(None, max_length=4)
     minCreators: Annotated[int | None, Field(ge=2, le=50)] = None

@@ -74,6 +74,11 @@ class RequestModel(BaseModel):
             }
             if fixed:
                 data = {**data, **fixed}
+            # PostgreSQL text cannot hold NUL characters; they carry no meaning in any field.
+            nul = {k: v.replace("\x00", "") for k, v in data.items()
+                   if isinstance(v, str) and "\x00" in v}
+            if nul:
+                data = {**data, **nul}
         return data
 
 

@@ -84,3 +84,11 @@ async def test_wrong_method_is_405_with_allow(client: httpx.AsyncClient, db) -> 
     # /posts/media also matches the template /posts/{postId}; its resource serves POST only.
     r = await client.options("/api/v1/posts/media", headers=auth(key))
     assert r.status_code == 405 and r.headers["allow"] == "POST"
+
+
+async def test_nul_characters_are_dropped_not_a_500(client: httpx.AsyncClient, db) -> None:
+    # Found by Schemathesis: PostgreSQL refuses NUL in text; a search for one was a 500.
+    _, key = await create_account(db, credits=5)
+    r = await client.post("/api/v1/search/profiles", json={"query": "\u0000\r\u00e6"},
+                          headers=auth(key))
+    assert r.status_code == 200, r.text
