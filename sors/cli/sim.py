@@ -11,12 +11,12 @@ from sors.kit.db import Database
 from sors.platforms.sim import clock as sim_clock
 
 DEMO_PROFILES = 2000  # 60 listed posts each: ~120k posts
-# Where a new demo's simulated clock starts. Fixed, so every fresh demo is the same world at
-# the same moment and the README's tour shows what it says (a new post and an alert digest
-# three days on). 10:00 UTC: past the alerts' default 09:00 send hour.
 # Past crawls of every demo profile before its first "now" crawl, so stat histories,
 # velocities and age-matched scores exist from the first start (docs/OPERATIONS.md).
 DEMO_HISTORY = (timedelta(days=7), timedelta(days=3), timedelta(days=1))
+# Where a new demo's simulated clock starts. Fixed, so every fresh demo is the same world at
+# the same moment and the README's tour shows what it says (a new post and an alert digest
+# three days on). 10:00 UTC: past the alerts' default 09:00 send hour.
 DEMO_START = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)
 
 sim_app = typer.Typer(help="The simulated platforms.", no_args_is_help=True)
