@@ -6,21 +6,22 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
-from pydantic import BaseModel
 
 from sors import __version__
+from sors.kit.problems import problems
+from sors.kit.schemas import ResponseModel
 
-router = APIRouter()
+router = APIRouter(tags=["index"])
 
 
-class ApiLinks(BaseModel):
+class ApiLinks(ResponseModel):
     docs: str
     openapi: str
     pricing: str
     trending: str
 
 
-class ApiIndex(BaseModel):
+class ApiIndex(ResponseModel):
     name: str
     version: str
     authentication: str
@@ -28,7 +29,16 @@ class ApiIndex(BaseModel):
     links: ApiLinks
 
 
-@router.get("/api/v1", response_model=ApiIndex, summary="API index: links to docs, pricing, OpenAPI")
+@router.get(
+    "/api/v1",
+    operation_id="api_index",
+    summary="API index: links to docs, pricing, OpenAPI",
+    description="What this API is, how to authenticate, its two conventions (casing, money) "
+    "and absolute links to the interactive docs, the OpenAPI document, the price list and "
+    "trending posts. No key needed; free.",
+    response_model=ApiIndex,
+    responses=problems(key=False),
+)
 async def api_index(request: Request) -> ApiIndex:
     base = request.app.state.settings.base_url.rstrip("/")
     api = f"{base}/api/v1"
