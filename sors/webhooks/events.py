@@ -67,16 +67,20 @@ async def emit(
             {"id": delivery_id, "event_id": event_id, "endpoint_id": endpoint_id,
              "status": "pending", "next_attempt_at": at, "created_at": at},
         )
-        await enqueue_attempt(session, delivery_id)
+        await enqueue_attempt(session, delivery_id, 0)
     return event_id
 
 
-async def enqueue_attempt(session: AsyncSession, delivery_id: str) -> None:
-    """The job that attempts a delivery now; one open job per delivery at most."""
+async def enqueue_attempt(session: AsyncSession, delivery_id: str, attempts_before: int) -> None:
+    """The job that attempts a delivery now; one open job per delivery at most. The job
+    names how many attempts the delivery had when it was queued, so a job run again after
+    its attempt was recorded (a worker died before settling it) sends nothing, whatever
+    any process's clock says."""
     await jobs_repo.insert_job(
         session,
         {"id": new_id("job"), "account_id": None, "type": JOB_TYPE,
-         "payload": {"deliveryId": delivery_id}, "dedupe_key": f"webhook:{delivery_id}",
+         "payload": {"deliveryId": delivery_id, "attempt": attempts_before},
+         "dedupe_key": f"webhook:{delivery_id}",
          "credits_charged": 0, "max_attempts": 5},
     )
 

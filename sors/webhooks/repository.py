@@ -193,17 +193,20 @@ async def fail_pending(session: AsyncSession, endpoint_id: str, now: datetime, e
     return len((await session.execute(stmt)).all())
 
 
-async def due_deliveries(session: AsyncSession, now: datetime, *, limit: int) -> list[str]:
-    """Pending deliveries whose time has come and that no open job is attempting."""
+async def due_deliveries(
+    session: AsyncSession, now: datetime, *, limit: int
+) -> list[tuple[str, int]]:
+    """(id, attempts so far) of pending deliveries whose time has come and that no open
+    job is attempting."""
     stmt = text("""
-        SELECT d.id FROM webhook_deliveries d
+        SELECT d.id, d.attempts FROM webhook_deliveries d
          WHERE d.status = 'pending' AND d.next_attempt_at <= :now
            AND NOT EXISTS (SELECT 1 FROM jobs j
                             WHERE j.dedupe_key = 'webhook:' || d.id
                               AND j.status IN ('pending', 'processing'))
          ORDER BY d.next_attempt_at, d.id
          LIMIT :limit""")
-    return list((await session.execute(stmt, {"now": now, "limit": limit})).scalars())
+    return [(i, int(n)) for i, n in (await session.execute(stmt, {"now": now, "limit": limit})).all()]
 
 
 async def account_email(session: AsyncSession, account_id: str) -> str | None:

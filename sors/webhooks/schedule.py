@@ -21,8 +21,8 @@ async def retries_due(session: AsyncSession, now: datetime) -> int:
     while True:
         async with maker() as s, s.begin():
             due = await repo.due_deliveries(s, now, limit=BATCH)
-            for delivery_id in due:
-                await events.enqueue_attempt(s, delivery_id)
+            for delivery_id, attempts in due:
+                await events.enqueue_attempt(s, delivery_id, attempts)
         queued += len(due)
         if len(due) < BATCH:
             return queued

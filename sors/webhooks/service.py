@@ -199,7 +199,7 @@ async def retry(
         d.status, d.manual, d.finished_at = "pending", True, None
     d.next_attempt_at = now
     await session.flush()
-    await events.enqueue_attempt(session, d.id)
+    await events.enqueue_attempt(session, d.id, d.attempts)
     attempts = await repo.attempts_of(session, [d.id])
     return delivery_record(d, ev, attempts[d.id])
 
@@ -226,14 +226,17 @@ class Disabled:
     at: datetime
 
 
-async def prepare_attempt(session: AsyncSession, delivery_id: str, now: datetime) -> Attempt | None:
-    """What to send, or None when the delivery is not due (settled, or waiting for its
-    next retry). A delivery to a disabled endpoint fails here without a request."""
+async def prepare_attempt(
+    session: AsyncSession, delivery_id: str, attempts_before: int, now: datetime
+) -> Attempt | None:
+    """What to send, or None when this job's attempt already happened (settled, or
+    recorded and waiting for its retry). A delivery to a disabled endpoint fails here
+    without a request."""
     found = await repo.delivery_for_attempt(session, delivery_id)
     if found is None:
         return None
     d, ep, ev = found
-    if d.status != "pending" or (d.next_attempt_at is not None and d.next_attempt_at > now):
+    if d.status != "pending" or d.attempts != attempts_before:
         return None
     if not ep.enabled:
         await repo.fail_pending(session, ep.id, now, "endpoint_disabled")

@@ -22,7 +22,9 @@ async def deliver(ctx: JobContext, job: Job) -> dict[str, Any]:
     await sync_clock(ctx)
     delivery_id = job.payload["deliveryId"]
     async with ctx.db.transaction() as s:
-        attempt = await service.prepare_attempt(s, delivery_id, clock.now())
+        attempt = await service.prepare_attempt(
+            s, delivery_id, int(job.payload.get("attempt", 0)), clock.now()
+        )
     if attempt is None:
         return {"deliveryId": delivery_id, "attempted": False}
     outcome = await sender.deliver(

@@ -182,3 +182,25 @@ async def test_redirects_are_not_followed(client: httpx.AsyncClient, db, setting
     [d] = await deliveries(client, key, ep["id"])
     assert d["status"] == "pending" and d["responseStatus"] == 302 and "redirect" in d["error"]
     assert [r.path for r in receiver.received] == ["/hook"]  # /elsewhere was never asked
+
+
+async def test_a_job_run_again_after_its_attempt_was_recorded_sends_nothing(
+    client: httpx.AsyncClient, db, settings, app, receiver
+) -> None:
+    """What the reaper does when a worker died after recording an attempt but before
+    settling its job: the job runs again, and must not make a second, early attempt."""
+    from sors.webhooks import events
+
+    await set_time(db, T0, app)
+    _, key = await create_account(db)
+    ep = await create_endpoint(client, key, receiver.url)
+    receiver.statuses[:] = [500]
+    await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=auth(key))
+    await run_jobs(db, settings)
+    [d] = await deliveries(client, key, ep["id"])
+    assert d["attempts"] == 1 and len(receiver.received) == 1
+    async with db.transaction() as s:
+        await events.enqueue_attempt(s, d["deliveryId"], 0)  # the stale job, queued again
+    assert await run_jobs(db, settings) == 1
+    [d] = await deliveries(client, key, ep["id"])
+    assert d["attempts"] == 1 and d["status"] == "pending" and len(receiver.received) == 1
