@@ -159,8 +159,8 @@ async def alert_hits(session: AsyncSession, hits: Sequence[tuple[str, str]]) -> 
     if not wanted:
         return
     from sors.alerts import service as alerts
-    from sors.catalog import repository as catalog
-    from sors.catalog.schemas import post_record
+    from sors.catalog import service as catalog
+    from sors.kit.errors import PostNotFound
 
     records: dict[str, dict[str, Any]] = {}
     for alert_id, post_id in hits:
@@ -169,10 +169,12 @@ async def alert_hits(session: AsyncSession, hits: Sequence[tuple[str, str]]) -> 
             continue
         if alert_id not in records:
             records[alert_id] = await alerts.record(session, alert_id)
-        row = await catalog.get_post(session, post_id)
-        if row is None:
+        try:  # the record GET /posts/{postId} answers
+            post = await catalog.get_post(
+                session, post_id, include_transcript=False, include_visual_analysis=False
+            )
+        except PostNotFound:
             continue
-        post = post_record(row)
         window = records[alert_id]["scoreWindow"]
         await emit(session, account_id, "alert.triggered", {
             "alert": records[alert_id], "post": post,
