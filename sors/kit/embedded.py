@@ -201,15 +201,29 @@ def stop(data_dir: Path) -> bool:
         return _stop_server(data_dir)
 
 
+def _retire_watchdog(data_dir: Path) -> None:
+    """Called by a leaving watchdog under the lock: forget it, so that a process starting the
+    server next starts a new watchdog instead of trusting this one, which is on its way out
+    (it still looks alive for a moment after it decided to leave)."""
+    path = _run_dir(data_dir) / "watchdog.json"
+    try:
+        if int(json.loads(path.read_text())["pid"]) == os.getpid():
+            path.unlink()
+    except (OSError, ValueError, KeyError):
+        pass
+
+
 def watch(data_dir: Path) -> None:
     """The watchdog's loop: stop the server once no holder is alive, then leave."""
     while True:
         time.sleep(POLL_SECONDS)
         with _locked(data_dir):
             if postmaster(data_dir) is None:
+                _retire_watchdog(data_dir)
                 return
             if not live_holders(data_dir):
                 _stop_server(data_dir)
+                _retire_watchdog(data_dir)
                 return
 
 
