@@ -189,6 +189,12 @@ def stop_process(proc: subprocess.Popen, *, grace: float = 10.0) -> None:
         proc.wait(timeout=10)
 
 
+def _default_hangup() -> None:
+    # A test runner started under `nohup` ignores SIGHUP, and an ignored signal stays ignored
+    # across exec; a sors process here must see SIGHUP as one started from a terminal does.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 class SorsProcess:
     def __init__(self, name: str, args: Sequence[str], env: dict[str, str], logdir: Path) -> None:
         self.name = name
@@ -197,7 +203,7 @@ class SorsProcess:
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
                 [*sors_command(), *self.args], env=env, stdout=out, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
+                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_default_hangup,
             )
 
     @property
