@@ -8,7 +8,13 @@ from sors.accounts.service import Principal
 from sors.kit.errors import Unauthorized
 
 
-def current_principal(request: Request) -> Principal:
+# Async on purpose: FastAPI runs a plain `def` dependency in its thread pool, a thread hop
+# on every request for what is an attribute read.
+async def current_principal(request: Request) -> Principal:
+    return principal_of(request)
+
+
+def principal_of(request: Request) -> Principal:
     principal = getattr(request.state, "principal", None)
     if principal is None:
         sent = request.headers.get("authorization") or request.headers.get("x-api-key")
@@ -19,5 +25,5 @@ def current_principal(request: Request) -> Principal:
     return principal
 
 
-def current_account_id(request: Request) -> str:
-    return current_principal(request).account_id
+async def current_account_id(request: Request) -> str:
+    return principal_of(request).account_id

@@ -21,7 +21,7 @@ from sors.accounts.schemas import (
 )
 from sors.accounts.service import Principal
 from sors.kit.problems import problems
-from sors.kit.routing import SorsRoute, get_context, get_session
+from sors.kit.routing import SorsRoute, context_of, get_session
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["keys"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -74,5 +74,5 @@ async def revoke_key(request: Request, session: Session, caller: Caller, keyId: 
     async def forget() -> None:
         key_cache.forget(keyId)
 
-    get_context(request).after_commit.append(forget)
+    context_of(request).after_commit.append(forget)
     return {"keyId": keyId, "status": "revoked"}

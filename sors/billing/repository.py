@@ -10,6 +10,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.models import LedgerEntry
+from sors.kit.db import fetch_one, plain_sql
 from sors.webhooks.repository import CREDITS_LOW_THRESHOLD_SQL
 
 # The whole charge in one statement, one round trip: the guards, the debit, its ledger row.
@@ -57,6 +58,7 @@ _CHARGE = text(
            CASE WHEN :lazy THEN set_config('synchronous_commit', 'off', true) END AS lazy
     """
 )
+_CHARGE_SQL = plain_sql(_CHARGE)  # run through the session's driver (kit.db.driver)
 _LOCK = text("SELECT balance FROM accounts WHERE id = :a FOR UPDATE")
 _CREDIT = text("UPDATE accounts SET balance = balance + :n WHERE id = :a RETURNING balance")
 
@@ -88,7 +90,10 @@ async def charge(
         "reason": reason, "skill": skill, "request_id": request_id, "job_ref": job_ref,
         "lazy": lazy,
     }
-    balance, capped, spent, low_threshold, _ = (await session.execute(_CHARGE, params)).one()
+    row = await fetch_one(session, _CHARGE_SQL, params)
+    assert row is not None  # a SELECT without FROM: always one row
+    balance, capped, spent, low_threshold = (
+        row["balance"], row["capped"], row["spent"], row["low_threshold"])
     if balance is not None:
         return Charge(int(balance), False, low_threshold)
     return Charge(None, bool(capped) and spent is None)

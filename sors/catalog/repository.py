@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Select,
+    bindparam,
     exists,
     false,
     func,
@@ -29,6 +30,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import WINDOWS, Post, PostStat, Profile, ProfileCategory
+from sors.kit.db import fetch_one, plain_sql
 
 Row = RowMapping
 
@@ -176,17 +178,23 @@ async def count_posts(session: AsyncSession, f: PostFilter, *, cap: int) -> int:
 # ---- single records -------------------------------------------------------------------
 
 
-async def get_post(session: AsyncSession, post_id: str) -> Row | None:
-    """The post with its owner and, as `snapshot_count`, how many stat snapshots it has (in
-    the same statement: GET /posts/{id} is the cheapest paid call, so every round trip
-    shows)."""
+def _get_post_statement() -> Any:
     snapshots = (
         select(func.count()).select_from(PostStat).where(PostStat.post_id == Post.id)
         .scalar_subquery().label("snapshot_count")
     )
-    stmt = _posts_with_owner().add_columns(snapshots).where(Post.id == post_id)
-    row = (await session.execute(stmt)).first()
-    return row._mapping if row else None
+    return _posts_with_owner().add_columns(snapshots).where(Post.id == bindparam("post_id"))
+
+
+_GET_POST = plain_sql(_get_post_statement())
+
+
+async def get_post(session: AsyncSession, post_id: str) -> Row | dict[str, Any] | None:
+    """The post with its owner and, as `snapshot_count`, how many stat snapshots it has (in
+    the same statement). GET /posts/{id} is the cheapest paid call, so it runs precompiled
+    through the session's driver connection (`kit.db.driver`): every round trip and every
+    ORM step shows there."""
+    return await fetch_one(session, _GET_POST, {"post_id": post_id})
 
 
 async def post_stats(session: AsyncSession, post_id: str) -> list[Row]:

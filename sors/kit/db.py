@@ -124,6 +124,39 @@ class Database:
         await self.engine.dispose()
 
 
+async def driver(session: AsyncSession) -> Any:
+    """The session's own psycopg connection, inside the session's transaction.
+
+    For the few statements on the hottest paid paths (`GET /posts/{id}`, the charge): the
+    ORM's per-statement work (building, compiling and caching a statement, processing the
+    result) costs several times the round trip itself (docs/PERFORMANCE.md, "Billing
+    overhead"). Statements run here are plain SQL with `%(name)s` parameters; psycopg
+    prepares them on the server after a few runs. The transaction is the session's: its
+    commit or rollback ends what ran here too.
+    """
+    conn = await session.connection()
+    raw = await conn.get_raw_connection()
+    return raw.driver_connection
+
+
+def plain_sql(stmt: Any) -> str:
+    """A SQLAlchemy statement as the SQL text `driver` runs (named `%(name)s` parameters),
+    compiled once at import: one definition of the columns, no per-call compile."""
+    from sqlalchemy.dialects.postgresql import psycopg as pg_dialect
+
+    return str(stmt.compile(dialect=pg_dialect.dialect()))
+
+
+async def fetch_one(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    """One row as a dict (None: no row), through `driver`."""
+    from psycopg.rows import dict_row
+
+    pg = await driver(session)
+    async with pg.cursor(row_factory=dict_row) as cur:
+        await cur.execute(sql, params)
+        return await cur.fetchone()
+
+
 _db: Database | None = None
 
 

@@ -177,13 +177,19 @@ def credit_headers(bill: Bill) -> dict[str, str]:
     return {"X-Credits-Charged": str(bill.charged), "X-Credits-Balance": str(bill.balance)}
 
 
-def get_session(request: Request) -> AsyncSession:
+# Dependencies are `async def`: FastAPI runs a plain `def` dependency in its thread pool,
+# a thread hop per dependency per request (measured on the hot path: bench/overhead.py).
+async def get_session(request: Request) -> AsyncSession:
     return request.state.ctx.session
 
 
-def get_context(request: Request) -> RequestContext:
+async def get_context(request: Request) -> RequestContext:
+    return context_of(request)
+
+
+def context_of(request: Request) -> RequestContext:
     return request.state.ctx
 
 
-def get_bill(request: Request) -> Bill:
+async def get_bill(request: Request) -> Bill:
     return request.state.bill
