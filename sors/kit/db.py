@@ -134,9 +134,16 @@ async def driver(session: AsyncSession) -> Any:
     prepares them on the server after a few runs. The transaction is the session's: its
     commit or rollback ends what ran here too.
     """
+    # Asking the session costs more than the statements it is for; the answer holds for the
+    # session's current transaction (a commit may hand the connection back to the pool).
+    tx = session.sync_session.get_transaction()
+    known = session.info.get("sors.driver")
+    if tx is not None and known is not None and known[0] is tx:
+        return known[1]
     conn = await session.connection()
-    raw = await conn.get_raw_connection()
-    return raw.driver_connection
+    pg = (await conn.get_raw_connection()).driver_connection
+    session.info["sors.driver"] = (session.sync_session.get_transaction(), pg)
+    return pg
 
 
 def plain_sql(stmt: Any) -> str:
