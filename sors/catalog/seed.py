@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
@@ -16,6 +17,10 @@ from sors.catalog import taxonomy
 from sors.catalog.ingest import ingest_crawls
 from sors.catalog.models import Category, Post, Profile
 from sors.kit.db import Database
+from sors.platforms.base import CrawlSnapshot
+
+if TYPE_CHECKING:
+    from sors.platforms.sim.world import SimWorld
 
 BATCH = 100
 PARALLEL = 3
@@ -46,6 +51,22 @@ async def counts(db: Database) -> tuple[int, int]:
     return profiles, posts
 
 
+def crawl_batch(
+    world: SimWorld, chunk: Sequence[tuple[str, str]], now: datetime,
+    history: Sequence[timedelta] = (),
+) -> list[list[CrawlSnapshot]]:
+    """The crawls of `chunk`: one list per moment, oldest first (each `history` before
+    `now`, then `now`), aligned with `chunk`."""
+    moments = [now - ago for ago in sorted(history, reverse=True)] + [now]
+    return [[world.crawl(pf, h, at) for pf, h in chunk] for at in moments]  # type: ignore[arg-type]
+
+
+async def ingest_batch(session: AsyncSession, crawls: Sequence[Sequence[CrawlSnapshot]]) -> None:
+    """Ingest the crawls of `crawl_batch`, oldest first, in the caller's transaction."""
+    for moment in crawls:
+        await ingest_crawls(session, moment)
+
+
 async def seed_world(
     db: Database,
     *,
@@ -71,18 +92,14 @@ async def seed_world(
     gate = asyncio.Semaphore(PARALLEL)
     counted = {"posts": 0}
 
-    async def one(chunk: list[tuple[str, str]]) -> None:
+    async def one(chunk: Sequence[tuple[str, str]]) -> None:
         async with gate:
-            for ago in sorted(history, reverse=True):
-                past = [world.crawl(pf, h, now - ago) for pf, h in chunk]  # type: ignore[arg-type]
-                async with db.transaction() as s:
-                    await ingest_crawls(s, past)
-            batch = [world.crawl(platform, handle, now) for platform, handle in chunk]  # type: ignore[arg-type]
+            crawls = crawl_batch(world, chunk, now, history)
             async with db.transaction() as s:
-                await ingest_crawls(s, batch)
-            counted["posts"] += sum(len(c.posts) for c in batch)
+                await ingest_batch(s, crawls)
+            counted["posts"] += sum(len(c.posts) for c in crawls[-1])
             if progress:
-                progress(len(batch))
+                progress(len(chunk))
 
     await asyncio.gather(*(one(handles[i : i + BATCH]) for i in range(0, len(handles), BATCH)))
     posts = counted["posts"]

@@ -51,12 +51,18 @@ def demo(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
     port: int = typer.Option(8000, help="Port to listen on."),
+    profiles: int = typer.Option(
+        None, min=1, show_default=False,
+        help=f"Simulated profiles of a new demo's world (default {DEMO_PROFILES}); an existing "
+        "world keeps its size (grow it with `sors demo seed`).",
+    ),
 ) -> None:
-    """Start the demo (data in ./.sors) and print the base URL and an API key."""
+    """Start the demo (data in ./.sors) and print the base URL and an API key. It serves as
+    soon as the first profiles of its world are in, and builds the rest meanwhile."""
     if ctx.invoked_subcommand is None:
         from sors.cli.server import demo as run_demo
 
-        run_demo(host, port)
+        run_demo(host, port, profiles)
 
 
 @demo_app.command("seed")
@@ -64,11 +70,20 @@ def demo_seed(
     profiles: int = typer.Option(DEMO_PROFILES, min=1, help="How many simulated profiles to crawl."),
     seed: int = typer.Option(0, help="World seed: the same seed gives the same world."),
 ) -> None:
-    """(Re)build the simulated world, with a progress bar."""
+    """Build the simulated world now, with a progress bar (grows or re-seeds an existing one;
+    profiles already there are kept)."""
     from sors.cli.sim import prepare_demo
 
     prepare_demo()
     seed_command(profiles, seed)
+
+
+@demo_app.command("status")
+def demo_status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """How far the simulated world is built (the demo builds it in the background)."""
+    from sors.cli.sim import status_command
+
+    status_command(as_json)
 
 
 @app.command()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import uvicorn
 
+from sors.catalog.worldbuild import BuildState
 from sors.cli.common import console, ensure_migrated, settings, with_db
 from sors.cli.sim import DEMO_PROFILES
 from sors.config import Settings
@@ -18,10 +20,13 @@ _OLD_DEMO_EMAIL = "demo@sors.local"
 DEMO_CREDITS = 10_000
 
 
-def run_api(host: str, port: int, *, workers: int = 1, roles: tuple[str, ...] = ()) -> None:
+def run_api(
+    host: str, port: int, *, workers: int = 1, roles: tuple[str, ...] = (), migrate: bool = True
+) -> None:
     """Run the HTTP API (plus, in one process, the given background roles)."""
     s = settings()
-    ensure_migrated(s)
+    if migrate:
+        ensure_migrated(s)
     if roles:
         os.environ["SORS_INPROCESS_ROLES"] = ",".join(roles)
     uvicorn.run(
@@ -88,7 +93,11 @@ def _write_private(path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def print_banner(base_url: str, account_id: str, key: str, balance: int) -> None:
+def print_banner(
+    base_url: str, account_id: str, key: str, balance: int, world: BuildState | None = None
+) -> None:
+    from sors.cli.sim import world_line
+
     console.print("\n[bold]sors demo[/bold] — simulated TikTok, Instagram and YouTube\n")
     console.print(f"  base URL   {base_url}/api/v1")
     console.print(f"  API docs   {base_url}/docs")
@@ -100,18 +109,47 @@ def print_banner(base_url: str, account_id: str, key: str, balance: int) -> None
         f"        curl -s -H 'Authorization: Bearer {key}' {base_url}/api/v1/credits\n",
         soft_wrap=True,
     )
+    if world is not None:
+        console.print(f"  {world_line(world)}", soft_wrap=True)
+        if not world.complete:
+            console.print("  (`sors demo status` tells how far it is; the log says when it is "
+                          "complete)\n", soft_wrap=True)
 
 
-def demo(host: str, port: int) -> None:
-    from sors.catalog.seed import counts
-    from sors.cli.sim import prepare_demo, seed_command
+def _warm_up() -> None:
+    """Import the app's modules (seconds of CPU) while the first start waits for initdb and
+    the migrations, so serving starts sooner."""
+    import importlib
 
+    from sors import app
+
+    for module in app.ROUTER_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+
+
+def demo(host: str, port: int, profiles: int | None = None) -> None:
+    """Serve at once; the serving process builds the simulated world meanwhile, a showcase
+    slice first (sors.catalog.worldbuild), and resumes it after a restart."""
+    import threading
+
+    from sors.catalog import worldbuild
+    from sors.cli.sim import DEMO_START, prepare_demo
+    from sors.platforms.sim import clock as sim_clock
+
+    warm = threading.Thread(target=_warm_up, name="warm-up", daemon=True)
+    warm.start()
     s = prepare_demo(f"http://{host}:{port}")
 
-    profiles, _ = with_db(counts, create=True)
-    if profiles == 0:
-        console.print("First start: building the simulated world (once)…")
-        seed_command(DEMO_PROFILES, s.sim_seed)
-    account_id, key, balance = with_db(lambda db: ensure_demo_account(db, s))
-    print_banner(s.base_url.rstrip("/"), account_id, key, balance)
-    run_api(host, port, roles=("worker", "scheduler"))
+    async def prepare(db: Database) -> tuple[worldbuild.BuildState, tuple[str, str, int]]:
+        async with db.transaction() as session:
+            clock = await sim_clock.ensure_state(session, seed=s.sim_seed, at=DEMO_START)
+            world = await worldbuild.plan(
+                session, seed=clock.seed, profiles=profiles or DEMO_PROFILES, at=clock.now
+            )
+        return world, await ensure_demo_account(db, s)
+
+    world, (account_id, key, balance) = with_db(prepare, create=True)
+    warm.join()
+    print_banner(s.base_url.rstrip("/"), account_id, key, balance, world)
+    run_api(host, port, roles=("worker", "scheduler", "world"), migrate=False)

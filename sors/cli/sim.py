@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import typer
 
+from sors.catalog.worldbuild import HISTORY, BuildState
 from sors.cli.common import HOW_TO_POINT, console, fail, require_data, settings, with_db
 from sors.config import Settings
 from sors.kit.clock import isoformat
@@ -11,9 +12,7 @@ from sors.kit.db import Database
 from sors.platforms.sim import clock as sim_clock
 
 DEMO_PROFILES = 2000  # 60 listed posts each: ~120k posts
-# Past crawls of every demo profile before its first "now" crawl, so stat histories,
-# velocities and age-matched scores exist from the first start (docs/OPERATIONS.md).
-DEMO_HISTORY = (timedelta(days=7), timedelta(days=3), timedelta(days=1))
+DEMO_HISTORY = HISTORY  # the crawls before "now" of every demo profile (worldbuild.HISTORY)
 # Where a new demo's simulated clock starts. Fixed, so every fresh demo is the same world at
 # the same moment and the README's tour shows what it says (a new post and an alert digest
 # three days on). 10:00 UTC: past the alerts' default 09:00 send hour.
@@ -103,27 +102,79 @@ def prepare_demo(base_url: str | None = None) -> Settings:
 
 
 def seed_command(profiles: int, seed: int) -> None:
-    """(Re)build the simulated world with a progress bar."""
+    """Build the simulated world (planning it, or growing or re-seeding it, first) with a
+    progress bar. Profiles already there are kept; a running demo's build is waited for."""
+    import time
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from sors.catalog.seed import seed_world
+    from sors.catalog import worldbuild
+    from sors.catalog.seed import counts
 
-    async def run(db: Database):
+    async def run(db: Database) -> tuple[worldbuild.BuildState | None, float]:
         async with db.transaction() as s:
             state = await sim_clock.ensure_state(s, seed=seed, at=DEMO_START)
             state.seed = seed  # workers build the world from the stored seed
-            now = state.now
+            await worldbuild.plan(s, seed=seed, profiles=profiles, at=state.now)
+        started = time.perf_counter()
         with Progress(
             "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn(), console=console,
         ) as bar:
             task = bar.add_task("crawling simulated profiles", total=profiles)
-            return await seed_world(
-                db, profiles=profiles, seed=seed, now=now,
-                progress=lambda n: bar.advance(task, n), history=DEMO_HISTORY,
-            )
 
-    result = with_db(run, create=True)
-    console.print(
-        f"seeded {result.profiles} profiles, {result.posts} posts in {result.seconds:.1f}s"
-    )
+            def progress(st: worldbuild.BuildState) -> None:
+                bar.update(task, completed=st.ready, total=st.profiles)
+
+            built = await worldbuild.build(db, wait=False, replan=(seed, profiles), progress=progress)
+            if built is None:
+                bar.console.print("another sors process (a running `sors demo`?) is building "
+                                  "this world; waiting for it to finish")
+                built = await worldbuild.build(db, replan=(seed, profiles), progress=progress)
+        return built, time.perf_counter() - started
+
+    built, seconds = with_db(run, create=True)
+    total, posts = with_db(counts)
+    ready = built.ready if built else 0
+    console.print(f"seeded {ready} profiles ({total} in the catalog, {posts} posts) in {seconds:.1f}s")
+
+
+def status_command(as_json: bool) -> None:
+    """How far the demo's simulated world is built."""
+    import json
+
+    from sors.catalog import worldbuild
+    from sors.catalog.seed import counts
+
+    require_data(settings())
+
+    async def run(db: Database) -> tuple[worldbuild.BuildState | None, tuple[int, int]]:
+        async with db.session() as s:
+            return await worldbuild.read(s), await counts(db)
+
+    state, (profiles, posts) = with_db(run)
+    if state is None:
+        fail(f"no simulated world is planned in {settings().data_dir}; `sors demo` plans one")
+        return
+    if as_json:
+        out = {
+            "seed": state.seed, "profiles": state.profiles, "ready": state.ready,
+            "complete": state.complete, "at": isoformat(state.at),
+            "startedAt": isoformat(state.started_at),
+            "finishedAt": isoformat(state.finished_at) if state.finished_at else None,
+            "catalog": {"profiles": profiles, "posts": posts},
+        }
+        print(json.dumps(out))
+        return
+    console.print(world_line(state))
+    console.print(f"catalog: {profiles} profiles, {posts} posts")
+
+
+def world_line(state: BuildState) -> str:
+    if state.complete:
+        seconds = (state.finished_at - state.started_at).total_seconds()  # type: ignore[operator]
+        return (f"simulated world: complete, {state.profiles} profiles "
+                f"(seed {state.seed}, built in {seconds:.0f} s)")
+    first = "the first ones arrive within seconds, " if state.ready == 0 else ""
+    return (f"simulated world: {state.ready} of {state.profiles} profiles ready; {first}the "
+            "rest is built while `sors demo` runs (a restart resumes it)")

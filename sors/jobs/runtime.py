@@ -25,12 +25,20 @@ def start_in_process(app_state: Any, roles: list[str]) -> list[asyncio.Task]:
         scheduler = Scheduler(app_state.db, app_state.settings)
         app_state.scheduler = scheduler
         tasks.append(asyncio.create_task(scheduler.run()))
+    if "world" in roles:  # `sors demo`: the rest of its simulated world
+        from sors.catalog.worldbuild import run_in_background
+
+        app_state.world_build = asyncio.create_task(run_in_background(app_state.db))
+        tasks.append(app_state.world_build)
     return tasks
 
 
 async def stop_in_process(app_state: Any, tasks: list[asyncio.Task]) -> None:
     """Stop the roles gracefully: the worker finishes running jobs within its grace period
     and hands back the rest (see `Worker.run`)."""
+    build = getattr(app_state, "world_build", None)
+    if build is not None:
+        build.cancel()  # its batches in flight roll back; the next start redoes them
     grace = 0.0
     for name in ("worker", "scheduler"):
         role = getattr(app_state, name, None)

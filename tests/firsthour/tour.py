@@ -64,12 +64,13 @@ class Demo:
     proc: subprocess.Popen[str] | None = None
     banner: list[str] = field(default_factory=list)
     log: Path | None = None
+    args: tuple[str, ...] = ()  # more `sors demo` options
 
     def start(self, timeout: float = 300) -> None:
         self.log = self.workdir / "demo.log"
         fh = self.log.open("w")
         self.proc = subprocess.Popen(
-            [".venv/bin/sors", "demo", "--port", str(self.port)], cwd=self.workdir,
+            [".venv/bin/sors", "demo", "--port", str(self.port), *self.args], cwd=self.workdir,
             env=clean_env(self.workdir), stdout=fh, stderr=subprocess.STDOUT, text=True,
             start_new_session=True,
         )

@@ -1,4 +1,5 @@
-"""The simulated world's shared state: its clock (one row), so every process agrees."""
+"""The simulated world's shared state: its clock and its planned demo world (one row each), so
+every process agrees."""
 
 from __future__ import annotations
 
@@ -16,3 +17,19 @@ class SimState(Base):
     key: Mapped[str] = mapped_column(String(32), primary_key=True)
     now: Mapped[datetime]
     seed: Mapped[int]
+
+
+class SimBuild(Base):
+    """The demo's planned world and how much of it is in the catalog (one row): the first
+    `profiles` handles of world `seed`, each crawled as seen at `at` and before it
+    (sors.catalog.worldbuild). Wall-clock start and finish: it is about the machine's work."""
+
+    __tablename__ = "sim_build"
+
+    key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seed: Mapped[int]
+    profiles: Mapped[int]
+    at: Mapped[datetime]
+    ready: Mapped[int]
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
