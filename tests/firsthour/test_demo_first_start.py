@@ -26,6 +26,7 @@ import pytest
 
 from sors.catalog.worldbuild import HISTORY
 from sors.kit import embedded
+from sors.platforms.sim.world import SimWorld
 from tests.e2e.cluster import free_port
 from tests.firsthour.tour import Demo, link_venv, sors, stop_embedded_postgres
 
@@ -127,15 +128,18 @@ def test_first_start_serves_while_building_then_resumes(workdir: Path) -> None:
         assert "world_complete" in _until(
             lambda: "world_complete" in demo.output() and demo.output(), 30, "the log says so")
 
+        planned = SimWorld(0).sample_handles(PROFILES)
         with psycopg.connect(_db_url(workdir)) as conn:
             rows = conn.execute("""
-                SELECT count(*), count(DISTINCT (p.platform, p.handle)),
-                       min(p.first_seen_at), max(p.first_seen_at)
-                  FROM profiles p""").fetchone()
-            # Exactly the planned profiles, each first crawled at the world's own moment
-            # minus the oldest history, not at the moved clock.
-            oldest = START - max(HISTORY)
-            assert rows == (PROFILES, PROFILES, oldest, oldest)
+                SELECT p.platform, p.handle, p.first_seen_at FROM profiles p
+                  JOIN unnest(%s::text[], %s::text[]) AS w(platform, handle)
+                 USING (platform, handle)""",
+                ([p for p, _ in planned], [h for _, h in planned])).fetchall()
+            # Every planned profile once (the keeper may have added discovered creators
+            # since the clock moved), each first crawled at the world's moment minus the
+            # oldest history, not at the moved clock.
+            assert sorted((p, h) for p, h, _ in rows) == sorted(planned)
+            assert {first for *_, first in rows} == {START - max(HISTORY)}
             moments = {r[0] for r in conn.execute(
                 "SELECT DISTINCT crawled_at FROM post_stats WHERE crawled_at <= %s", (START,))}
             assert moments == {START - ago for ago in (*HISTORY, timedelta(0))}
