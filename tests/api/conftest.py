@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 
 import pytest
 import uvicorn
-from sqlalchemy import text
 
 from sors.catalog.seed import seed_world
 from sors.catalog.service import clear_trending_cache
@@ -33,8 +32,6 @@ class Served:
     account_id: str
     db: Database
     settings: Settings
-    post_id: str
-    profile_id: str
 
 
 def _serve(app) -> Iterator[str]:
@@ -71,10 +68,6 @@ async def served(settings: Settings, db: Database) -> AsyncIterator[Served]:
         await set_time(s, NOW)
     await seed_world(db, profiles=20, seed=5, now=NOW)
     account_id, key = await create_account(db, credits=10_000_000)
-    async with db.session() as s:
-        post_id, profile_id = (
-            await s.execute(text("SELECT p.id, p.profile_id FROM posts p ORDER BY p.id LIMIT 1"))
-        ).one()
     fast = settings.model_copy(
         update={"rate_limit_per_minute": 1_000_000, "rate_limit_ip_per_minute": 1_000_000,
                 # Webhook endpoints on loopback (nothing delivers: no worker runs here).
@@ -84,7 +77,7 @@ async def served(settings: Settings, db: Database) -> AsyncIterator[Served]:
     gen = _serve(app)
     url = next(gen)
     try:
-        yield Served(url, key, account_id, db, fast, post_id, profile_id)
+        yield Served(url, key, account_id, db, fast)
     finally:
         next(gen, None)
         await reset_tables(db, KEEP_TABLES)
