@@ -14,6 +14,7 @@ MODEL_MODULES = (
     "sors.billing.checkout_models",
     "sors.feedback.models",
     "sors.catalog.models",
+    "sors.breakouts.models",
     "sors.jobs.models",
     "sors.enrichment.models",
     "sors.remix.models",

@@ -3,6 +3,8 @@ that at least `min_creators` distinct creators of one category turned into outli
 
 The posts come off the score's `(score DESC NULLS LAST, id)` index (`score >= min_score`),
 whose INCLUDE columns hold the publication time and platform, so only outliers are read.
+Their hashtags and phrases were extracted at ingest (post_ideas, migration 0013): a request
+unnests stored arrays and groups, it runs no regular expression.
 """
 
 from __future__ import annotations
@@ -16,15 +18,6 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.repository import score_column
-
-# Words that make a caption phrase without making an idea.
-STOPWORDS = (
-    "the and for you your with this that from are was were have has had not but all can "
-    "our out get got its it's just like what when how why who into onto about more most "
-    "than then them they their there here will would could should did does doing done "
-    "one two new day today now very much many some any been being also only over under "
-    "off too use using made make makes let lets see watch follow link bio part"
-).split()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,29 +34,20 @@ class BreakoutQuery:
     category_label: str | None = None  # the requested category: one group
 
 
+# Hashtags and phrases come from post_ideas (extracted at ingest, migration 0013); formats
+# and sounds from the candidate post itself.
+_HIT = "c.category_id, c.profile_id, c.id, c.score, c.published_at"
 _IDEAS = {
-    "hashtag": """
-        SELECT c.id, 'hashtag' AS kind, m[1] AS idea
-        FROM cand c, regexp_matches(lower(c.caption), '#([[:alnum:]_]{2,})', 'g') AS m""",
-    "format": """
-        SELECT c.id, 'format', c.platform || ':' || c.content_type FROM cand c""",
-    "sound": """
-        SELECT c.id, 'sound', lower(c.track) FROM cand c WHERE coalesce(c.track, '') <> ''""",
-    # Two neighbouring words of the caption (hashtags, mentions and links left out).
-    "phrase": """
-        SELECT c.id, 'phrase', w.words[i] || ' ' || w.words[i + 1]
-        FROM cand c
-        CROSS JOIN LATERAL (
-            SELECT regexp_split_to_array(
-                lower(sors_unaccent(regexp_replace(coalesce(c.caption, ''),
-                      '[#@][^[:space:]]+|https?://[^[:space:]]+', ' ', 'g'))),
-                '[^[:alnum:]]+') AS words
-        ) w
-        CROSS JOIN LATERAL generate_series(1, cardinality(w.words) - 1) AS i
-        WHERE length(w.words[i]) >= 3 AND length(w.words[i + 1]) >= 3
-          AND NOT (w.words[i] = ANY(CAST(:stop AS text[])))
-          AND NOT (w.words[i + 1] = ANY(CAST(:stop AS text[])))
-          AND w.words[i] !~ '^[0-9]+$' AND w.words[i + 1] !~ '^[0-9]+$'""",
+    "hashtag": f"""
+        SELECT 'hashtag' AS kind, t.idea, {_HIT}
+        FROM cand c JOIN post_ideas i ON i.post_id = c.id, unnest(i.hashtags) AS t(idea)""",
+    "phrase": f"""
+        SELECT 'phrase', t.idea, {_HIT}
+        FROM cand c JOIN post_ideas i ON i.post_id = c.id, unnest(i.phrases) AS t(idea)""",
+    "format": f"""
+        SELECT 'format', c.platform || ':' || c.content_type, {_HIT} FROM cand c""",
+    "sound": f"""
+        SELECT 'sound', lower(c.track), {_HIT} FROM cand c WHERE coalesce(c.track, '') <> ''""",
 }
 
 
@@ -81,25 +65,29 @@ def _statement(q: BreakoutQuery) -> str:
         )
         category = "CAST(:category_label AS text)"
     else:
-        # The creator's main niche, at its top level.
-        # '' for none, so groups join on plain equality; the answer says null.
-        category = (
-            "coalesce((SELECT split_part(g.category_id, '.', 1) FROM profile_categories g "
-            "WHERE g.profile_id = p.profile_id ORDER BY g.rank, g.category_id LIMIT 1), '')"
-        )
-    ideas = "\n        UNION\n".join(_IDEAS[k] for k in q.kinds)
+        # The creator's main niche, at its top level, looked up once per creator; '' for
+        # none, so groups join on plain equality (the answer says null).
+        category = "coalesce(nc.category_id, '')"
+    ideas = "\n        UNION ALL\n".join(_IDEAS[k] for k in q.kinds)
     return f"""
-WITH cand AS MATERIALIZED (
-    SELECT p.id, p.profile_id, p.platform, p.content_type, p.caption, p.published_at,
-           p.extra ->> 'track' AS track, p.{score} AS score, {category} AS category_id
+WITH outliers AS MATERIALIZED (
+    SELECT p.id, p.profile_id, p.platform, p.content_type, p.published_at,
+           p.extra ->> 'track' AS track, p.{score} AS score
     FROM posts p JOIN profiles pr ON pr.id = p.profile_id AND pr.is_active
     WHERE {" AND ".join(conds)}
 ),
-ideas(id, kind, idea) AS ({ideas}
+niche AS (
+    SELECT DISTINCT ON (g.profile_id)
+           g.profile_id, split_part(g.category_id, '.', 1) AS category_id
+    FROM profile_categories g
+    WHERE g.profile_id IN (SELECT profile_id FROM outliers)
+    ORDER BY g.profile_id, g.rank, g.category_id
 ),
-hits AS MATERIALIZED (
-    SELECT i.kind, i.idea, c.category_id, c.profile_id, c.id, c.score, c.published_at
-    FROM ideas i JOIN cand c ON c.id = i.id
+cand AS MATERIALIZED (
+    SELECT o.*, {category} AS category_id
+    FROM outliers o LEFT JOIN niche nc ON nc.profile_id = o.profile_id
+),
+hits(kind, idea, category_id, profile_id, id, score, published_at) AS MATERIALIZED ({ideas}
 ),
 grouped AS (
     SELECT kind, idea, category_id,
@@ -143,8 +131,6 @@ async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, A
     if q.category_ids is not None:
         params["cats"] = list(q.category_ids)
         params["category_label"] = q.category_label
-    if "phrase" in q.kinds:
-        params["stop"] = STOPWORDS
     # The planner's row estimates for the idea rows are far too high, which would make it
     # JIT-compile this small query: seconds of compilation for ~100 ms of work.
     await session.execute(text("SET LOCAL jit = off"))

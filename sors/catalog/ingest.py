@@ -15,6 +15,7 @@ import orjson
 from sqlalchemy import bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.breakouts.ideas import write_post_ideas
 from sors.catalog import freshness, taxonomy
 from sors.catalog.models import Post, Profile, ProfileCategory
 from sors.catalog.scoring import recompute_scores
@@ -129,6 +130,7 @@ async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot
         if created:
             fresh.add(pid)
     await _upsert_posts(session, snapshots, profile_ids)
+    await write_post_ideas(session, snapshots)
     for snap, pid in zip(snapshots, profile_ids, strict=True):
         if pid not in fresh and snap.listing_complete:
             await _mark_deleted(session, pid, snap)

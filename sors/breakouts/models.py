@@ -1,0 +1,27 @@
+"""post_ideas: what breakouts group, extracted once per post (migration 0013)."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.orm import Mapped, mapped_column
+
+from sors.kit.db import Base
+
+
+class PostIdeas(Base):
+    """A post's hashtags and caption phrases (the SQL functions sors_caption_hashtags and
+    sors_caption_phrases of its caption), and the md5 of the caption they came from, so a
+    re-crawl of an unchanged caption writes nothing. Formats and sounds are read from the
+    post itself. Deleted posts keep their row; breakouts leave them out through posts."""
+
+    __tablename__ = "post_ideas"
+
+    post_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    caption_md5: Mapped[uuid.UUID]
+    hashtags: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    phrases: Mapped[list[str]] = mapped_column(ARRAY(Text))

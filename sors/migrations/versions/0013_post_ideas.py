@@ -1,0 +1,92 @@
+"""post_ideas: each post's hashtags and caption phrases, extracted once, for breakouts
+
+Revision ID: 0013
+Revises: 0012
+Create Date: 2026-11-23 07:30:00
+
+Breakouts used to extract the ideas of every outlier of the time frame with regular
+expressions at request time (~1.9 s at 1M posts, docs/PERFORMANCE.md). The extraction rules
+move, unchanged, into two SQL functions; ingest stores their result per post (when the post
+is new or its caption changed: sors/breakouts/ideas.py) and a request only unnests stored
+arrays. Formats and sounds stay read from the post itself. The backfill below runs the same
+functions over every existing post, so the functions are the one definition of an idea.
+"""
+
+import sqlalchemy as sa
+from alembic import op
+from sqlalchemy.dialects import postgresql
+
+revision = "0013"
+down_revision = "0012"
+branch_labels = None
+depends_on = None
+
+# Words that make a caption phrase without making an idea.
+STOPWORDS = (
+    "the and for you your with this that from are was were have has had not but all can "
+    "our out get got its it's just like what when how why who into onto about more most "
+    "than then them they their there here will would could should did does doing done "
+    "one two new day today now very much many some any been being also only over under "
+    "off too use using made make makes let lets see watch follow link bio part"
+).split()
+
+# Lower-cased, '#' dropped, 2+ letters, digits or underscores; each once.
+HASHTAGS = """
+CREATE OR REPLACE FUNCTION sors_caption_hashtags(caption text) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(array_agg(DISTINCT m[1] ORDER BY m[1]), '{}')
+  FROM regexp_matches(lower(caption), '#([[:alnum:]_]{2,})', 'g') AS m
+$$
+"""
+
+# Two neighbouring words of the caption after accent folding and lower-casing, hashtags,
+# mentions and links removed; both words 3+ characters, not numbers, not stop words.
+PHRASES = f"""
+CREATE OR REPLACE FUNCTION sors_caption_phrases(caption text) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(array_agg(DISTINCT w.words[i] || ' ' || w.words[i + 1]
+                            ORDER BY w.words[i] || ' ' || w.words[i + 1]), '{{}}')
+  FROM (
+    SELECT regexp_split_to_array(
+             lower(sors_unaccent(regexp_replace(coalesce(caption, ''),
+                   '[#@][^[:space:]]+|https?://[^[:space:]]+', ' ', 'g'))),
+             '[^[:alnum:]]+') AS words
+  ) w
+  CROSS JOIN LATERAL generate_series(1, cardinality(w.words) - 1) AS i
+  WHERE length(w.words[i]) >= 3 AND length(w.words[i + 1]) >= 3
+    AND NOT (w.words[i] = ANY('{{{",".join(STOPWORDS).replace("'", "''")}}}'::text[]))
+    AND NOT (w.words[i + 1] = ANY('{{{",".join(STOPWORDS).replace("'", "''")}}}'::text[]))
+    AND w.words[i] !~ '^[0-9]+$' AND w.words[i + 1] !~ '^[0-9]+$'
+$$
+"""
+
+
+def upgrade() -> None:
+    op.execute(HASHTAGS)
+    op.execute(PHRASES)
+    op.create_table(
+        "post_ideas",
+        sa.Column("post_id", sa.String(64), nullable=False),
+        sa.Column("caption_md5", sa.Uuid(), nullable=False),
+        sa.Column("hashtags", postgresql.ARRAY(sa.Text()), nullable=False),
+        sa.Column("phrases", postgresql.ARRAY(sa.Text()), nullable=False),
+    )
+    # One pass over the posts, then the key and the reference: building them once after
+    # the rows are in is faster than maintaining them row by row.
+    op.execute(
+        "INSERT INTO post_ideas (post_id, caption_md5, hashtags, phrases) "
+        "SELECT id, CAST(md5(coalesce(caption, '')) AS uuid), "
+        "sors_caption_hashtags(caption), sors_caption_phrases(caption) FROM posts"
+    )
+    op.create_primary_key(op.f("pk_post_ideas"), "post_ideas", ["post_id"])
+    op.create_foreign_key(
+        op.f("fk_post_ideas_post_id_posts"), "post_ideas", "posts", ["post_id"], ["id"],
+        ondelete="CASCADE",
+    )
+    op.execute("ANALYZE post_ideas")
+
+
+def downgrade() -> None:
+    op.drop_table("post_ideas")
+    op.execute("DROP FUNCTION IF EXISTS sors_caption_phrases(text)")
+    op.execute("DROP FUNCTION IF EXISTS sors_caption_hashtags(text)")

@@ -1,0 +1,137 @@
+"""Breakouts over ideas stored at ingest (post_ideas, migration 0013): the same answers as
+extracting them from the captions at request time, kept current when a caption is edited,
+untouched when it is not, and blind to deleted posts."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import text
+
+from sors.breakouts import repository as repo
+from sors.catalog import taxonomy
+from sors.catalog.seed import seed_world
+from sors.platforms.base import CrawlSnapshot
+from tests.scores.breakouts_reference import reference_breakouts
+from tests.scores.test_baselines import T, ingest
+from tests.scores.test_breakouts import _baker
+
+KINDS = ("hashtag", "phrase", "format", "sound")
+# Captions that exercise every rule: repeated and mixed-case tags, one-letter tags, accents,
+# mentions, links, numbers, stop words, punctuation; and sounds, which the simulated world
+# does not name.
+TRICKY = [
+    "Café crème brûlée night #Dessert #dessert #a #crème_brûlée @chef.x https://x.io/a?b=1",
+    "Crème brûlée night: 100 layers!! #DESSERT #late_night",
+    "the best crème brûlée night ever #dessert http://t.co/z crème brûlée",
+]
+
+
+def _tricky(n: int, caption: str) -> CrawlSnapshot:
+    snap = _baker(f"dessert.{n}", 40 + n, caption, 20_000)
+    posts = [dataclasses.replace(p, extra={"track": f"Original Sound {n % 2}"}) for p in snap.posts]
+    return dataclasses.replace(snap, posts=posts)
+
+
+def _query(**kw: Any) -> repo.BreakoutQuery:
+    base: dict[str, Any] = dict(
+        since=None, min_score=1.5, min_creators=2, kinds=KINDS, score_window="three_months",
+        score_method="mean", limit=50,
+    )
+    return repo.BreakoutQuery(**{**base, **kw})
+
+
+async def test_stored_ideas_give_the_request_time_answers(db, clean) -> None:
+    await seed_world(db, profiles=24, seed=11, now=T)
+    await ingest(db, *(_tricky(n, c) for n, c in enumerate(TRICKY)))
+    queries = [
+        _query(),
+        _query(min_score=3, min_creators=3),
+        _query(since=T - timedelta(days=30), kinds=("hashtag", "sound")),
+        _query(score_method="median", score_window="one_month", kinds=("phrase", "format")),
+        _query(platforms=("tiktok",), min_score=1.0),
+        _query(category_ids=taxonomy.descendants("food"), category_label="food", min_score=1.0),
+    ]
+    found: set[str] = set()
+    async with db.transaction() as s:
+        for q in queries:
+            new, old = await repo.breakouts(s, q), await reference_breakouts(s, q)
+            assert new == old, q
+            found |= {r["kind"] for r in new}
+        # Every post got its ideas at ingest, from the functions the migration's backfill runs.
+        stale = await s.scalar(text("""
+            SELECT count(*) FROM posts p LEFT JOIN post_ideas i ON i.post_id = p.id
+            WHERE i.post_id IS NULL OR i.hashtags <> sors_caption_hashtags(p.caption)
+               OR i.phrases <> sors_caption_phrases(p.caption)"""))
+        assert stale == 0
+        tags = await s.scalar(text(
+            "SELECT i.hashtags FROM post_ideas i JOIN posts p ON p.id = i.post_id "
+            "WHERE p.caption = :c"), {"c": TRICKY[0]})
+    assert found == set(KINDS)  # the comparison saw every kind of idea
+    assert tags == ["crème_brûlée", "dessert"]
+
+
+async def _ideas(db, platform_post_id: str) -> tuple[list[str], int]:
+    async with db.transaction() as s:
+        row = (await s.execute(text(
+            "SELECT i.hashtags, CAST(CAST(i.xmin AS text) AS bigint) FROM post_ideas i "
+            "JOIN posts p ON p.id = i.post_id WHERE p.platform_post_id = :p"),
+            {"p": platform_post_id})).one()
+    return row[0], row[1]
+
+
+async def _hashtags(db, **kw: Any) -> dict[str, int]:
+    kw = {"since": T - timedelta(days=7), "min_score": 3, "min_creators": 3, **kw}
+    q = _query(kinds=("hashtag",), **kw)
+    async with db.transaction() as s:
+        return {r["idea"]: r["creators"] for r in await repo.breakouts(s, q)}
+
+
+async def _three_bakers(db) -> list[CrawlSnapshot]:
+    snaps = [
+        _baker("baker.one", 1, "Open crumb #crumbshot", 9_000),
+        _baker("baker.two", 2, "My best loaf #crumbshot", 6_000),
+        _baker("baker.three", 3, "Tried the trick #crumbshot", 12_000),
+    ]
+    await ingest(db, *snaps)
+    assert await _hashtags(db) == {"crumbshot": 3}
+    return snaps
+
+
+async def test_an_edited_caption_moves_the_ideas_and_an_unchanged_one_writes_nothing(db, clean) -> None:
+    snaps = await _three_bakers(db)
+    hit = "750300000000000999"
+    tags, written = await _ideas(db, hit)
+    assert tags == ["crumbshot"]
+    # The same captions a day later: the stored ideas are not rewritten.
+    later = [dataclasses.replace(s, fetched_at=T + timedelta(days=1)) for s in snaps]
+    await ingest(db, *later)
+    assert await _ideas(db, hit) == (tags, written)
+    # baker.three edits the caption: its post now carries the new tag, and the old one
+    # is down to two creators.
+    edited = [
+        dataclasses.replace(p, caption="Tried the trick #crumbcheck")
+        if p.platform_post_id == hit else p
+        for p in later[2].posts
+    ]
+    await ingest(db, dataclasses.replace(later[2], posts=edited, fetched_at=T + timedelta(days=2)))
+    assert (await _ideas(db, hit))[0] == ["crumbcheck"]
+    assert await _hashtags(db) == {}
+    assert await _hashtags(db, min_creators=2) == {"crumbshot": 2}
+
+
+async def test_a_deleted_post_no_longer_counts(db, clean) -> None:
+    snaps = await _three_bakers(db)
+    # baker.three's complete listing no longer holds the hit: the post is deleted.
+    gone = [p for p in snaps[2].posts if p.platform_post_id != "750300000000000999"]
+    await ingest(db, dataclasses.replace(snaps[2], posts=gone, fetched_at=T + timedelta(hours=1)))
+    async with db.transaction() as s:
+        deleted = await s.scalar(text(
+            "SELECT deleted_at IS NOT NULL FROM posts WHERE platform_post_id = :p"),
+            {"p": "750300000000000999"})
+    assert deleted
+    assert await _hashtags(db) == {}
+    assert await _hashtags(db, min_creators=2) == {"crumbshot": 2}
+
