@@ -3,7 +3,7 @@
     python bench/scores.py rescore   --admin-url URL --database sors_bench_18
     python bench/scores.py ingest    --admin-url URL --database sors_bench_18 [--batches 8]
     python bench/scores.py run       --admin-url URL --database sors_bench_18 [--rounds 15]
-                                     [--write docs/PERFORMANCE.md --label "…"]
+                                     [--only breakouts] [--write docs/PERFORMANCE.md --label "…"]
 
 `rescore` recomputes every profile's scores with the current code (catalog.scoring), as of
 each profile's last crawl, so the median, age-matched and velocity columns are filled.
@@ -157,9 +157,11 @@ def run(args: argparse.Namespace) -> None:
     clock.set_clock(clock.FrozenClock(NOW))
     key = asyncio.run(_account(url, args.data_dir))
     mix: list[tuple[str, str, dict[str, Any]]] = []
-    for method in METHODS:
+    searches = args.only != "breakouts"
+    for method in METHODS if searches else ():
         mix += [(method, "/search/content", {**b, "scoreMethod": method}) for b in SEARCHES]
-    mix += [("velocity", "/search/content", {**b, "sortBy": "velocity"}) for b in SEARCHES[:3]]
+    if searches:
+        mix += [("velocity", "/search/content", {**b, "sortBy": "velocity"}) for b in SEARCHES[:3]]
     mix += [("breakouts", "/trends/breakouts", b) for b in BREAKOUTS]
     mix += [("breakouts with phrases", "/trends/breakouts", {"kinds": ["phrase"],
                                                              "timeFrame": "one_week"})]
@@ -217,6 +219,8 @@ def run(args: argparse.Namespace) -> None:
         "|---|---:|---:|---:|",
     ]
     for group in (*METHODS, "velocity", "breakouts", "breakouts with phrases"):
+        if group not in http:
+            continue
         h = http[group]
         s = sql.get(group)
         sql_cell = f"{statistics.median(s):.1f} / {_pct(s, 0.95):.1f}" if s else "—"
@@ -239,6 +243,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--batches", type=int, default=8)
     ap.add_argument("--batch-size", type=int, default=500)
+    ap.add_argument("--only", choices=("all", "breakouts"), default="all",
+                    help="run: the whole mix, or the breakouts requests alone")
     ap.add_argument("--write")
     ap.add_argument("--label", default="Issue 18: search per scoreMethod, breakouts")
     args = ap.parse_args()

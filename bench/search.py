@@ -178,9 +178,9 @@ def _prewarm(conn: psycopg.Connection[Any]) -> None:
         conn.execute(
             "SELECT pg_prewarm(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
             " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')"
-            " AND (c.relname IN ('posts', 'profiles', 'profile_categories')"
+            " AND (c.relname IN ('posts', 'profiles', 'profile_categories', 'post_ideas')"
             "      OR c.relname LIKE 'ix_posts_%' OR c.relname LIKE 'ix_profile%'"
-            "      OR c.relname IN ('pk_posts', 'pk_profiles'))"
+            "      OR c.relname IN ('pk_posts', 'pk_profiles', 'pk_post_ideas'))"
         ).fetchall()
         conn.commit()
     except psycopg.Error:
