@@ -39,11 +39,9 @@ class BreakoutQuery:
 _HIT = "c.category_id, c.profile_id, c.id, c.score, c.published_at"
 _IDEAS = {
     "hashtag": f"""
-        SELECT 'hashtag' AS kind, t.idea, {_HIT}
-        FROM cand c JOIN post_ideas i ON i.post_id = c.id, unnest(i.hashtags) AS t(idea)""",
+        SELECT 'hashtag' AS kind, t.idea, {_HIT} FROM cand c, unnest(c.hashtags) AS t(idea)""",
     "phrase": f"""
-        SELECT 'phrase', t.idea, {_HIT}
-        FROM cand c JOIN post_ideas i ON i.post_id = c.id, unnest(i.phrases) AS t(idea)""",
+        SELECT 'phrase', t.idea, {_HIT} FROM cand c, unnest(c.phrases) AS t(idea)""",
     "format": f"""
         SELECT 'format', c.platform || ':' || c.content_type, {_HIT} FROM cand c""",
     "sound": f"""
@@ -58,6 +56,7 @@ def _statement(q: BreakoutQuery) -> str:
         conds.append("p.published_at >= :since")
     if q.platforms:
         conds.append("p.platform = ANY(CAST(:platforms AS text[]))")
+    joins = []
     if q.category_ids is not None:
         conds.append(
             "EXISTS (SELECT 1 FROM profile_categories f WHERE f.profile_id = p.profile_id "
@@ -68,13 +67,26 @@ def _statement(q: BreakoutQuery) -> str:
         # The creator's main niche, at its top level, looked up once per creator; '' for
         # none, so groups join on plain equality (the answer says null).
         category = "coalesce(nc.category_id, '')"
+        joins.append("LEFT JOIN niche nc ON nc.profile_id = o.profile_id")
+    if {"hashtag", "phrase"} & set(q.kinds):
+        # One primary-key probe per outlier. OFFSET 0 keeps it a probe: as a plain join the
+        # planner may hash the whole table for a few thousand outliers.
+        joins.append(
+            "LEFT JOIN LATERAL (SELECT i.hashtags, i.phrases FROM post_ideas i "
+            "WHERE i.post_id = o.id OFFSET 0) i ON true"
+        )
+        arrays = "i.hashtags, i.phrases"
+    else:
+        arrays = "NULL::text[] AS hashtags, NULL::text[] AS phrases"
     ideas = "\n        UNION ALL\n".join(_IDEAS[k] for k in q.kinds)
     return f"""
 WITH outliers AS MATERIALIZED (
     SELECT p.id, p.profile_id, p.platform, p.content_type, p.published_at,
            p.extra ->> 'track' AS track, p.{score} AS score
-    FROM posts p JOIN profiles pr ON pr.id = p.profile_id AND pr.is_active
+    FROM posts p
     WHERE {" AND ".join(conds)}
+      -- ≡ joining the active profiles, without reading the profiles table (few are inactive)
+      AND NOT EXISTS (SELECT 1 FROM profiles x WHERE x.id = p.profile_id AND NOT x.is_active)
 ),
 niche AS (
     SELECT DISTINCT ON (g.profile_id)
@@ -84,10 +96,17 @@ niche AS (
     ORDER BY g.profile_id, g.rank, g.category_id
 ),
 cand AS MATERIALIZED (
-    SELECT o.*, {category} AS category_id
-    FROM outliers o LEFT JOIN niche nc ON nc.profile_id = o.profile_id
+    SELECT o.*, {category} AS category_id, {arrays}
+    FROM outliers o {" ".join(joins)}
 ),
-hits(kind, idea, category_id, profile_id, id, score, published_at) AS MATERIALIZED ({ideas}
+-- Byte-order keys: grouping ~80k rows compares them often, and equality is the same in any
+-- collation; orderings the answer shows use the database's collation again.
+hits AS MATERIALIZED (
+    SELECT kind COLLATE "C" AS kind, idea COLLATE "C" AS idea,
+           category_id COLLATE "C" AS category_id, profile_id COLLATE "C" AS profile_id,
+           id, score, published_at
+    FROM ({ideas}
+    ) AS u(kind, idea, category_id, profile_id, id, score, published_at)
 ),
 grouped AS (
     SELECT kind, idea, category_id,
@@ -98,7 +117,8 @@ grouped AS (
     FROM hits
     GROUP BY kind, idea, category_id
     HAVING count(DISTINCT profile_id) >= :min_creators
-    ORDER BY creators DESC, median_score DESC, kind, idea, category_id
+    ORDER BY creators DESC, median_score DESC, kind COLLATE "default", idea COLLATE "default",
+             category_id COLLATE "default"
     LIMIT :limit
 ),
 best AS (
@@ -114,7 +134,8 @@ evidence AS (
 SELECT g.kind, g.idea, nullif(g.category_id, '') AS category_id, g.creators, g.posts,
        g.median_score, g.first_id, g.latest_id, e.ids AS evidence
 FROM grouped g JOIN evidence e USING (kind, idea, category_id)
-ORDER BY g.creators DESC, g.median_score DESC, g.kind, g.idea, g.category_id
+ORDER BY g.creators DESC, g.median_score DESC, g.kind COLLATE "default",
+         g.idea COLLATE "default", g.category_id COLLATE "default"
 """
 
 
@@ -134,5 +155,7 @@ async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, A
     # The planner's row estimates for the idea rows are far too high, which would make it
     # JIT-compile this small query: seconds of compilation for ~100 ms of work.
     await session.execute(text("SET LOCAL jit = off"))
+    # The idea rows of a three-month frame (~80k at 1M posts) sort in memory, not on disk.
+    await session.execute(text("SET LOCAL work_mem = '64MB'"))
     result = await session.execute(text(_statement(q)), params)
     return [dict(r._mapping) for r in result.all()]

@@ -1,6 +1,10 @@
 """The breakouts statement as it was before migration 0013: every idea extracted from the
 captions with regular expressions at request time. Kept as the reference the stored-ideas
 query (sors/breakouts/repository.py) must agree with (test_breakouts_ideas.py).
+
+One correction: a post counts once per idea (DISTINCT below). The old statement only
+deduplicated through the UNION of several kinds, so asking for one kind counted a caption
+that repeats a hashtag or phrase twice in `postCount` and the median.
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ WITH cand AS MATERIALIZED (
     FROM posts p JOIN profiles pr ON pr.id = p.profile_id AND pr.is_active
     WHERE {" AND ".join(conds)}
 ),
-ideas(id, kind, idea) AS ({ideas}
+ideas(id, kind, idea) AS (SELECT DISTINCT * FROM ({ideas}) AS u
 ),
 hits AS MATERIALIZED (
     SELECT i.kind, i.idea, c.category_id, c.profile_id, c.id, c.score, c.published_at

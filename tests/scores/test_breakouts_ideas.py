@@ -52,6 +52,8 @@ async def test_stored_ideas_give_the_request_time_answers(db, clean) -> None:
         _query(since=T - timedelta(days=30), kinds=("hashtag", "sound")),
         _query(score_method="median", score_window="one_month", kinds=("phrase", "format")),
         _query(platforms=("tiktok",), min_score=1.0),
+        _query(kinds=("phrase",)),  # one kind: repeated phrases still count a post once
+        _query(kinds=("hashtag",), min_score=0),
         _query(category_ids=taxonomy.descendants("food"), category_label="food", min_score=1.0),
     ]
     found: set[str] = set()

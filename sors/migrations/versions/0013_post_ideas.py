@@ -51,6 +51,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
              lower(sors_unaccent(regexp_replace(coalesce(caption, ''),
                    '[#@][^[:space:]]+|https?://[^[:space:]]+', ' ', 'g'))),
              '[^[:alnum:]]+') AS words
+    OFFSET 0  -- kept a subquery: pulled up, the split would run again at every words[i]
   ) w
   CROSS JOIN LATERAL generate_series(1, cardinality(w.words) - 1) AS i
   WHERE length(w.words[i]) >= 3 AND length(w.words[i + 1]) >= 3
@@ -84,9 +85,13 @@ def upgrade() -> None:
         ondelete="CASCADE",
     )
     op.execute("ANALYZE post_ideas")
+    op.create_index(
+        "ix_profiles_inactive", "profiles", ["id"], postgresql_where=sa.text("NOT is_active")
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_profiles_inactive", table_name="profiles")
     op.drop_table("post_ideas")
     op.execute("DROP FUNCTION IF EXISTS sors_caption_phrases(text)")
     op.execute("DROP FUNCTION IF EXISTS sors_caption_hashtags(text)")
