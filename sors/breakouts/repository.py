@@ -32,6 +32,7 @@ class BreakoutQuery:
     platforms: Sequence[str] | None = None
     category_ids: Sequence[str] | None = None  # a category and its descendants
     category_label: str | None = None  # the requested category: one group
+    evidence_limit: int = 10  # each breakout shows at most this many creators' best posts
 
 
 # Hashtags and phrases come from post_ideas (extracted at ingest, migration 0013); formats
@@ -128,7 +129,8 @@ best AS (
     ORDER BY h.kind, h.idea, h.category_id, h.profile_id, h.score DESC, h.id
 ),
 evidence AS (
-    SELECT kind, idea, category_id, array_agg(id ORDER BY score DESC, id) AS ids
+    SELECT kind, idea, category_id,
+           (array_agg(id ORDER BY score DESC, id))[1:CAST(:evidence_limit AS int)] AS ids
     FROM best GROUP BY kind, idea, category_id
 )
 SELECT g.kind, g.idea, nullif(g.category_id, '') AS category_id, g.creators, g.posts,
@@ -144,6 +146,7 @@ async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, A
         "min_score": q.min_score,
         "min_creators": q.min_creators,
         "limit": q.limit,
+        "evidence_limit": q.evidence_limit,
     }
     if q.since is not None:
         params["since"] = q.since

@@ -55,7 +55,8 @@ class BreakoutOut(_Out):
     firstPost: dict[str, Any]
     latestPost: dict[str, Any]
     evidence: list[dict[str, Any]] = Field(
-        description="Each creator's best post for the idea (flattened post records), best first."
+        description="Each creator's best post for the idea (flattened post records), best "
+        "first, for at most 10 creators (creatorCount counts them all)."
     )
 
 

@@ -17,6 +17,10 @@ DEFAULT_TIME_FRAME = "one_month"
 DEFAULT_MIN_CREATORS = 3
 DEFAULT_MIN_SCORE = 3.0
 DEFAULT_LIMIT = 20
+# Each creator's best post, best first, for at most this many creators: a format breakout
+# can have hundreds of creators, and every evidence post is a full record in the answer
+# (the full list made the answer megabytes and most of its time: docs/PERFORMANCE.md).
+EVIDENCE_LIMIT = 10
 # Phrases only on request: splitting every caption into word pairs costs seconds at 1M
 # posts (docs/PERFORMANCE.md), the other kinds well under one.
 DEFAULT_KINDS = ("hashtag", "format", "sound")
@@ -35,6 +39,7 @@ async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, 
         platforms=body.platforms,
         category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
         category_label=body.categoryId,
+        evidence_limit=EVIDENCE_LIMIT,
     )
     rows = await repo.breakouts(session, q)
     wanted = {i for r in rows for i in (r["first_id"], r["latest_id"], *(r["evidence"] or []))}

@@ -38,7 +38,7 @@ def _tricky(n: int, caption: str) -> CrawlSnapshot:
 def _query(**kw: Any) -> repo.BreakoutQuery:
     base: dict[str, Any] = dict(
         since=None, min_score=1.5, min_creators=2, kinds=KINDS, score_window="three_months",
-        score_method="mean", limit=50,
+        score_method="mean", limit=50, evidence_limit=1000,
     )
     return repo.BreakoutQuery(**{**base, **kw})
 
@@ -62,6 +62,11 @@ async def test_stored_ideas_give_the_request_time_answers(db, clean) -> None:
             new, old = await repo.breakouts(s, q), await reference_breakouts(s, q)
             assert new == old, q
             found |= {r["kind"] for r in new}
+        # The answer shows the best posts of the first few creators only, in the same order.
+        capped = await repo.breakouts(s, dataclasses.replace(queries[0], evidence_limit=2))
+        full = await repo.breakouts(s, queries[0])
+        assert [r["evidence"] for r in capped] == [r["evidence"][:2] for r in full]
+        assert any(r["creators"] > 2 for r in capped)
         # Every post got its ideas at ingest, from the functions the migration's backfill runs.
         stale = await s.scalar(text("""
             SELECT count(*) FROM posts p LEFT JOIN post_ideas i ON i.post_id = p.id
