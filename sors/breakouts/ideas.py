@@ -2,7 +2,7 @@
 
 One set-based statement per ingest batch. Unchanged captions (the common re-crawl) cost a
 key lookup and an md5 per post; only new posts and edited captions run the extraction
-functions of migration 0013, the one definition of a hashtag and a phrase.
+functions of migration 0014, the one definition of a hashtag and a phrase.
 """
 
 from __future__ import annotations

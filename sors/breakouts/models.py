@@ -1,4 +1,4 @@
-"""post_ideas: what breakouts group, extracted once per post (migration 0013)."""
+"""post_ideas: what breakouts group, extracted once per post (migration 0014)."""
 
 from __future__ import annotations
 
@@ -29,5 +29,5 @@ class PostIdeas(Base):
 
 
 # Breakouts leave out the posts of inactive creators by probing this (small) index instead
-# of reading every profile row (migration 0013).
+# of reading every profile row (migration 0014).
 Index("ix_profiles_inactive", Profile.id, postgresql_where=text("NOT is_active"))

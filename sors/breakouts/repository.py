@@ -3,7 +3,7 @@ that at least `min_creators` distinct creators of one category turned into outli
 
 The posts come off the score's `(score DESC NULLS LAST, id)` index (`score >= min_score`),
 whose INCLUDE columns hold the publication time and platform, so only outliers are read.
-Their hashtags and phrases were extracted at ingest (post_ideas, migration 0013): a request
+Their hashtags and phrases were extracted at ingest (post_ideas, migration 0014): a request
 unnests stored arrays and groups, it runs no regular expression.
 """
 
@@ -35,7 +35,7 @@ class BreakoutQuery:
     evidence_limit: int = 10  # each breakout shows at most this many creators' best posts
 
 
-# Hashtags and phrases come from post_ideas (extracted at ingest, migration 0013); formats
+# Hashtags and phrases come from post_ideas (extracted at ingest, migration 0014); formats
 # and sounds from the candidate post itself.
 _HIT = "c.category_id, c.profile_id, c.id, c.score, c.published_at"
 _IDEAS = {

@@ -1,4 +1,4 @@
-"""The breakouts statement as it was before migration 0013: every idea extracted from the
+"""The breakouts statement as it was before migration 0014: every idea extracted from the
 captions with regular expressions at request time. Kept as the reference the stored-ideas
 query (sors/breakouts/repository.py) must agree with (test_breakouts_ideas.py).
 

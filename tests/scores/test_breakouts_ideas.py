@@ -1,4 +1,4 @@
-"""Breakouts over ideas stored at ingest (post_ideas, migration 0013): the same answers as
+"""Breakouts over ideas stored at ingest (post_ideas, migration 0014): the same answers as
 extracting them from the captions at request time, kept current when a caption is edited,
 untouched when it is not, and blind to deleted posts."""
 

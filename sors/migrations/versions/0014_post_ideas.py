@@ -1,7 +1,7 @@
 """post_ideas: each post's hashtags and caption phrases, extracted once, for breakouts
 
-Revision ID: 0013
-Revises: 0012
+Revision ID: 0014
+Revises: 0013
 Create Date: 2026-11-23 07:30:00
 
 Breakouts used to extract the ideas of every outlier of the time frame with regular
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0013"
-down_revision = "0012"
+revision = "0014"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
