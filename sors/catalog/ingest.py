@@ -11,75 +11,17 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import orjson
 from sqlalchemy import bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.breakouts.ideas import write_post_ideas
 from sors.catalog import freshness, taxonomy
+from sors.catalog.bulk import arrays, columns
 from sors.catalog.models import Post, Profile, ProfileCategory
 from sors.catalog.scoring import recompute_scores
 from sors.kit.ids import new_id
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 
-# Bulk writes pass one array per column through unnest(): one short constant statement per
-# batch, whatever the row count (no per-row SQL to build or parse).
-_POST_COLS = (
-    ("id", "text"),
-    ("profile_id", "text"),
-    ("platform", "text"),
-    ("platform_post_id", "text"),
-    ("url", "text"),
-    ("content_type", "text"),
-    ("caption", "text"),
-    ("published_at", "timestamptz"),
-    ("duration_seconds", "float8"),
-    ("views", "int8"),
-    ("likes", "int8"),
-    ("comments", "int8"),
-    ("shares", "int8"),
-    ("engagement_rate", "float8"),
-    ("thumbnail_url", "text"),
-    ("approximations", "jsonb"),
-    ("extra", "jsonb"),
-    ("stats_updated_at", "timestamptz"),
-    ("first_seen_at", "timestamptz"),
-)
-_UPDATED = (
-    "profile_id",
-    "url",
-    "caption",
-    "content_type",
-    "duration_seconds",
-    "views",
-    "likes",
-    "comments",
-    "shares",
-    "engagement_rate",
-    "thumbnail_url",
-    "approximations",
-    "extra",
-    "stats_updated_at",
-)
-
-
-def _arrays(cols: tuple[tuple[str, str], ...]) -> str:
-    def one(name: str, typ: str) -> str:
-        if typ == "jsonb":  # sent as text, parsed by the server
-            return f"CAST(CAST(:{name} AS text[]) AS jsonb[])"
-        return f"CAST(:{name} AS {typ}[])"
-
-    return ", ".join(one(n, t) for n, t in cols)
-
-
-_UPSERT_POSTS = text(f"""
-INSERT INTO posts ({", ".join(n for n, _ in _POST_COLS)})
-SELECT * FROM unnest({_arrays(_POST_COLS)})
-ON CONFLICT (platform, platform_post_id) DO UPDATE
-   SET {", ".join(f"{c} = EXCLUDED.{c}" for c in _UPDATED)}
- WHERE posts.deleted_at IS NULL
-RETURNING id, views, likes, comments, shares, stats_updated_at
-""")
 _STAT_COLS = (
     ("post_id", "text"),
     ("views", "int8"),
@@ -90,25 +32,81 @@ _STAT_COLS = (
 )
 _INSERT_STATS = text(f"""
 INSERT INTO post_stats ({", ".join(n for n, _ in _STAT_COLS)})
-SELECT * FROM unnest({_arrays(_STAT_COLS)})
+SELECT * FROM unnest({arrays(_STAT_COLS)})
 ON CONFLICT DO NOTHING
 """)
 _CAT_COLS = (("profile_id", "text"), ("category_id", "text"), ("rank", "int8"))
 _INSERT_CATS = text(f"""
 INSERT INTO profile_categories ({", ".join(n for n, _ in _CAT_COLS)})
-SELECT * FROM unnest({_arrays(_CAT_COLS)})
+SELECT * FROM unnest({arrays(_CAT_COLS)})
 ON CONFLICT DO NOTHING
 """)
 
 
-def _columns(rows: list[dict[str, Any]], cols: tuple[tuple[str, str], ...]) -> dict[str, list]:
-    out: dict[str, list] = {}
-    for name, typ in cols:
-        if typ == "jsonb":
-            out[name] = [orjson.dumps(r[name]).decode() for r in rows]
-        else:
-            out[name] = [r[name] for r in rows]
-    return out
+_PROFILE_COLS = (
+    ("id", "text"),
+    ("platform", "text"),
+    ("handle", "text"),
+    ("display_name", "text"),
+    ("bio", "text"),
+    ("avatar_url", "text"),
+    ("url", "text"),
+    ("follower_count", "int8"),
+    ("follower_count_approximate", "bool"),
+    ("platform_user_id", "text"),
+    ("last_crawled_at", "timestamptz"),
+)
+_PROFILE_SET = [n for n, _ in _PROFILE_COLS if n not in ("id", "platform", "handle")]
+_UPDATE_PROFILES = text(f"""
+UPDATE profiles pr
+   SET {", ".join(f"{c} = u.{c}" for c in _PROFILE_SET)}
+  FROM unnest({arrays(_PROFILE_COLS)}) AS u({", ".join(n for n, _ in _PROFILE_COLS)})
+ WHERE pr.platform = u.platform AND pr.handle = u.handle AND pr.is_active
+RETURNING pr.platform || ':' || pr.handle, pr.id
+""")
+_INSERT_PROFILES = text(f"""
+INSERT INTO profiles ({", ".join(n for n, _ in _PROFILE_COLS)}, is_active, first_seen_at)
+SELECT *, true, u.last_crawled_at
+  FROM unnest({arrays(_PROFILE_COLS)}) AS u({", ".join(n for n, _ in _PROFILE_COLS)})
+""")
+# New profiles whose platform account is another active profile's: renamed creators.
+_RENAMED_FROM = text("""
+SELECT n.id, array_agg(o.id)
+  FROM unnest(CAST(:id AS text[]), CAST(:platform AS text[]), CAST(:puid AS text[]))
+       AS n(id, platform, puid)
+  JOIN profiles o ON o.platform = n.platform AND o.platform_user_id = n.puid
+                 AND o.is_active AND o.id <> n.id
+ GROUP BY n.id
+""")
+# Which crawled posts the catalog already has (the stored publication time stays).
+_EXISTING = text("""
+SELECT s.i, p.id, p.published_at, p.deleted_at IS NOT NULL
+  FROM unnest(CAST(:platform AS text[]), CAST(:ppid AS text[])) WITH ORDINALITY
+       AS s(platform, ppid, i)
+  JOIN posts p ON p.platform = s.platform AND p.platform_post_id = s.ppid
+""")
+# A complete listing shows every live post of its range: a post of the profile published
+# since the oldest listed one and not listed is gone. Posts another listing of the batch
+# claims are not (they move to that profile). With a profile twice in a batch the first
+# crawl marks it, as crawls one after the other would.
+_MARK_DELETED = text("""
+WITH b AS (
+    SELECT * FROM unnest(CAST(:k AS int[]), CAST(:pid AS text[]),
+                         CAST(:oldest AS timestamptz[]), CAST(:t AS timestamptz[]))
+        AS b(k, profile_id, oldest, t)
+),
+l AS (SELECT * FROM unnest(CAST(:lk AS int[]), CAST(:lppid AS text[])) AS l(k, ppid)),
+claimed AS (SELECT * FROM unnest(CAST(:claimed AS text[])) AS c(id)),
+gone AS (
+    SELECT DISTINCT ON (p.id) p.id, b.t
+      FROM b JOIN posts p ON p.profile_id = b.profile_id
+     WHERE p.deleted_at IS NULL AND p.published_at >= b.oldest
+       AND NOT EXISTS (SELECT 1 FROM l WHERE l.k = b.k AND l.ppid = p.platform_post_id)
+       AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = p.id)
+     ORDER BY p.id, b.k
+)
+UPDATE posts p SET deleted_at = gone.t FROM gone WHERE p.id = gone.id
+""")
 
 
 def engagement_rate(views: int | None, likes: int | None, comments: int | None) -> float | None:
@@ -122,6 +120,61 @@ async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot
     the order given."""
     if not snapshots:
         return []
+    profile_ids, fresh = await _upsert_profiles(session, snapshots)
+    staged = await _stage_posts(session, snapshots, profile_ids)
+    await _mark_deleted(session, snapshots, profile_ids, fresh, staged)
+    # The crawled posts are written with their scores: one new row version per post.
+    inserted = set(await recompute_scores(
+        session, profile_ids, [s.fetched_at for s in snapshots], staged
+    ))
+    await _insert_stats(session, [r for r in staged if r["id"] in inserted])
+    # After the write: the posts' ideas are read from their stored captions.
+    await write_post_ideas(session, snapshots)
+    await _classify(session, snapshots, profile_ids)
+    # After the scores: a recent outlier makes a profile "hot".
+    await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
+    return profile_ids
+
+
+async def _upsert_profiles(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot]
+) -> tuple[list[str], set[str]]:
+    """Each snapshot's profile id (the active row of its handle, or a new one) and the set
+    of profiles this batch created. One statement updates the known profiles and one inserts
+    the new; a batch that names a handle or a new account twice goes one by one, as the
+    order of its crawls then matters."""
+    handles = [(s.profile.platform, s.profile.handle) for s in snapshots]
+    if len(set(handles)) < len(handles):
+        return await _upsert_one_by_one(session, snapshots)
+    rows = [_profile_row(s.profile, s.fetched_at) for s in snapshots]
+    found = dict(list(await session.execute(_UPDATE_PROFILES, columns(rows, _PROFILE_COLS))))
+    ids: list[str | None] = [found.get(r["platform"] + ":" + r["handle"]) for r in rows]
+    new = [r for r, pid in zip(rows, ids, strict=True) if pid is None]
+    accounts = [(r["platform"], r["platform_user_id"]) for r in new if r["platform_user_id"]]
+    if len(set(accounts)) < len(accounts):
+        return await _upsert_one_by_one(session, snapshots)
+    fresh: set[str] = set()
+    if new:
+        for r in new:
+            r["id"] = new_id("prf")
+        await session.execute(_INSERT_PROFILES, columns(new, _PROFILE_COLS))
+        by_handle = {r["platform"] + ":" + r["handle"]: r["id"] for r in new}
+        ids = [pid or by_handle[f"{p}:{h}"] for pid, (p, h) in zip(ids, handles, strict=True)]
+        fresh = set(by_handle.values())
+        renamed = await session.execute(_RENAMED_FROM, {
+            "id": [r["id"] for r in new],
+            "platform": [r["platform"] for r in new],
+            "puid": [r["platform_user_id"] for r in new],
+        })
+        for new_pid, old in renamed:
+            await _follow_rename(session, new_pid, old)
+            fresh.discard(new_pid)
+    return [pid for pid in ids if pid is not None], fresh
+
+
+async def _upsert_one_by_one(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot]
+) -> tuple[list[str], set[str]]:
     profile_ids: list[str] = []
     fresh: set[str] = set()
     for snap in snapshots:
@@ -129,16 +182,32 @@ async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot
         profile_ids.append(pid)
         if created:
             fresh.add(pid)
-    await _upsert_posts(session, snapshots, profile_ids)
-    await write_post_ideas(session, snapshots)
-    for snap, pid in zip(snapshots, profile_ids, strict=True):
-        if pid not in fresh and snap.listing_complete:
-            await _mark_deleted(session, pid, snap)
-    await recompute_scores(session, profile_ids, [s.fetched_at for s in snapshots])
-    await _classify(session, snapshots, profile_ids)
-    # After the scores: a recent outlier makes a profile "hot".
-    await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
-    return profile_ids
+    return profile_ids, fresh
+
+
+def _profile_row(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
+    return {
+        "id": None,
+        "platform": p.platform,
+        "handle": p.handle,
+        "display_name": p.display_name,
+        "bio": p.bio,
+        "avatar_url": p.avatar_url,
+        "url": p.url,
+        "follower_count": p.follower_count,
+        "follower_count_approximate": p.follower_count_approximate,
+        "platform_user_id": p.platform_user_id,
+        "last_crawled_at": at,
+    }
+
+
+async def _follow_rename(session: AsyncSession, new_pid: str, old: list[str]) -> None:
+    """Same platform account under another handle: the creator renamed. The old row stays
+    (inactive, frozen) and the posts follow the account to its new handle."""
+    await session.execute(
+        update(Profile).where(Profile.id.in_(old)).values(is_active=False, renamed_to_id=new_pid)
+    )
+    await session.execute(update(Post).where(Post.profile_id.in_(old)).values(profile_id=new_pid))
 
 
 async def _upsert_profile(
@@ -194,14 +263,7 @@ async def _upsert_profile(
             .all()
         )
         if old:
-            await session.execute(
-                update(Profile)
-                .where(Profile.id.in_(old))
-                .values(is_active=False, renamed_to_id=new_pid)
-            )
-            await session.execute(
-                update(Post).where(Post.profile_id.in_(old)).values(profile_id=new_pid)
-            )
+            await _follow_rename(session, new_pid, list(old))
             return new_pid, False
     return new_pid, True
 
@@ -230,9 +292,12 @@ def _post_row(post: PostSnapshot, profile_id: str, at: datetime) -> dict[str, An
     }
 
 
-async def _upsert_posts(
+async def _stage_posts(
     session: AsyncSession, snapshots: Sequence[CrawlSnapshot], profile_ids: list[str]
-) -> None:
+) -> list[dict[str, Any]]:
+    """The crawled posts as they will be written (`is_new`: not in the catalog yet); a post
+    the catalog marked deleted is left as it is. The stat rows of the existing ones are
+    written now: their history is part of the scores."""
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for snap, pid in zip(snapshots, profile_ids, strict=True):
@@ -240,39 +305,60 @@ async def _upsert_posts(
             key = (post.platform, post.platform_post_id)
             if key not in seen:
                 seen.add(key)
-                rows.append(_post_row(post, pid, snap.fetched_at))
+                rows.append({**_post_row(post, pid, snap.fetched_at), "is_new": True})
     if not rows:
-        return
-    returned = (await session.execute(_UPSERT_POSTS, _columns(rows, _POST_COLS))).all()
-    if returned:
-        stats = {
-            "post_id": [r[0] for r in returned],
-            "views": [r[1] for r in returned],
-            "likes": [r[2] for r in returned],
-            "comments": [r[3] for r in returned],
-            "shares": [r[4] for r in returned],
-            "crawled_at": [r[5] for r in returned],
-        }
-        await session.execute(_INSERT_STATS, stats)
+        return []
+    found = await session.execute(_EXISTING, {
+        "platform": [r["platform"] for r in rows],
+        "ppid": [r["platform_post_id"] for r in rows],
+    })
+    deleted: set[int] = set()
+    for i, post_id, published_at, is_deleted in found:
+        if is_deleted:
+            deleted.add(i - 1)
+        rows[i - 1].update(id=post_id, published_at=published_at, is_new=False)
+    staged = [r for i, r in enumerate(rows) if i not in deleted]
+    await _insert_stats(session, [r for r in staged if not r["is_new"]])
+    return staged
 
 
-async def _mark_deleted(session: AsyncSession, profile_id: str, snap: CrawlSnapshot) -> None:
+async def _insert_stats(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        await session.execute(_INSERT_STATS, {
+            "post_id": [r["id"] for r in rows],
+            "views": [r["views"] for r in rows],
+            "likes": [r["likes"] for r in rows],
+            "comments": [r["comments"] for r in rows],
+            "shares": [r["shares"] for r in rows],
+            "crawled_at": [r["stats_updated_at"] for r in rows],
+        })
+
+
+async def _mark_deleted(
+    session: AsyncSession,
+    snapshots: Sequence[CrawlSnapshot],
+    profile_ids: list[str],
+    fresh: set[str],
+    staged: list[dict[str, Any]],
+) -> None:
     # Only posts inside the listed range can be judged: an older post merely fell off the
-    # end of the listing.
-    if not snap.posts:
+    # end of the listing. A new profile has nothing to lose.
+    judged = [
+        (k, snap, pid)
+        for k, (snap, pid) in enumerate(zip(snapshots, profile_ids, strict=True))
+        if pid not in fresh and snap.listing_complete and snap.posts
+    ]
+    if not judged:
         return
-    oldest = min(p.published_at for p in snap.posts)
-    listed = [p.platform_post_id for p in snap.posts]
-    await session.execute(
-        update(Post)
-        .where(
-            Post.profile_id == profile_id,
-            Post.deleted_at.is_(None),
-            Post.published_at >= oldest,
-            Post.platform_post_id.not_in(listed),
-        )
-        .values(deleted_at=snap.fetched_at)
-    )
+    await session.execute(_MARK_DELETED, {
+        "k": [k for k, _, _ in judged],
+        "pid": [pid for _, _, pid in judged],
+        "oldest": [min(p.published_at for p in snap.posts) for _, snap, _ in judged],
+        "t": [snap.fetched_at for _, snap, _ in judged],
+        "lk": [k for k, snap, _ in judged for _ in snap.posts],
+        "lppid": [p.platform_post_id for _, snap, _ in judged for p in snap.posts],
+        "claimed": [r["id"] for r in staged if not r["is_new"]],
+    })
 
 
 async def _classify(
@@ -295,4 +381,4 @@ async def _classify(
         {"ids": profile_ids},
     )
     if rows:
-        await session.execute(_INSERT_CATS, _columns(rows, _CAT_COLS))
+        await session.execute(_INSERT_CATS, columns(rows, _CAT_COLS))

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog.bulk import POST_COLS, POST_UPDATED, arrays, columns
 from sors.catalog.models import WINDOWS
 
 BASELINE_MIN_POSTS = 3
@@ -48,12 +50,23 @@ def _median_pivot() -> str:
     )
 
 
-def _sets() -> str:
-    means = [f"score_{w} = CASE WHEN piv.v_{w} > 0 THEN l.views / piv.v_{w} END" for w in WINDOWS]
+def _values() -> str:
+    means = [f"CASE WHEN piv.v_{w} > 0 THEN l.views / piv.v_{w} END AS score_{w}" for w in WINDOWS]
     medians = [
-        f"mscore_{w} = CASE WHEN mp.m_{w} > 0 THEN l.views / mp.m_{w} END" for w in WINDOWS
+        f"CASE WHEN mp.m_{w} > 0 THEN l.views / mp.m_{w} END AS mscore_{w}" for w in WINDOWS
     ]
-    return ",\n       ".join(means + medians)
+    return ",\n           ".join(means + medians)
+
+
+# Every column the recomputation writes.
+SCORE_COLS = (
+    *(f"score_{w}" for w in WINDOWS),
+    *(f"mscore_{w}" for w in WINDOWS),
+    "age_score",
+    "velocity",
+    "baselines",
+    "owner_followers",
+)
 
 
 _RECOMPUTE = text(f"""
@@ -63,13 +76,27 @@ WITH batch AS (
     ORDER BY profile_id, t DESC
 ),
 win(name, days) AS (VALUES {_WIN_VALUES}),
+stage AS MATERIALIZED (
+    SELECT * FROM unnest({arrays(POST_COLS, "s_")}, CAST(:s_is_new AS bool[]))
+        AS s({", ".join(n for n, _ in POST_COLS)}, is_new)
+),
+-- The crawled profiles' live posts as they are once this crawl is written: the stored ones
+-- it did not list, and the staged ones (existing posts carry their stored publication time).
+current AS (
+    SELECT p.id, p.profile_id, p.platform, p.content_type, p.views, p.likes,
+           p.engagement_rate, p.published_at
+    FROM batch b JOIN posts p ON p.profile_id = b.profile_id
+    WHERE p.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM stage s WHERE s.id = p.id)
+    UNION ALL
+    SELECT id, profile_id, platform, content_type, views, likes, engagement_rate, published_at
+    FROM stage
+),
 live AS MATERIALIZED (
     SELECT p.id, p.profile_id, p.views, p.likes, p.engagement_rate, p.published_at, b.t,
            sors_format_group(p.platform, p.content_type) AS fmt,
            p.published_at <= b.t - make_interval(secs => :min_age) AS mature,
            extract(epoch FROM b.t - p.published_at)::float8 AS age
-    FROM batch b JOIN posts p ON p.profile_id = b.profile_id
-    WHERE p.deleted_at IS NULL
+    FROM batch b JOIN current p ON p.profile_id = b.profile_id
 ),
 agg AS (
     SELECT b.profile_id, w.name,
@@ -97,7 +124,10 @@ piv AS (
 profs AS (
     UPDATE profiles pr
        SET averages = piv.avgs,
-           tracked_post_count = (SELECT count(*) FROM posts c WHERE c.profile_id = piv.profile_id)
+           tracked_post_count =
+               (SELECT count(*) FROM posts c WHERE c.profile_id = piv.profile_id
+                   AND NOT EXISTS (SELECT 1 FROM stage s WHERE s.id = c.id))
+             + (SELECT count(*) FROM stage s WHERE s.profile_id = piv.profile_id)
       FROM piv WHERE pr.id = piv.profile_id
     RETURNING pr.id, pr.follower_count
 ),
@@ -176,26 +206,49 @@ vel AS (
           AND s.crawled_at > l.t - interval '24 hours' AND s.crawled_at <= l.t
         ORDER BY s.crawled_at LIMIT 1
     ) hi ON lo.crawled_at IS NOT NULL
+),
+scored AS (
+    SELECT l.id, {_values()},
+           CASE WHEN am.n >= :min_robust AND am.expected > 0
+                THEN l.views / am.expected END AS age_score,
+           vel.velocity,
+           jsonb_build_object(
+               'median', mp.med,
+               'age', jsonb_build_object(
+                   'expected_views', CASE WHEN am.n >= :min_robust THEN am.expected END,
+                   'post_count', coalesce(am.n, 0),
+                   'age_hours', round((l.age / 3600.0)::numeric, 2))) AS baselines,
+           profs.follower_count AS owner_followers
+    FROM live l
+    JOIN piv ON piv.profile_id = l.profile_id
+    JOIN profs ON profs.id = l.profile_id
+    JOIN medpiv mp ON mp.id = l.id
+    JOIN vel ON vel.id = l.id
+    LEFT JOIN agematch am ON am.id = l.id
+),
+-- Each post is written once per crawl, with its crawled values and its scores together;
+-- a post the crawl did not list is written only when a score moved.
+listed AS (
+    UPDATE posts p
+       SET {", ".join(f"{c} = s.{c}" for c in POST_UPDATED)},
+           {", ".join(f"{c} = v.{c}" for c in SCORE_COLS)}
+      FROM stage s JOIN scored v ON v.id = s.id
+     WHERE p.id = s.id AND NOT s.is_new
+),
+unlisted AS (
+    UPDATE posts p
+       SET {", ".join(f"{c} = v.{c}" for c in SCORE_COLS)}
+      FROM scored v
+     WHERE p.id = v.id AND NOT EXISTS (SELECT 1 FROM stage s WHERE s.id = v.id)
+       AND ({", ".join(f"p.{c}" for c in SCORE_COLS)})
+           IS DISTINCT FROM ({", ".join(f"v.{c}" for c in SCORE_COLS)})
 )
-UPDATE posts p
-   SET {_sets()},
-       age_score = CASE WHEN am.n >= :min_robust AND am.expected > 0
-                        THEN l.views / am.expected END,
-       velocity = vel.velocity,
-       baselines = jsonb_build_object(
-           'median', mp.med,
-           'age', jsonb_build_object(
-               'expected_views', CASE WHEN am.n >= :min_robust THEN am.expected END,
-               'post_count', coalesce(am.n, 0),
-               'age_hours', round((l.age / 3600.0)::numeric, 2))),
-       owner_followers = profs.follower_count
-  FROM live l
-  JOIN piv ON piv.profile_id = l.profile_id
-  JOIN profs ON profs.id = l.profile_id
-  JOIN medpiv mp ON mp.id = l.id
-  JOIN vel ON vel.id = l.id
-  LEFT JOIN agematch am ON am.id = l.id
- WHERE p.id = l.id
+INSERT INTO posts ({", ".join(n for n, _ in POST_COLS)}, {", ".join(SCORE_COLS)})
+SELECT {", ".join(f"s.{n}" for n, _ in POST_COLS)}, {", ".join(f"v.{c}" for c in SCORE_COLS)}
+  FROM stage s JOIN scored v ON v.id = s.id
+ WHERE s.is_new
+ON CONFLICT (platform, platform_post_id) DO NOTHING
+RETURNING id
 """)
 
 
@@ -206,14 +259,23 @@ def baseline_min_age_hours() -> float:
 
 
 async def recompute_scores(
-    session: AsyncSession, profile_ids: Sequence[str], at: Sequence[datetime]
-) -> None:
+    session: AsyncSession,
+    profile_ids: Sequence[str],
+    at: Sequence[datetime],
+    staged: Sequence[dict[str, Any]] = (),
+) -> list[str]:
     """Averages for every window as of each profile's crawl time, and every live post's
-    scores against them, in one statement."""
+    scores against them, in one statement.
+
+    `staged`: the crawled posts (rows of `catalog.bulk.POST_COLS` plus `is_new`), written
+    by the same statement with their scores; the stored rows of the existing ones must
+    not be deleted. Returns the ids of the new posts it inserted (one that a concurrent
+    crawl inserted first keeps that crawl's row)."""
     # Its estimated cost passes jit_above_cost, and JIT compilation took longer than the
     # work itself (EXPLAIN ANALYZE, docs/PERFORMANCE.md).
     await session.execute(text("SET LOCAL jit = off"))
-    await session.execute(
+    rows = list(staged)
+    inserted = await session.execute(
         _RECOMPUTE,
         {
             "ids": list(profile_ids),
@@ -223,5 +285,8 @@ async def recompute_scores(
             "min_robust": ROBUST_MIN_POSTS,
             "vel_min_age": VELOCITY_MIN_AGE_HOURS,
             "vel_lookback": VELOCITY_MAX_LOOKBACK_HOURS,
+            **columns(rows, POST_COLS, "s_"),
+            "s_is_new": [r["is_new"] for r in rows],
         },
     )
+    return list(inserted.scalars())
