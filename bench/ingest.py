@@ -46,13 +46,14 @@ from bench.search_world import NOW, SEED  # noqa: E402
 BEFORE = "308f0f5"  # main before issue 13's ingest work
 BATCH = 100
 # What a crawl writes to a post, compared between the two copies (ids of new posts differ).
-COMPARED = (
-    "views, likes, comments, shares, engagement_rate, caption, url, stats_updated_at, "
-    "first_seen_at, deleted_at, owner_followers, velocity, age_score, baselines, "
-    + ", ".join(f"{p}_{w}" for p in ("score", "mscore") for w in (
+COMPARED = ", ".join(f"p.{c}" for c in (
+    "views", "likes", "comments", "shares", "engagement_rate", "caption", "url",
+    "stats_updated_at", "first_seen_at", "deleted_at", "owner_followers", "velocity",
+    "age_score", "baselines",
+    *(f"{m}_{w}" for m in ("score", "mscore") for w in (
         "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year",
-        "all_time"))
-)
+        "all_time")),
+))
 
 
 def _url(admin: str, database: str) -> tuple[str, str]:
@@ -85,20 +86,23 @@ def _ingest_before(rev: str) -> Any:
         sys.modules["sors.catalog.scoring"] = current
 
 
-def _handles(plain: str, rounds: int) -> tuple[list[list[tuple[str, str]]], list[list[tuple[str, str]]]]:
+def _handles(plain: str, rounds: int, at: datetime) -> tuple[list[list[tuple[str, str]]], list[list[tuple[str, str]]]]:
     """Per round, 100 handles to re-crawl and 100 the catalog has never seen."""
     from sors.platforms.sim.world import SimWorld
 
     with psycopg.connect(plain) as conn:
-        known = conn.execute(
-            "SELECT platform, handle FROM profiles WHERE is_active ORDER BY id").fetchall()
+        known = conn.execute("SELECT platform, handle FROM profiles WHERE is_active ORDER BY id")\
+            .fetchall()
+        # Profiles an earlier run re-crawled already are left out: a re-crawl moves the clock.
+        due = conn.execute("SELECT platform, handle FROM profiles WHERE is_active"
+                           " AND last_crawled_at < %s ORDER BY id", (at,)).fetchall()
     world = SimWorld(SEED)
     taken = {(p, h) for p, h in known}
     # The build sampled its handles with this seed; later ones in a larger sample are new.
     fresh = [ph for ph in world.sample_handles(len(known) + 3 * BATCH * rounds)
              if ph not in taken and world.is_stable_handle(*ph)]
-    step = max(1, len(known) // (rounds * BATCH))
-    recrawl = [list(known[i * step * BATCH::step][:BATCH]) for i in range(rounds)]
+    step = max(1, len(due) // (rounds * BATCH))
+    recrawl = [list(due[i * step * BATCH::step][:BATCH]) for i in range(rounds)]
     first = [fresh[i * BATCH:(i + 1) * BATCH] for i in range(rounds)]
     return recrawl, first
 
@@ -133,9 +137,9 @@ def run(args: argparse.Namespace) -> None:
     old_ingest = _ingest_before(args.before)
     url_a, plain_a = _url(args.admin_url, args.before_db)
     url_b, plain_b = _url(args.admin_url, args.after_db)
-    recrawl, first = _handles(plain_b, args.rounds)
-    world = SimWorld(SEED)
     at = NOW + timedelta(hours=args.advance_hours)
+    recrawl, first = _handles(plain_b, args.rounds, at)
+    world = SimWorld(SEED)
     times: dict[tuple[str, str], list[float]] = {}
     posts: dict[str, int] = {}
     load: list[float] = []

@@ -192,7 +192,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from sors.kit.db import to_async_url, to_plain_url
 
     admin = admin_url(args)
-    url = to_async_url(db_url(admin))
+    url = to_async_url(db_url(admin, args.database))
     clock.set_clock(clock.FrozenClock(NOW))  # the server reads the same time from sim_state
     key = asyncio.run(_account(url, args.data_dir))
     statements = [_compiled(path, body) for path, body in MIX]
@@ -336,6 +336,8 @@ def main() -> None:
     ap.add_argument("command", choices=["build", "run"])
     ap.add_argument("--data-dir", default=str(Path(tempfile.gettempdir()) / "sors-bench"))
     ap.add_argument("--admin-url", default=None, help="an admin URL of an external PostgreSQL")
+    ap.add_argument("--database", default="sors_bench",
+                    help="run: the database to search (a copy of sors_bench, say)")
     ap.add_argument("--posts", type=int, default=1_000_000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--real-ingest", action="store_true", help="every batch via ingest_crawls")

@@ -35,9 +35,9 @@ def admin_url(args: argparse.Namespace) -> str:
     return get_server(data / "pg", cleanup_mode="stop").get_uri("postgres")
 
 
-def db_url(admin: str) -> str:
+def db_url(admin: str, name: str = DB_NAME) -> str:
     base, _, query = admin.partition("?")
-    return base.rsplit("/", 1)[0] + "/" + DB_NAME + ("?" + query if query else "")
+    return base.rsplit("/", 1)[0] + "/" + name + ("?" + query if query else "")
 
 
 def _settings(url: str, data_dir: str) -> Any:

@@ -121,14 +121,16 @@ piv AS (
                'post_count', n, 'young_post_count', young)) AS avgs
     FROM agg GROUP BY profile_id
 ),
+staged_n AS (SELECT profile_id, count(*) AS n FROM stage GROUP BY profile_id),
 profs AS (
     UPDATE profiles pr
        SET averages = piv.avgs,
            tracked_post_count =
                (SELECT count(*) FROM posts c WHERE c.profile_id = piv.profile_id
                    AND NOT EXISTS (SELECT 1 FROM stage s WHERE s.id = c.id))
-             + (SELECT count(*) FROM stage s WHERE s.profile_id = piv.profile_id)
-      FROM piv WHERE pr.id = piv.profile_id
+             + coalesce(sn.n, 0)
+      FROM piv LEFT JOIN staged_n sn ON sn.profile_id = piv.profile_id
+     WHERE pr.id = piv.profile_id
     RETURNING pr.id, pr.follower_count
 ),
 members AS (
@@ -274,6 +276,9 @@ async def recompute_scores(
     # Its estimated cost passes jit_above_cost, and JIT compilation took longer than the
     # work itself (EXPLAIN ANALYZE, docs/PERFORMANCE.md).
     await session.execute(text("SET LOCAL jit = off"))
+    # A batch's intermediate rows (~1 kB per post with its baselines) are read several
+    # times; under the default 4 MB they spill to temporary files and are read back.
+    await session.execute(text("SET LOCAL work_mem = '32MB'"))
     rows = list(staged)
     inserted = await session.execute(
         _RECOMPUTE,
