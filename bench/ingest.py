@@ -238,18 +238,22 @@ def searchable(args: argparse.Namespace) -> None:
                 assert r.status_code in (200, 202), r.text
                 while True:
                     found = client.post("/search/profiles", json={"query": handle}).json()
-                    if any(p["handle"] == handle for p in found["data"]):
+                    if any(p["handle"] == handle and p["platform"] == platform
+                           for p in found["results"]):
                         seen = time.perf_counter()
                         break
                     if time.perf_counter() - posted > 120:
                         raise SystemExit(f"@{handle} not searchable after 120 s")
                     time.sleep(0.02)
-                with psycopg.connect(plain) as conn:
-                    started, finished, n = conn.execute(
-                        "SELECT j.started_at, j.finished_at, (j.result->>'postsSeen')::int "
-                        "FROM jobs j WHERE j.payload->>'handle' = %s ORDER BY created_at DESC "
-                        "LIMIT 1", (handle,)).fetchone()  # type: ignore[misc]
+                with psycopg.connect(plain, autocommit=True) as conn:
                     db_now = conn.execute("SELECT now()").fetchone()[0]  # type: ignore[index]
+                    finished = None
+                    while finished is None:  # the job records its end just after the commit
+                        started, finished, n = conn.execute(
+                            "SELECT started_at, finished_at, (result->>'postsSeen')::int "
+                            "FROM jobs WHERE payload->>'handle' = %s ORDER BY created_at DESC"
+                            " LIMIT 1", (handle,)).fetchone()  # type: ignore[misc]
+                        time.sleep(0.05)
                 # The job's start on the database clock, carried over to this process's clock.
                 waited = (started - _posted_at(db_now, posted)).total_seconds()
                 since_start = (seen - posted) - max(0.0, waited)
