@@ -86,9 +86,8 @@ SELECT s.i, p.id, p.published_at, p.deleted_at IS NOT NULL
   JOIN posts p ON p.platform = s.platform AND p.platform_post_id = s.ppid
 """)
 # A complete listing shows every live post of its range: a post of the profile published
-# since the oldest listed one and not listed is gone. Posts another listing of the batch
-# claims are not (they move to that profile). With a profile twice in a batch the first
-# crawl marks it, as crawls one after the other would.
+# since the oldest listed one and not listed is gone. Posts another profile's listing in the
+# batch claims are not (they move to that profile).
 _MARK_DELETED = text("""
 WITH b AS (
     SELECT * FROM unnest(CAST(:k AS int[]), CAST(:pid AS text[]),
@@ -96,16 +95,12 @@ WITH b AS (
         AS b(k, profile_id, oldest, t)
 ),
 l AS (SELECT * FROM unnest(CAST(:lk AS int[]), CAST(:lppid AS text[])) AS l(k, ppid)),
-claimed AS (SELECT * FROM unnest(CAST(:claimed AS text[])) AS c(id)),
-gone AS (
-    SELECT DISTINCT ON (p.id) p.id, b.t
-      FROM b JOIN posts p ON p.profile_id = b.profile_id
-     WHERE p.deleted_at IS NULL AND p.published_at >= b.oldest
-       AND NOT EXISTS (SELECT 1 FROM l WHERE l.k = b.k AND l.ppid = p.platform_post_id)
-       AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = p.id)
-     ORDER BY p.id, b.k
-)
-UPDATE posts p SET deleted_at = gone.t FROM gone WHERE p.id = gone.id
+claimed AS (SELECT * FROM unnest(CAST(:claimed AS text[])) AS c(id))
+UPDATE posts p SET deleted_at = b.t
+  FROM b
+ WHERE p.profile_id = b.profile_id AND p.deleted_at IS NULL AND p.published_at >= b.oldest
+   AND NOT EXISTS (SELECT 1 FROM l WHERE l.k = b.k AND l.ppid = p.platform_post_id)
+   AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = p.id)
 """)
 
 
@@ -117,9 +112,24 @@ def engagement_rate(views: int | None, likes: int | None, comments: int | None) 
 
 async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> list[str]:
     """Ingest snapshots (one per profile) in the caller's transaction; returns profile ids in
-    the order given."""
-    if not snapshots:
-        return []
+    the order given. A batch that names a profile twice is ingested in order, in parts that
+    name it once: the later crawl is the later state, as separate crawls would leave it."""
+    parts: list[list[CrawlSnapshot]] = [[]]
+    seen: set[tuple[str, str]] = set()
+    for snap in snapshots:
+        key = (snap.profile.platform, snap.profile.handle)
+        if key in seen:
+            parts.append([])
+            seen.clear()
+        seen.add(key)
+        parts[-1].append(snap)
+    out: list[str] = []
+    for part in parts:
+        out += await _ingest(session, part) if part else []
+    return out
+
+
+async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> list[str]:
     profile_ids, fresh = await _upsert_profiles(session, snapshots)
     staged = await _stage_posts(session, snapshots, profile_ids)
     await _mark_deleted(session, snapshots, profile_ids, fresh, staged)
@@ -140,12 +150,10 @@ async def _upsert_profiles(
     session: AsyncSession, snapshots: Sequence[CrawlSnapshot]
 ) -> tuple[list[str], set[str]]:
     """Each snapshot's profile id (the active row of its handle, or a new one) and the set
-    of profiles this batch created. One statement updates the known profiles and one inserts
-    the new; a batch that names a handle or a new account twice goes one by one, as the
-    order of its crawls then matters."""
+    of profiles this batch created (each handle once). One statement updates the known
+    profiles and one inserts the new; a batch with two new handles of one account goes one
+    by one, as the order of its crawls then decides which is the rename."""
     handles = [(s.profile.platform, s.profile.handle) for s in snapshots]
-    if len(set(handles)) < len(handles):
-        return await _upsert_one_by_one(session, snapshots)
     rows = [_profile_row(s.profile, s.fetched_at) for s in snapshots]
     found = dict(list(await session.execute(_UPDATE_PROFILES, columns(rows, _PROFILE_COLS))))
     ids: list[str | None] = [found.get(r["platform"] + ":" + r["handle"]) for r in rows]

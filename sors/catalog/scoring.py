@@ -228,14 +228,17 @@ scored AS (
     JOIN vel ON vel.id = l.id
     LEFT JOIN agematch am ON am.id = l.id
 ),
--- Each post is written once per crawl, with its crawled values and its scores together;
--- a post the crawl did not list is written only when a score moved.
+-- Each post is written once per crawl, with its crawled values and its scores together,
+-- and only when something changed (a post the crawl did not list: when a score moved).
 listed AS (
     UPDATE posts p
        SET {", ".join(f"{c} = s.{c}" for c in POST_UPDATED)},
            {", ".join(f"{c} = v.{c}" for c in SCORE_COLS)}
       FROM stage s JOIN scored v ON v.id = s.id
      WHERE p.id = s.id AND NOT s.is_new
+       AND ({", ".join(f"p.{c}" for c in (*POST_UPDATED, *SCORE_COLS))})
+           IS DISTINCT FROM
+           ({", ".join(f"s.{c}" for c in POST_UPDATED)}, {", ".join(f"v.{c}" for c in SCORE_COLS)})
 ),
 unlisted AS (
     UPDATE posts p
