@@ -9,6 +9,11 @@ Three baselines (docs/API.md, "Outlier scores"):
 - age-matched: the median of the creator's other posts' views *at this post's age*,
   interpolated between two of their snapshots; null under `ROBUST_MIN_POSTS`.
 Plus `velocity`: views per hour over the last 24 h (since publication when younger).
+
+The same statement writes the crawl's posts (staged by catalog.ingest) with their scores:
+each post gets one new row version per crawl, not an upsert and then a score update (every
+version inserts an entry into each of the 25 indexes of `posts`; docs/PERFORMANCE.md,
+"Ingest at a million posts").
 """
 
 from __future__ import annotations
