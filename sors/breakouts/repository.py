@@ -109,15 +109,27 @@ hits AS MATERIALIZED (
     FROM ({ideas}
     ) AS u(kind, idea, category_id, profile_id, id, score, published_at)
 ),
-grouped AS (
-    SELECT kind, idea, category_id,
-           count(DISTINCT profile_id) AS creators, count(*) AS posts,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY score) AS median_score,
-           (array_agg(id ORDER BY published_at, id))[1] AS first_id,
-           (array_agg(id ORDER BY published_at DESC, id))[1] AS latest_id
-    FROM hits
+-- Which groups can make the answer: the creator counts come from a hash aggregate; only the
+-- groups at or above the `limit`-th largest count (the first sort key) need the sorted
+-- aggregates (median, first and latest post) below.
+sizes AS (
+    SELECT kind, idea, category_id, count(*) AS creators
+    FROM (SELECT DISTINCT kind, idea, category_id, profile_id FROM hits) AS per_creator
     GROUP BY kind, idea, category_id
-    HAVING count(DISTINCT profile_id) >= :min_creators
+    HAVING count(*) >= :min_creators
+),
+top AS (
+    SELECT * FROM sizes
+    WHERE creators >= coalesce(
+        (SELECT creators FROM sizes ORDER BY creators DESC LIMIT 1 OFFSET :limit - 1), 0)
+),
+grouped AS (
+    SELECT h.kind, h.idea, h.category_id, t.creators, count(*) AS posts,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY h.score) AS median_score,
+           (array_agg(h.id ORDER BY h.published_at, h.id))[1] AS first_id,
+           (array_agg(h.id ORDER BY h.published_at DESC, h.id))[1] AS latest_id
+    FROM hits h JOIN top t USING (kind, idea, category_id)
+    GROUP BY h.kind, h.idea, h.category_id, t.creators
     ORDER BY creators DESC, median_score DESC, kind COLLATE "default", idea COLLATE "default",
              category_id COLLATE "default"
     LIMIT :limit

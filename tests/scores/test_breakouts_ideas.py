@@ -54,6 +54,8 @@ async def test_stored_ideas_give_the_request_time_answers(db, clean) -> None:
         _query(platforms=("tiktok",), min_score=1.0),
         _query(kinds=("phrase",)),  # one kind: repeated phrases still count a post once
         _query(kinds=("hashtag",), min_score=0),
+        _query(limit=3),  # groups below the third-largest creator count are cut early
+        _query(kinds=("format", "sound"), limit=2, min_score=0.5),
         _query(category_ids=taxonomy.descendants("food"), category_label="food", min_score=1.0),
     ]
     found: set[str] = set()
