@@ -147,7 +147,6 @@ def _rows_for(handles: list[tuple[str, str]]) -> dict[str, list[tuple[Any, ...]]
 
 
 async def _load(url: str, data_dir: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
-    from sors.breakouts.ideas import write_ideas
     from sors.catalog.ingest import recompute_scores
     from sors.kit.db import Database, make_engine
 
@@ -170,8 +169,6 @@ async def _load(url: str, data_dir: str, rows: dict[str, list[tuple[Any, ...]]])
                     async with cur.copy(f"COPY {table} ({', '.join(cols)}) FROM STDIN") as copy:
                         for r in rows[key]:
                             await copy.write_row(r)
-            plat, post_id = POST_COLS.index("platform"), POST_COLS.index("platform_post_id")
-            await write_ideas(s, ((r[plat], r[post_id]) for r in rows["posts"]))
             ids = [r[0] for r in rows["profiles"]]
             await recompute_scores(s, ids, [NOW] * len(ids))
     finally:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 from sqlalchemy import ForeignKey, Index, String, Text, text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
@@ -13,9 +11,10 @@ from sors.kit.db import Base
 
 
 class PostIdeas(Base):
-    """A post's hashtags and caption phrases (the SQL functions sors_caption_hashtags and
-    sors_caption_phrases of its caption), and the md5 of the caption they came from, so a
-    re-crawl of an unchanged caption writes nothing. Formats and sounds are read from the
+    """A post's hashtags and caption phrases: the SQL functions sors_caption_hashtags and
+    sors_caption_phrases of its caption, written by triggers on posts when a post is
+    inserted or its caption changes (migration 0014), so every writer of posts keeps them
+    current and an unchanged caption costs nothing. Formats and sounds are read from the
     post itself. Deleted posts keep their row; breakouts leave them out through posts."""
 
     __tablename__ = "post_ideas"
@@ -23,7 +22,6 @@ class PostIdeas(Base):
     post_id: Mapped[str] = mapped_column(
         String(64), ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
     )
-    caption_md5: Mapped[uuid.UUID]
     hashtags: Mapped[list[str]] = mapped_column(ARRAY(Text))
     phrases: Mapped[list[str]] = mapped_column(ARRAY(Text))
 

@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.breakouts.ideas import write_post_ideas
 from sors.catalog import freshness, taxonomy
 from sors.catalog.bulk import arrays, columns
 from sors.catalog.models import Post, Profile, ProfileCategory
@@ -139,7 +138,6 @@ async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> 
     ))
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
     # After the write: the posts' ideas are read from their stored captions.
-    await write_post_ideas(session, snapshots)
     await _classify(session, snapshots, profile_ids)
     # After the scores: a recent outlier makes a profile "hot".
     await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])

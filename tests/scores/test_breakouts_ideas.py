@@ -1,6 +1,6 @@
-"""Breakouts over ideas stored at ingest (post_ideas, migration 0014): the same answers as
-extracting them from the captions at request time, kept current when a caption is edited,
-untouched when it is not, and blind to deleted posts."""
+"""Breakouts over ideas stored when posts are written (post_ideas, migration 0014): the
+same answers as extracting them from the captions at request time, kept current when a
+caption is edited, untouched when it is not, and blind to deleted posts."""
 
 from __future__ import annotations
 

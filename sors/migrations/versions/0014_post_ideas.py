@@ -6,9 +6,8 @@ Create Date: 2026-11-23 07:30:00
 
 Breakouts used to extract the ideas of every outlier of the time frame with regular
 expressions at request time (~1.9 s at 1M posts, docs/PERFORMANCE.md). The extraction rules
-move, unchanged, into two SQL functions; ingest stores their result per post (when the post
-is new or its caption changed: sors/breakouts/ideas.py) and a request only unnests stored
-arrays. Formats and sounds stay read from the post itself. The backfill below runs the same
+move, unchanged, into two SQL functions; triggers on posts store their result per post
+when a post is inserted or its caption changes, and a request only unnests stored arrays. Formats and sounds stay read from the post itself. The backfill below runs the same
 functions over every existing post, so the functions are the one definition of an idea.
 """
 
@@ -62,28 +61,70 @@ $$
 """
 
 
+# Ingest needs no code of its own. New posts (INSERT, ON CONFLICT's inserted rows, COPY):
+# one set-based statement per writing statement, over its transition table, so the
+# extraction functions are planned once per batch. An edited caption (rare): a row trigger
+# whose WHEN clause makes an unchanged caption, the common re-crawl, cost one comparison.
+WRITE_NEW = """
+CREATE OR REPLACE FUNCTION sors_write_new_post_ideas() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO post_ideas (post_id, hashtags, phrases)
+  SELECT id, sors_caption_hashtags(caption), sors_caption_phrases(caption) FROM new_posts
+  ON CONFLICT (post_id) DO UPDATE
+     SET hashtags = EXCLUDED.hashtags, phrases = EXCLUDED.phrases;
+  RETURN NULL;
+END
+$$
+"""
+WRITE_EDITED = """
+CREATE OR REPLACE FUNCTION sors_write_edited_post_ideas() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO post_ideas (post_id, hashtags, phrases)
+  VALUES (NEW.id, sors_caption_hashtags(NEW.caption), sors_caption_phrases(NEW.caption))
+  ON CONFLICT (post_id) DO UPDATE
+     SET hashtags = EXCLUDED.hashtags, phrases = EXCLUDED.phrases;
+  RETURN NULL;
+END
+$$
+"""
+TRIGGERS = (
+    "CREATE TRIGGER trg_posts_ideas_new AFTER INSERT ON posts "
+    "REFERENCING NEW TABLE AS new_posts "
+    "FOR EACH STATEMENT EXECUTE FUNCTION sors_write_new_post_ideas()",
+    "CREATE TRIGGER trg_posts_ideas_caption AFTER UPDATE OF caption ON posts "
+    "FOR EACH ROW WHEN (OLD.caption IS DISTINCT FROM NEW.caption) "
+    "EXECUTE FUNCTION sors_write_edited_post_ideas()",
+)
+
+
 def upgrade() -> None:
+    # No post may be written between the backfill and the triggers.
+    op.execute("LOCK TABLE posts IN SHARE ROW EXCLUSIVE MODE")
     op.execute(HASHTAGS)
     op.execute(PHRASES)
     op.create_table(
         "post_ideas",
         sa.Column("post_id", sa.String(64), nullable=False),
-        sa.Column("caption_md5", sa.Uuid(), nullable=False),
         sa.Column("hashtags", postgresql.ARRAY(sa.Text()), nullable=False),
         sa.Column("phrases", postgresql.ARRAY(sa.Text()), nullable=False),
     )
     # One pass over the posts, then the key and the reference: building them once after
     # the rows are in is faster than maintaining them row by row.
     op.execute(
-        "INSERT INTO post_ideas (post_id, caption_md5, hashtags, phrases) "
-        "SELECT id, CAST(md5(coalesce(caption, '')) AS uuid), "
-        "sors_caption_hashtags(caption), sors_caption_phrases(caption) FROM posts"
+        "INSERT INTO post_ideas (post_id, hashtags, phrases) "
+        "SELECT id, sors_caption_hashtags(caption), sors_caption_phrases(caption) FROM posts"
     )
     op.create_primary_key(op.f("pk_post_ideas"), "post_ideas", ["post_id"])
     op.create_foreign_key(
         op.f("fk_post_ideas_post_id_posts"), "post_ideas", "posts", ["post_id"], ["id"],
         ondelete="CASCADE",
     )
+    op.execute(WRITE_NEW)
+    op.execute(WRITE_EDITED)
+    for trigger in TRIGGERS:
+        op.execute(trigger)
     op.execute("ANALYZE post_ideas")
     op.create_index(
         "ix_profiles_inactive", "profiles", ["id"], postgresql_where=sa.text("NOT is_active")
@@ -91,6 +132,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("DROP TRIGGER IF EXISTS trg_posts_ideas_caption ON posts")
+    op.execute("DROP TRIGGER IF EXISTS trg_posts_ideas_new ON posts")
+    op.execute("DROP FUNCTION IF EXISTS sors_write_edited_post_ideas()")
+    op.execute("DROP FUNCTION IF EXISTS sors_write_new_post_ideas()")
     op.drop_index("ix_profiles_inactive", table_name="profiles")
     op.drop_table("post_ideas")
     op.execute("DROP FUNCTION IF EXISTS sors_caption_phrases(text)")
