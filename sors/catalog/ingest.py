@@ -137,7 +137,6 @@ async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> 
         session, profile_ids, [s.fetched_at for s in snapshots], staged
     ))
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
-    # After the write: the posts' ideas are read from their stored captions.
     await _classify(session, snapshots, profile_ids)
     # After the scores: a recent outlier makes a profile "hot".
     await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
