@@ -139,6 +139,10 @@ def run(args: argparse.Namespace) -> None:
     url_b, plain_b = _url(args.admin_url, args.after_db)
     at = NOW + timedelta(hours=args.advance_hours)
     recrawl, first = _handles(plain_b, args.rounds, at)
+    if args.prewarm:
+        for plain in (plain_a, plain_b):
+            _prewarm_write_path(plain)
+    settings = _server_settings(plain_b)
     world = SimWorld(SEED)
     times: dict[tuple[str, str], list[float]] = {}
     posts: dict[str, int] = {}
@@ -177,6 +181,9 @@ def run(args: argparse.Namespace) -> None:
         f"{BATCH} re-crawls ({args.advance_hours:g} h after the last crawl) and one of {BATCH} "
         "first crawls, ingested by both codes in alternation (same snapshots).",
         f"- Posts whose written columns differ between the two copies afterwards: {differ}.",
+        f"- Server: {settings}; "
+        + ("both copies' posts, post_stats, profiles and their indexes prewarmed into shared "
+           "buffers first (`--prewarm`)." if args.prewarm else "no prewarm."),
         "",
         "| batch | code | posts per batch | seconds per batch p50 / max | posts/s |",
         "|---|---|---:|---:|---:|",
@@ -190,6 +197,30 @@ def run(args: argparse.Namespace) -> None:
     print("\n".join(lines))
     if args.write:
         _append(Path(args.write), lines)
+
+
+def _prewarm_write_path(plain: str) -> None:
+    """What a crawl reads and writes, in shared buffers, as on a server that has been ingesting
+    for a while (the pages a batch touches are otherwise read from disk: on this VM the OS
+    page cache does not keep a 5 GB database)."""
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        conn.execute(
+            "SELECT pg_prewarm(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't')"
+            " AND (c.relname IN ('posts', 'post_stats', 'profiles', 'profile_categories',"
+            "                    'post_ideas')"
+            "      OR c.relname LIKE 'ix_post%' OR c.relname LIKE 'ix_profile%'"
+            "      OR c.relname LIKE 'pk_post%' OR c.relname LIKE 'uq_post%'"
+            "      OR c.relname LIKE 'pk_profile%')"
+        ).fetchall()
+
+
+def _server_settings(plain: str) -> str:
+    names = ("shared_buffers", "max_wal_size", "checkpoint_timeout", "wal_compression")
+    with psycopg.connect(plain) as conn:
+        values = [conn.execute(f"SHOW {n}").fetchone()[0] for n in names]  # type: ignore[index]
+    return ", ".join(f"`{n}` {v}" for n, v in zip(names, values, strict=True))
 
 
 def _append(path: Path, lines: list[str]) -> None:
@@ -288,6 +319,8 @@ def main() -> None:
     ap.add_argument("--tries", type=int, default=5)
     ap.add_argument("--advance-hours", type=float, default=24.0)
     ap.add_argument("--data-dir", default=".sors-bench")
+    ap.add_argument("--prewarm", action="store_true",
+                    help="load both copies' catalog tables and indexes into shared buffers first")
     ap.add_argument("--write")
     ap.add_argument("--label", default="Ingest at 1M posts")
     args = ap.parse_args()
