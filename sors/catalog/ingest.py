@@ -190,11 +190,9 @@ async def _upsert_one_by_one(
     return profile_ids, fresh
 
 
-def _profile_row(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
+def _profile_values(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
+    """What a crawl sets on a profile it already has."""
     return {
-        "id": None,
-        "platform": p.platform,
-        "handle": p.handle,
         "display_name": p.display_name,
         "bio": p.bio,
         "avatar_url": p.avatar_url,
@@ -204,6 +202,10 @@ def _profile_row(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
         "platform_user_id": p.platform_user_id,
         "last_crawled_at": at,
     }
+
+
+def _profile_row(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
+    return {"id": None, "platform": p.platform, "handle": p.handle, **_profile_values(p, at)}
 
 
 async def _follow_rename(session: AsyncSession, new_pid: str, old: list[str]) -> None:
@@ -218,16 +220,7 @@ async def _follow_rename(session: AsyncSession, new_pid: str, old: list[str]) ->
 async def _upsert_profile(
     session: AsyncSession, p: ProfileSnapshot, at: datetime
 ) -> tuple[str, bool]:
-    values: dict[str, Any] = {
-        "display_name": p.display_name,
-        "bio": p.bio,
-        "avatar_url": p.avatar_url,
-        "url": p.url,
-        "follower_count": p.follower_count,
-        "follower_count_approximate": p.follower_count_approximate,
-        "platform_user_id": p.platform_user_id,
-        "last_crawled_at": at,
-    }
+    values = _profile_values(p, at)
     existing = (
         await session.execute(
             select(Profile.id).where(
