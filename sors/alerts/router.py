@@ -75,7 +75,8 @@ async def create_alert(
     description="Every alert of this account, active and ended (free).",
     openapi_extra=_skill("list_viral_alerts"),
     response_model=AlertList,
-    responses=problems(),
+    responses=problems(links={"DeleteAlert": link(
+        "delete_viral_alert", **{"path.alertId": "$response.body#/results/0/alertId"})}),
 )
 async def list_alerts(session: Session, account_id: AccountId) -> JSONResponse:
     return JSONResponse({"results": await service.list_alerts(session, account_id)})

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
 from sors.kit import clock
-from sors.kit.problems import problems
+from sors.kit.problems import link, problems
 from sors.kit.routing import SorsRoute, get_session
 from sors.webhooks import service, ssrf
 from sors.webhooks.schemas import (
@@ -41,6 +41,17 @@ def _policy(request: Request) -> ssrf.Policy:
     return ssrf.Policy.from_settings(request.app.state.settings)
 
 
+def _endpoint_links(expr: str) -> dict[str, dict]:
+    """Where an answer naming an endpoint (`expr`: where its id is) leads, for clients and
+    for the fuzzer's stateful phase."""
+    ops = ("get_webhook", "update_webhook", "list_webhook_deliveries", "test_webhook",
+           "rotate_webhook_secret", "delete_webhook")
+    return {
+        "".join(w.title() for w in op.split("_")): link(op, **{"path.webhookId": expr})
+        for op in ops
+    }
+
+
 # Fixed paths come before /webhooks/{webhookId} so they are not read as ids.
 @router.get("/webhooks/settings", response_model=SettingsOut, summary="Webhook settings",
             openapi_extra=_skill("get_webhook_settings"),
@@ -65,7 +76,7 @@ async def put_settings(session: Session, account_id: AccountId, body: SettingsIn
              summary="Create a webhook endpoint (the secret is shown only now)",
              openapi_extra=_skill("create_webhook"),
     description='Registers an https URL for events (all types unless `events` lists some); the signing secret is shown only in this answer. At most 10 endpoints (409); a private or otherwise unsafe URL is 422 `unsafe_url`. Free.',
-    responses=problems(409, body=True),
+    responses=problems(409, body=True, links=_endpoint_links("$response.body#/id")),
 )
 async def create(request: Request, session: Session, account_id: AccountId, body: WebhookIn) -> dict:
     return await service.create(session, account_id, body, _policy(request), clock.now())
@@ -74,7 +85,7 @@ async def create(request: Request, session: Session, account_id: AccountId, body
 @router.get("/webhooks", response_model=WebhookList, summary="Webhook endpoints",
             openapi_extra=_skill("list_webhooks"),
     description="This account's webhook endpoints, oldest first. Free.",
-    responses=problems(),
+    responses=problems(links=_endpoint_links("$response.body#/results/0/id")),
 )
 async def list_endpoints(session: Session, account_id: AccountId) -> dict:
     return {"results": await service.list_endpoints(session, account_id, clock.now())}
@@ -134,7 +145,9 @@ async def test(session: Session, account_id: AccountId, webhookId: EndpointId) -
             summary="Delivery attempts of this endpoint, newest first",
             openapi_extra=_skill("list_webhook_deliveries"),
     description='Delivery attempts, newest first; `limit` 1-100 (clamped), page with `before`. Free.',
-    responses=problems(404),
+    responses=problems(404, links={"RetryDelivery": link(
+        "retry_webhook_delivery", **{"path.webhookId": "$request.path.webhookId",
+                                     "path.deliveryId": "$response.body#/results/0/deliveryId"})}),
 )
 async def deliveries(
     session: Session,

@@ -40,6 +40,14 @@ def test_schemathesis_finds_nothing(
         for role in ("update", "revoke")
     }
     own_key = _current_key(api, headers)
+    # A webhook endpoint with one delivery, so the links from list_webhooks and
+    # list_webhook_deliveries lead the stateful phase to real records (loopback: the fixture
+    # allows it; no worker runs, so nothing is delivered).
+    hook = httpx.post(f"{api}/webhooks", json={"url": "http://127.0.0.1:9/sors-fuzz"},
+                      headers=headers)
+    assert hook.status_code == 200, hook.text
+    sent = httpx.post(f"{api}/webhooks/{hook.json()['id']}/test", headers=headers)
+    assert sent.status_code == 200, sent.text
     report = tmp_path / "events.ndjson"
     st = Path(sys.executable).parent / "st"
     cmd = [
