@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, field_validator
 
 from sors.catalog import taxonomy
-from sors.catalog.schemas import PlatformName, ScoreMethod, Window
+from sors.catalog.schemas import PlatformName, ScoreMethod, Window, known_category_id
 from sors.kit.schemas import RequestModel, ResponseModel
 
 IdeaKind = Literal["hashtag", "phrase", "format", "sound"]
@@ -33,12 +33,7 @@ class BreakoutsIn(RequestModel):
     scoreMethod: ScoreMethod | None = None
     limit: Annotated[int | None, _clamp(1, 50)] = None
 
-    @field_validator("categoryId")
-    @classmethod
-    def _known_category(cls, v: str | None) -> str | None:
-        if v is not None and v not in taxonomy.by_id():
-            raise ValueError("unknown category id; GET /api/v1/categories lists them")
-        return v
+    _known_category = field_validator("categoryId")(known_category_id)
 
 
 class _Out(ResponseModel):

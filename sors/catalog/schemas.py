@@ -81,6 +81,14 @@ PageSize = Annotated[int | None, _clamp(1, MAX_PAGE_SIZE)]
 Page = Annotated[int | None, Field(ge=1)]
 
 
+
+def known_category_id(v: str | None) -> str | None:
+    """A `categoryId` must name a category of the taxonomy (shared by every request that
+    takes one)."""
+    if v is not None and v not in taxonomy.by_id():
+        raise ValueError("unknown category id; GET /api/v1/categories lists them")
+    return v
+
 class _Paged(RequestModel):
     page: Page = None
     pageSize: PageSize = None
@@ -119,12 +127,7 @@ class SearchProfilesIn(_Paged):
         ),
     ] = None
 
-    @field_validator("categoryId")
-    @classmethod
-    def _known_category(cls, v: str | None) -> str | None:
-        if v is not None and v not in taxonomy.by_id():
-            raise ValueError("unknown category id; GET /api/v1/categories lists them")
-        return v
+    _known_category = field_validator("categoryId")(known_category_id)
 
 
 class TrendsIn(RequestModel):

@@ -9,6 +9,7 @@ that repeats a hashtag or phrase twice in `postCount` and the median.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from sqlalchemy import text
@@ -17,14 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.breakouts.repository import BreakoutQuery
 from sors.catalog.repository import score_column
 
-# Words that make a caption phrase without making an idea.
-STOPWORDS = (
-    "the and for you your with this that from are was were have has had not but all can "
-    "our out get got its it's just like what when how why who into onto about more most "
-    "than then them they their there here will would could should did does doing done "
-    "one two new day today now very much many some any been being also only over under "
-    "off too use using made make makes let lets see watch follow link bio part"
-).split()
+# The same stopwords as the extraction rules of migration 0014 (one list).
+STOPWORDS = importlib.import_module("sors.migrations.versions.0014_post_ideas").STOPWORDS
 
 
 _IDEAS = {
