@@ -101,8 +101,10 @@ cand AS MATERIALIZED (
     FROM outliers o {" ".join(joins)}
 ),
 -- Byte-order keys: grouping ~80k rows compares them often, and equality is the same in any
--- collation; orderings the answer shows use the database's collation again.
-hits AS MATERIALIZED (
+-- collation; orderings the answer shows use the database's collation again. Not
+-- materialized: unnesting again is cheaper than writing and reading back ~80k wide rows, and
+-- the second pass keeps only the rows of the top groups.
+hits AS NOT MATERIALIZED (
     SELECT kind COLLATE "C" AS kind, idea COLLATE "C" AS idea,
            category_id COLLATE "C" AS category_id, profile_id COLLATE "C" AS profile_id,
            id, score, published_at
@@ -112,24 +114,28 @@ hits AS MATERIALIZED (
 -- Which groups can make the answer: the creator counts come from a hash aggregate; only the
 -- groups at or above the `limit`-th largest count (the first sort key) need the sorted
 -- aggregates (median, first and latest post) below.
-sizes AS (
+sizes AS MATERIALIZED (
     SELECT kind, idea, category_id, count(*) AS creators
     FROM (SELECT DISTINCT kind, idea, category_id, profile_id FROM hits) AS per_creator
     GROUP BY kind, idea, category_id
     HAVING count(*) >= :min_creators
 ),
-top AS (
+top AS MATERIALIZED (
     SELECT * FROM sizes
     WHERE creators >= coalesce(
         (SELECT creators FROM sizes ORDER BY creators DESC LIMIT 1 OFFSET :limit - 1), 0)
 ),
+-- The posts of those groups (~15% of the idea rows for the three-month frame).
+top_hits AS MATERIALIZED (
+    SELECT h.*, t.creators FROM hits h JOIN top t USING (kind, idea, category_id)
+),
 grouped AS (
-    SELECT h.kind, h.idea, h.category_id, t.creators, count(*) AS posts,
+    SELECT h.kind, h.idea, h.category_id, h.creators, count(*) AS posts,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY h.score) AS median_score,
            (array_agg(h.id ORDER BY h.published_at, h.id))[1] AS first_id,
            (array_agg(h.id ORDER BY h.published_at DESC, h.id))[1] AS latest_id
-    FROM hits h JOIN top t USING (kind, idea, category_id)
-    GROUP BY h.kind, h.idea, h.category_id, t.creators
+    FROM top_hits h
+    GROUP BY h.kind, h.idea, h.category_id, h.creators
     ORDER BY creators DESC, median_score DESC, kind COLLATE "default", idea COLLATE "default",
              category_id COLLATE "default"
     LIMIT :limit
@@ -137,7 +143,7 @@ grouped AS (
 best AS (
     SELECT DISTINCT ON (h.kind, h.idea, h.category_id, h.profile_id)
            h.kind, h.idea, h.category_id, h.id, h.score
-    FROM hits h JOIN grouped g USING (kind, idea, category_id)
+    FROM top_hits h JOIN grouped g USING (kind, idea, category_id)
     ORDER BY h.kind, h.idea, h.category_id, h.profile_id, h.score DESC, h.id
 ),
 evidence AS (
