@@ -35,19 +35,43 @@ class BreakoutQuery:
     evidence_limit: int = 10  # each breakout shows at most this many creators' best posts
 
 
-# Hashtags and phrases come from post_ideas (extracted at ingest, migration 0014); formats
-# and sounds from the candidate post itself.
-_HIT = "c.category_id, c.profile_id, c.id, c.score, c.published_at"
+# Where each kind of idea comes from, as (FROM clause over the candidates, the idea, which
+# candidates have one): hashtags
+# and phrases from post_ideas (extracted at ingest, migration 0014), formats and sounds from
+# the candidate post itself.
 _IDEAS = {
-    "hashtag": f"""
-        SELECT 'hashtag' AS kind, t.idea, {_HIT} FROM cand c, unnest(c.hashtags) AS t(idea)""",
-    "phrase": f"""
-        SELECT 'phrase', t.idea, {_HIT} FROM cand c, unnest(c.phrases) AS t(idea)""",
-    "format": f"""
-        SELECT 'format', c.platform || ':' || c.content_type, {_HIT} FROM cand c""",
-    "sound": f"""
-        SELECT 'sound', lower(c.track), {_HIT} FROM cand c WHERE coalesce(c.track, '') <> ''""",
+    "hashtag": ("cand c CROSS JOIN LATERAL unnest(c.hashtags) AS u(idea)", "u.idea", "true"),
+    "phrase": ("cand c CROSS JOIN LATERAL unnest(c.phrases) AS u(idea)", "u.idea", "true"),
+    "format": ("cand c", "c.platform || ':' || c.content_type", "true"),
+    "sound": ("cand c", "lower(c.track)", "coalesce(c.track, '') <> ''"),
 }
+
+
+def _per_kind(q: BreakoutQuery, branch: str) -> str:
+    """One branch per asked kind, UNION ALL: each groups without a `kind` key, and a format
+    is never unnested."""
+    return "\n    UNION ALL\n".join(
+        branch.format(kind=k, source=_IDEAS[k][0], idea=_IDEAS[k][1], cond=_IDEAS[k][2])
+        for k in q.kinds
+    )
+
+
+# Byte-order keys: grouping and sorting compare them often, and equality is the same in any
+# collation; orderings the answer shows use the database's collation again.
+_SIZES = """
+    SELECT '{kind}' COLLATE "C" AS kind, idea COLLATE "C" AS idea,
+           category_id COLLATE "C" AS category_id, count(*) AS creators
+    FROM (SELECT DISTINCT {idea} AS idea, c.category_id, c.profile_id FROM {source} WHERE {cond}) AS x
+    GROUP BY idea, category_id
+    HAVING count(*) >= :min_creators"""
+# The posts of the top groups: the ideas are unnested again, which costs less than writing
+# and reading back every idea row (~80k for the three-month frame at 1M posts).
+_TOP_HITS = """
+    SELECT t.kind, t.idea, t.category_id, c.profile_id COLLATE "C" AS profile_id,
+           c.id, c.score, c.published_at, t.creators
+    FROM {source}
+    JOIN top t ON t.kind = '{kind}' AND t.idea = {idea} AND t.category_id = c.category_id
+    WHERE {cond}"""
 
 
 def _statement(q: BreakoutQuery) -> str:
@@ -79,7 +103,6 @@ def _statement(q: BreakoutQuery) -> str:
         arrays = "i.hashtags, i.phrases"
     else:
         arrays = "NULL::text[] AS hashtags, NULL::text[] AS phrases"
-    ideas = "\n        UNION ALL\n".join(_IDEAS[k] for k in q.kinds)
     return f"""
 WITH outliers AS MATERIALIZED (
     SELECT p.id, p.profile_id, p.platform, p.content_type, p.published_at,
@@ -100,34 +123,17 @@ cand AS MATERIALIZED (
     SELECT o.*, {category} AS category_id, {arrays}
     FROM outliers o {" ".join(joins)}
 ),
--- Byte-order keys: grouping ~80k rows compares them often, and equality is the same in any
--- collation; orderings the answer shows use the database's collation again. Not
--- materialized: unnesting again is cheaper than writing and reading back ~80k wide rows, and
--- the second pass keeps only the rows of the top groups.
-hits AS NOT MATERIALIZED (
-    SELECT kind COLLATE "C" AS kind, idea COLLATE "C" AS idea,
-           category_id COLLATE "C" AS category_id, profile_id COLLATE "C" AS profile_id,
-           id, score, published_at
-    FROM ({ideas}
-    ) AS u(kind, idea, category_id, profile_id, id, score, published_at)
-),
--- Which groups can make the answer: the creator counts come from a hash aggregate; only the
+-- Which groups can make the answer: the creator counts come from hash aggregates; only the
 -- groups at or above the `limit`-th largest count (the first sort key) need the sorted
 -- aggregates (median, first and latest post) below.
-sizes AS MATERIALIZED (
-    SELECT kind, idea, category_id, count(*) AS creators
-    FROM (SELECT DISTINCT kind, idea, category_id, profile_id FROM hits) AS per_creator
-    GROUP BY kind, idea, category_id
-    HAVING count(*) >= :min_creators
+sizes AS MATERIALIZED ({_per_kind(q, _SIZES)}
 ),
 top AS MATERIALIZED (
     SELECT * FROM sizes
     WHERE creators >= coalesce(
         (SELECT creators FROM sizes ORDER BY creators DESC LIMIT 1 OFFSET :limit - 1), 0)
 ),
--- The posts of those groups (~15% of the idea rows for the three-month frame).
-top_hits AS MATERIALIZED (
-    SELECT h.*, t.creators FROM hits h JOIN top t USING (kind, idea, category_id)
+top_hits AS MATERIALIZED ({_per_kind(q, _TOP_HITS)}
 ),
 grouped AS (
     SELECT h.kind, h.idea, h.category_id, h.creators, count(*) AS posts,
