@@ -4,7 +4,8 @@ into copies of the 1M-post benchmark database, and the time until a new crawl is
     createdb -T sors_bench_m sors_bench_13a    # stays at main's schema: the "before" code
     createdb -T sors_bench_m sors_bench_13b    # migrated with this branch: the "after" code
     python bench/ingest.py run --admin-url URL --before-db sors_bench_13a \
-        --after-db sors_bench_13b [--rounds 4] [--write docs/PERFORMANCE.md --label "…"]
+        --after-db sors_bench_13b [--rounds 4] [--streams 1,2] [--prewarm] \
+        [--write docs/PERFORMANCE.md --label "…"]
     python bench/ingest.py searchable --admin-url URL --database sors_bench_13b
 
 `run` ingests, per round, one batch of 100 re-crawls (profiles already in the catalog,
@@ -138,38 +139,52 @@ def run(args: argparse.Namespace) -> None:
     url_a, plain_a = _url(args.admin_url, args.before_db)
     url_b, plain_b = _url(args.admin_url, args.after_db)
     at = NOW + timedelta(hours=args.advance_hours)
-    recrawl, first = _handles(plain_b, args.rounds, at)
+    streams = sorted({int(n) for n in args.streams.split(",")})
+    # Per round, one batch per stream of each stream count (each batch its own profiles).
+    per_round = sum(streams)
+    recrawl, first = _handles(plain_b, args.rounds * per_round, at)
     if args.prewarm:
         for plain in (plain_a, plain_b):
             _prewarm_write_path(plain)
     settings = _server_settings(plain_b)
     world = SimWorld(SEED)
-    times: dict[tuple[str, str], list[float]] = {}
-    posts: dict[str, int] = {}
+    times: dict[tuple[str, int, str], list[float]] = {}
+    posts: dict[tuple[str, int], int] = {}
     load: list[float] = []
     differ = 0
 
     async def go() -> None:
         nonlocal differ
+        top = max(streams)
         code = {
-            "before": (async_sessionmaker(create_async_engine(url_a, pool_size=1),
+            "before": (async_sessionmaker(create_async_engine(url_a, pool_size=top),
                                           expire_on_commit=False), old_ingest),
-            "after": (async_sessionmaker(create_async_engine(url_b, pool_size=1),
+            "after": (async_sessionmaker(create_async_engine(url_b, pool_size=top),
                                          expire_on_commit=False), ingest_crawls),
         }
         for r in range(args.rounds):
-            for kind, handles in (("re-crawl", recrawl[r]), ("first crawl", first[r])):
-                snaps = [world.crawl(p, h, at) for p, h in handles]  # type: ignore[arg-type]
-                posts[kind] = posts.get(kind, 0) + sum(len(s.posts) for s in snaps)
-                order = ("before", "after") if r % 2 == 0 else ("after", "before")
-                load.append(os.getloadavg()[0])
-                for label in order:
-                    sessions, ingest = code[label]
-                    t = await _timed(sessions, ingest, snaps)
-                    times.setdefault((kind, label), []).append(t)
-                    print(f"round {r + 1} {kind:11s} {label:6s} {len(snaps)} profiles "
-                          f"{sum(len(s.posts) for s in snaps):,} posts {t:6.2f} s", flush=True)
-                differ += _compare(plain_a, plain_b, handles)
+            for kind, batches in (("re-crawl", recrawl), ("first crawl", first)):
+                taken = r * per_round
+                for n in streams:
+                    group = batches[taken:taken + n]
+                    taken += n
+                    snaps = [[world.crawl(p, h, at) for p, h in hs]  # type: ignore[arg-type]
+                             for hs in group]
+                    count = sum(len(s.posts) for b in snaps for s in b)
+                    posts[(kind, n)] = posts.get((kind, n), 0) + count
+                    order = ("before", "after") if r % 2 == 0 else ("after", "before")
+                    load.append(os.getloadavg()[0])
+                    for label in order:
+                        sessions, ingest = code[label]
+                        # N crawl workers at once, as deployed: one transaction each.
+                        started = time.perf_counter()
+                        await asyncio.gather(*(_timed(sessions, ingest, b) for b in snaps))
+                        t = time.perf_counter() - started
+                        times.setdefault((kind, n, label), []).append(t)
+                        print(f"round {r + 1} {kind:11s} {n} stream(s) {label:6s} "
+                              f"{count:,} posts {t:6.2f} s", flush=True)
+                    for hs in group:
+                        differ += _compare(plain_a, plain_b, hs)
 
     asyncio.run(go())
     lines = [
@@ -177,23 +192,28 @@ def run(args: argparse.Namespace) -> None:
         "",
         f"- Machine: {_machine()}; 1-minute load average {min(load):.1f}-{max(load):.1f} "
         "during the run (a machine shared with other engineers' work).",
-        f"- Copies of the 1M-post benchmark database; {args.rounds} rounds, each one batch of "
-        f"{BATCH} re-crawls ({args.advance_hours:g} h after the last crawl) and one of {BATCH} "
-        "first crawls, ingested by both codes in alternation (same snapshots).",
+        f"- Copies of the 1M-post benchmark database; {args.rounds} rounds, each with, per "
+        f"stream count N in {streams}, N batches of {BATCH} re-crawls "
+        f"({args.advance_hours:g} h after the last crawl) and N of {BATCH} first crawls "
+        "(other profiles in each batch), ingested by both codes in alternation (same "
+        "snapshots); N streams are N transactions at once, as N crawl workers run them (here "
+        "one Python process: the streams' Python work shares one core).",
         f"- Posts whose written columns differ between the two copies afterwards: {differ}.",
         f"- Server: {settings}; "
         + ("both copies' posts, post_stats, profiles and their indexes prewarmed into shared "
            "buffers first (`--prewarm`)." if args.prewarm else "no prewarm."),
         "",
-        "| batch | code | posts per batch | seconds per batch p50 / max | posts/s |",
-        "|---|---|---:|---:|---:|",
+        "| batch | streams | code | posts per round | seconds per round p50 / max | posts/s |",
+        "|---|---:|---|---:|---:|---:|",
     ]
     for kind in ("re-crawl", "first crawl"):
-        for label, name in (("before", f"before ({args.before})"), ("after", "after")):
-            xs = times[(kind, label)]
-            per = posts[kind] / args.rounds
-            lines.append(f"| {kind} | {name} | {per:,.0f} | {statistics.median(xs):.2f} / "
-                         f"{max(xs):.2f} | {posts[kind] / sum(xs):,.0f} |")
+        for n in streams:
+            for label, name in (("before", f"before ({args.before})"), ("after", "after")):
+                xs = times[(kind, n, label)]
+                total = posts[(kind, n)]
+                lines.append(f"| {kind} | {n} | {name} | {total / args.rounds:,.0f} | "
+                             f"{statistics.median(xs):.2f} / {max(xs):.2f} | "
+                             f"{total / sum(xs):,.0f} |")
     print("\n".join(lines))
     if args.write:
         _append(Path(args.write), lines)
@@ -316,6 +336,8 @@ def main() -> None:
     ap.add_argument("--database", help="searchable: the copy to crawl into")
     ap.add_argument("--before", default=BEFORE, help="git revision of the 'before' code")
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--streams", default="1",
+                    help="concurrent batches, e.g. 1,2: each count is run every round")
     ap.add_argument("--tries", type=int, default=5)
     ap.add_argument("--advance-hours", type=float, default=24.0)
     ap.add_argument("--data-dir", default=".sors-bench")
