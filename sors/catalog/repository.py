@@ -30,7 +30,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import WINDOWS, Post, PostStat, Profile, ProfileCategory
-from sors.kit.db import fetch_one, plain_sql
+from sors.kit.db import fetch_all, fetch_one, plain_sql, shape_of, sql_for_shape
 
 Row = RowMapping
 
@@ -105,23 +105,46 @@ def _bigint(n: int) -> int:
     return min(n, _BIGINT_MAX)
 
 
-def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
-    conds: list[ColumnElement[bool]] = []
+def post_params(f: PostFilter) -> dict[str, Any]:
+    """The values of a post search's filters, under the names its statement binds them."""
+    p: dict[str, Any] = {}
     if f.query:
-        conds.append(text_match(f.query))
-    if f.platforms:
-        conds.append(Post.platform.in_(list(f.platforms)))
-    if f.content_types:
-        conds.append(Post.content_type.in_(list(f.content_types)))
+        p["query"] = f.query
+    p.update({f"platform_{i}": v for i, v in enumerate(f.platforms or ())})
+    p.update({f"content_type_{i}": v for i, v in enumerate(f.content_types or ())})
     if f.min_score is not None:
-        conds.append(score_column(f.score_window, f.score_method) >= f.min_score)
+        p["min_score"] = f.min_score
     # Counts are integers: compare with integers, so the bigint indexes stay usable.
     if f.min_views is not None:
-        conds.append(Post.views >= _bigint(math.ceil(f.min_views)))
+        p["min_views"] = _bigint(math.ceil(f.min_views))
     if f.max_followers is not None:
-        conds.append(Post.owner_followers <= _bigint(math.floor(f.max_followers)))
+        p["max_followers"] = _bigint(math.floor(f.max_followers))
     if f.published_since is not None:
-        conds.append(Post.published_at >= f.published_since)
+        p["published_since"] = f.published_since
+    return p
+
+
+def _listed(p: dict[str, Any], prefix: str) -> list[Any]:
+    return [bindparam(k, v) for k, v in p.items() if k.startswith(prefix)]
+
+
+def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
+    p = post_params(f)
+    conds: list[ColumnElement[bool]] = []
+    if "query" in p:
+        conds.append(text_match(bindparam("query", p["query"])))
+    if platforms := _listed(p, "platform_"):
+        conds.append(Post.platform.in_(platforms))
+    if content_types := _listed(p, "content_type_"):
+        conds.append(Post.content_type.in_(content_types))
+    if "min_score" in p:
+        conds.append(score_column(f.score_window, f.score_method) >= bindparam("min_score", p["min_score"]))
+    if "min_views" in p:
+        conds.append(Post.views >= bindparam("min_views", p["min_views"]))
+    if "max_followers" in p:
+        conds.append(Post.owner_followers <= bindparam("max_followers", p["max_followers"]))
+    if "published_since" in p:
+        conds.append(Post.published_at >= bindparam("published_since", p["published_since"]))
     return conds
 
 
@@ -143,8 +166,8 @@ def search_posts_stmt(f: PostFilter, *, sort_by: str, limit: int, offset: int) -
         select(Post.id)
         .where(*post_conditions(f))
         .order_by(*order)
-        .limit(limit)
-        .offset(offset)
+        .limit(bindparam("limit", limit))
+        .offset(bindparam("offset", offset))
         .subquery("hits")
     )
     return (
@@ -159,20 +182,41 @@ def search_posts_stmt(f: PostFilter, *, sort_by: str, limit: int, offset: int) -
 def count_posts_stmt(f: PostFilter, *, cap: int) -> Select[Any]:
     """Matches, counted up to `cap` + 1 (so the caller can tell the count was capped)."""
     inner: Select[Any] = (
-        select(literal_column("1")).select_from(Post).where(*post_conditions(f)).limit(cap + 1)
+        select(literal_column("1")).select_from(Post).where(*post_conditions(f))
+        .limit(bindparam("cap", cap + 1))
     )
     return select(func.count()).select_from(inner.subquery())
 
 
+# Searches run precompiled per shape on the session's driver connection (kit.db.sql_for_shape):
+# building the statement and the ORM's execution and result layers cost more than a cheap
+# search's round trip. The statements are the ones the functions above build.
+
+
 async def search_posts(
     session: AsyncSession, f: PostFilter, *, sort_by: str, limit: int, offset: int
-) -> list[Row]:
-    stmt = search_posts_stmt(f, sort_by=sort_by, limit=limit, offset=offset)
-    return [r._mapping for r in (await session.execute(stmt)).all()]
+) -> list[dict[str, Any]]:
+    p = post_params(f)
+    sql = sql_for_shape(
+        ("posts.page", sort_by, f.score_window, f.score_method, *shape_of(p)),
+        lambda: search_posts_stmt(f, sort_by=sort_by, limit=limit, offset=offset),
+    )
+    return await fetch_all(session, sql, {**p, "limit": limit, "offset": offset})
 
 
 async def count_posts(session: AsyncSession, f: PostFilter, *, cap: int) -> int:
-    return int((await session.execute(count_posts_stmt(f, cap=cap))).scalar_one())
+    p = post_params(f)
+    sql = sql_for_shape(
+        ("posts.count", f.score_window, f.score_method, *shape_of(p)),
+        lambda: count_posts_stmt(f, cap=cap),
+    )
+    return await _count(session, sql, {**p, "cap": cap + 1})
+
+
+async def _count(session: AsyncSession, sql: str, params: dict[str, Any]) -> int:
+    row = await fetch_one(session, sql, params)
+    assert row is not None  # an aggregate without GROUP BY: always one row
+    return int(next(iter(row.values())))
 
 
 # ---- single records -------------------------------------------------------------------
@@ -295,10 +339,23 @@ class ProfileFilter:
     category_ids: Sequence[str] | None = None  # the category and its descendants
 
 
-def profile_conditions(f: ProfileFilter) -> list[ColumnElement[bool]]:
-    conds: list[ColumnElement[bool]] = []
+def profile_params(f: ProfileFilter) -> dict[str, Any]:
+    """The values of a profile search's filters, under the names its statement binds them."""
+    p: dict[str, Any] = {}
     if f.query:
-        pattern = ilike_pattern(f.query)
+        p["pattern"] = ilike_pattern(f.query)
+    p.update({f"platform_{i}": v for i, v in enumerate(f.platforms or ())})
+    if f.category_ids is not None:
+        p.update({f"category_{i}": v for i, v in enumerate(f.category_ids)})
+        p["categories"] = len(f.category_ids)  # part of the shape: none at all matches nothing
+    return p
+
+
+def profile_conditions(f: ProfileFilter) -> list[ColumnElement[bool]]:
+    p = profile_params(f)
+    conds: list[ColumnElement[bool]] = []
+    if "pattern" in p:
+        pattern = bindparam("pattern", p["pattern"])
         # Each side matches one trigram index (handles are stored lower-case).
         conds.append(
             or_(
@@ -306,18 +363,18 @@ def profile_conditions(f: ProfileFilter) -> list[ColumnElement[bool]]:
                 func.lower(Profile.display_name).like(func.lower(pattern), escape="\\"),
             )
         )
-    if f.platforms:
-        conds.append(Profile.platform.in_(list(f.platforms)))
-    if f.category_ids is not None:
-        if not f.category_ids:
-            conds.append(false())
-        else:
+    if platforms := _listed(p, "platform_"):
+        conds.append(Profile.platform.in_(platforms))
+    if "categories" in p:
+        if categories := _listed(p, "category_"):
             conds.append(
                 exists().where(
                     ProfileCategory.profile_id == Profile.id,
-                    ProfileCategory.category_id.in_(list(f.category_ids)),
+                    ProfileCategory.category_id.in_(categories),
                 )
             )
+        else:
+            conds.append(false())
     return conds
 
 
@@ -326,8 +383,8 @@ def search_profiles_stmt(f: ProfileFilter, *, limit: int, offset: int) -> Select
         select(*_PROFILE_COLUMNS)
         .where(*profile_conditions(f))
         .order_by(Profile.follower_count.desc().nulls_last(), Profile.id)
-        .limit(limit)
-        .offset(offset)
+        .limit(bindparam("limit", limit))
+        .offset(bindparam("offset", offset))
     )
 
 
@@ -336,20 +393,26 @@ def count_profiles_stmt(f: ProfileFilter, *, cap: int) -> Select[Any]:
         select(literal_column("1"))
         .select_from(Profile)
         .where(*profile_conditions(f))
-        .limit(cap + 1)
+        .limit(bindparam("cap", cap + 1))
     )
     return select(func.count()).select_from(inner.subquery())
 
 
 async def search_profiles(
     session: AsyncSession, f: ProfileFilter, *, limit: int, offset: int
-) -> list[Row]:
-    stmt = search_profiles_stmt(f, limit=limit, offset=offset)
-    return [r._mapping for r in (await session.execute(stmt)).all()]
+) -> list[dict[str, Any]]:
+    p = profile_params(f)
+    sql = sql_for_shape(
+        ("profiles.page", *shape_of(p)),
+        lambda: search_profiles_stmt(f, limit=limit, offset=offset),
+    )
+    return await fetch_all(session, sql, {**p, "limit": limit, "offset": offset})
 
 
 async def count_profiles(session: AsyncSession, f: ProfileFilter, *, cap: int) -> int:
-    return int((await session.execute(count_profiles_stmt(f, cap=cap))).scalar_one())
+    p = profile_params(f)
+    sql = sql_for_shape(("profiles.count", *shape_of(p)), lambda: count_profiles_stmt(f, cap=cap))
+    return await _count(session, sql, {**p, "cap": cap + 1})
 
 
 async def category_profile_counts(

@@ -164,6 +164,42 @@ async def fetch_one(session: AsyncSession, sql: str, params: dict[str, Any]) -> 
         return await cur.fetchone()
 
 
+async def fetch_all(session: AsyncSession, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every row as a dict, through `driver`."""
+    from psycopg.rows import dict_row
+
+    pg = await driver(session)
+    async with pg.cursor(row_factory=dict_row) as cur:
+        await cur.execute(sql, params)
+        return await cur.fetchall()
+
+
+_SHAPES: dict[tuple[Any, ...], str] = {}
+_SHAPES_MAX = 2048
+
+
+def shape_of(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What a statement's text depends on in its parameters: their names and value types."""
+    return tuple((name, type(value).__name__) for name, value in params.items())
+
+
+def sql_for_shape(key: tuple[Any, ...], build: Any) -> str:
+    """`plain_sql(build())`, compiled once per statement shape (`key`: what the statement's
+    text depends on, e.g. which filters are present and how many values a list has).
+
+    For statements built per request from a few optional filters (searches): building a
+    statement and letting the ORM cache, run and process it costs several times its round
+    trip. The statement's text depends only on the shape, its values travel as named
+    parameters; the cache is bounded (shapes are few; the bound keeps a caller that varies
+    them from growing it)."""
+    sql = _SHAPES.get(key)
+    if sql is None:
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()
+        sql = _SHAPES[key] = plain_sql(build())
+    return sql
+
+
 _db: Database | None = None
 
 
