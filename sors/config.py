@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     # here (in arrival order) rather than failing: 1,000 simultaneous calls on two vCPUs
     # take longer than SQLAlchemy's default of 30 s to drain. Past it: 503 with Retry-After.
     db_pool_timeout: float = Field(default=120.0, gt=0)
+    # A pooled connection idle longer than this is pinged (a round trip) before it is handed
+    # out; one used more recently is handed out as it is (see kit.db.make_engine). 0: always.
+    db_ping_after_idle_seconds: float = Field(default=5.0, ge=0)
 
     log_level: str = "INFO"
     log_json: bool = True

@@ -7,6 +7,7 @@ started on demand in DATA_DIR/pg and shared by every process using that data dir
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -91,15 +92,49 @@ def database_url(settings: Settings) -> str:
 
 
 def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
-    return create_async_engine(
+    engine = create_async_engine(
         url or database_url(settings),
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_max_overflow,
         pool_timeout=settings.db_pool_timeout,
-        pool_pre_ping=True,
         json_serializer=_dumps,
         json_deserializer=orjson.loads,
     )
+    _ping_when_idle(engine, settings.db_ping_after_idle_seconds)
+    return engine
+
+
+def _ping_when_idle(engine: AsyncEngine, idle_seconds: float) -> None:
+    """Check a pooled connection before handing it out only when it may have gone stale.
+
+    SQLAlchemy's `pool_pre_ping` pings on every checkout: a round trip (and the transaction's
+    BEGIN one earlier) on every request. A connection handed back less than `idle_seconds`
+    ago was working then; one the server closed since is known to libpq (`pgconn.status`) as
+    soon as it read the close, and is replaced here too. What remains — the server restarted
+    within the last few seconds while the connection sat in the pool — fails that one
+    statement; the error invalidates the connection (a request gets the 503 with Retry-After
+    of kit.errors) and the pool replaces it."""
+    import psycopg
+    from sqlalchemy import event, exc
+
+    pool = engine.sync_engine.pool
+
+    @event.listens_for(pool, "checkin")
+    def _returned(dbapi_connection: Any, record: Any) -> None:
+        record.info["sors.returned"] = time.monotonic()
+
+    @event.listens_for(pool, "checkout")
+    def _check(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        pg = dbapi_connection.driver_connection
+        if pg.closed or pg.pgconn.status != psycopg.pq.ConnStatus.OK:
+            raise exc.DisconnectionError("connection closed")
+        returned = record.info.get("sors.returned")
+        if returned is not None and time.monotonic() - returned < idle_seconds:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as e:  # the pool retries with a fresh connection
+            raise exc.DisconnectionError(str(e)) from e
 
 
 class Database:
