@@ -93,6 +93,11 @@ def _statement(q: BreakoutQuery) -> str:
         # none, so groups join on plain equality (the answer says null).
         category = "coalesce(nc.category_id, '')"
         joins.append("LEFT JOIN niche nc ON nc.profile_id = o.profile_id")
+    # Only the arrays asked for: the candidates are materialized, phrases and all.
+    arrays = ", ".join(
+        f"i.{col}" if kind in q.kinds else f"NULL::text[] AS {col}"
+        for kind, col in (("hashtag", "hashtags"), ("phrase", "phrases"))
+    )
     if {"hashtag", "phrase"} & set(q.kinds):
         # One primary-key probe per outlier. OFFSET 0 keeps it a probe: as a plain join the
         # planner may hash the whole table for a few thousand outliers.
@@ -100,9 +105,6 @@ def _statement(q: BreakoutQuery) -> str:
             "LEFT JOIN LATERAL (SELECT i.hashtags, i.phrases FROM post_ideas i "
             "WHERE i.post_id = o.id OFFSET 0) i ON true"
         )
-        arrays = "i.hashtags, i.phrases"
-    else:
-        arrays = "NULL::text[] AS hashtags, NULL::text[] AS phrases"
     return f"""
 WITH outliers AS MATERIALIZED (
     SELECT p.id, p.profile_id, p.platform, p.content_type, p.published_at,
