@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from sqlalchemy import select, text
 from sqlalchemy.dialects.postgresql import insert
@@ -28,8 +30,7 @@ from sors.webhooks.repository import CREDITS_LOW_THRESHOLD_SQL
 # `credits.low` webhook threshold (the charge needs it next) and, with `lazy` (a paid read
 # whose only write is its charge), lets the transaction commit without waiting for the WAL
 # flush (see `billing.service.charge`).
-_CHARGE = text(
-    f"""
+_CHARGE_CTES = """
     WITH cap AS (
         SELECT daily_credit_cap AS cap FROM api_keys
         WHERE id = :key AND daily_credit_cap IS NOT NULL
@@ -50,15 +51,60 @@ _CHARGE = text(
         SELECT :entry_id, id, 'charge', -:n, balance, :reason, :skill, :request_id, :job_ref
         FROM debit
         RETURNING balance_after
-    )
+    )"""
+_CHARGE_RESULT = f"""
     SELECT (SELECT balance_after FROM entry) AS balance,
            EXISTS (SELECT 1 FROM cap) AS capped,
            (SELECT spent FROM spend) AS spent,
            ({CREDITS_LOW_THRESHOLD_SQL}) AS low_threshold,
-           CASE WHEN :lazy THEN set_config('synchronous_commit', 'off', true) END AS lazy
-    """
-)
+           CASE WHEN :lazy THEN set_config('synchronous_commit', 'off', true) END AS lazy"""
+_CHARGE = text(_CHARGE_CTES + _CHARGE_RESULT)
 _CHARGE_SQL = plain_sql(_CHARGE)  # run through the session's driver (kit.db.driver)
+
+
+# A paid read's charge riding along the read's own first statement (`ride_along_sql`): the
+# same statement with its parameters prefixed `charge_` (the read's own names stay free),
+# the read as a LEFT JOINed subquery — so there is always exactly one row carrying the
+# charge's outcome, and `charge_found` says whether the read found anything. The CTEs run
+# whatever the read finds; a read that ends in an error is rolled back with its charge.
+def _prefixed(sql: str) -> str:
+    return re.sub(r"(?<![:\w]):(\w+)", r":charge_\1", sql)
+
+
+_RIDE_CTES = plain_sql(text(_prefixed(_CHARGE_CTES)))
+_RIDE_RESULT = plain_sql(text(_prefixed(_CHARGE_RESULT)))
+_RIDES: dict[str, str] = {}
+
+
+def ride_along_sql(read_sql: str) -> str:
+    """`read_sql` (driver form, at most one row wanted) with the charge riding along."""
+    sql = _RIDES.get(read_sql)
+    if sql is None:
+        sql = _RIDES[read_sql] = (
+            f"{_RIDE_CTES} SELECT c.balance AS charge_balance, c.capped AS charge_capped,"
+            " c.spent AS charge_spent, c.low_threshold AS charge_low_threshold,"
+            f" c.lazy AS charge_lazy, r.* FROM ({_RIDE_RESULT}) c LEFT JOIN"
+            f" (SELECT true AS charge_found, r0.* FROM ({read_sql}) r0) r ON true"
+        )
+    return sql
+
+
+def ride_along_params(account_id: str, amount: int, *, entry_id: str, skill: str,
+                      request_id: str | None, key_id: str | None, day: date) -> dict[str, Any]:
+    return {f"charge_{k}": v for k, v in _params(
+        account_id, amount, entry_id=entry_id, reason=skill, skill=skill,
+        request_id=request_id, job_ref=None, key_id=key_id, day=day, lazy=True).items()}
+
+
+def ride_along_outcome(row: dict[str, Any]) -> tuple[Charge, dict[str, Any] | None]:
+    """The charge's outcome and the read's own row (None: it found nothing)."""
+    charge = _outcome(row["charge_balance"], row["charge_capped"], row["charge_spent"],
+                      row["charge_low_threshold"])
+    if row["charge_found"] is None:
+        return charge, None
+    return charge, {k: v for k, v in row.items() if not k.startswith("charge_")}
+
+
 _LOCK = text("SELECT balance FROM accounts WHERE id = :a FOR UPDATE")
 _CREDIT = text("UPDATE accounts SET balance = balance + :n WHERE id = :a RETURNING balance")
 
@@ -85,15 +131,24 @@ async def charge(
     lazy: bool = False,
 ) -> Charge:
     """The guarded debit and its ledger row (see _CHARGE)."""
-    params = {
+    params = _params(account_id, amount, entry_id=entry_id, reason=reason, skill=skill,
+                     request_id=request_id, job_ref=job_ref, key_id=key_id, day=day, lazy=lazy)
+    row = await fetch_one(session, _CHARGE_SQL, params)
+    assert row is not None  # a SELECT without FROM: always one row
+    return _outcome(row["balance"], row["capped"], row["spent"], row["low_threshold"])
+
+
+def _params(account_id: str, amount: int, *, entry_id: str, reason: str, skill: str | None,
+            request_id: str | None, job_ref: str | None, key_id: str | None,
+            day: date | None, lazy: bool) -> dict[str, Any]:
+    return {
         "n": amount, "a": account_id, "key": key_id, "day": day, "entry_id": entry_id,
         "reason": reason, "skill": skill, "request_id": request_id, "job_ref": job_ref,
         "lazy": lazy,
     }
-    row = await fetch_one(session, _CHARGE_SQL, params)
-    assert row is not None  # a SELECT without FROM: always one row
-    balance, capped, spent, low_threshold = (
-        row["balance"], row["capped"], row["spent"], row["low_threshold"])
+
+
+def _outcome(balance: Any, capped: Any, spent: Any, low_threshold: Any) -> Charge:
     if balance is not None:
         return Charge(int(balance), False, low_threshold)
     return Charge(None, bool(capped) and spent is None)

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Select,
+    String,
     bindparam,
     exists,
     false,
@@ -124,27 +125,35 @@ def post_params(f: PostFilter) -> dict[str, Any]:
     return p
 
 
-def _listed(p: dict[str, Any], prefix: str) -> list[Any]:
-    return [bindparam(k, v) for k, v in p.items() if k.startswith(prefix)]
+def _bound(p: dict[str, Any], name: str, like: Any) -> Any:
+    # Typed as the column it is compared with: the driver casts each parameter to its type
+    # (`%(max_followers)s::BIGINT`), and a type read off the value would cast a big count to
+    # INTEGER, or a timestamp to one without its time zone.
+    return bindparam(name, p[name], type_=like.type)
+
+
+def _listed(p: dict[str, Any], prefix: str, like: Any) -> list[Any]:
+    return [_bound(p, k, like) for k in p if k.startswith(prefix)]
 
 
 def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
     p = post_params(f)
     conds: list[ColumnElement[bool]] = []
     if "query" in p:
-        conds.append(text_match(bindparam("query", p["query"])))
-    if platforms := _listed(p, "platform_"):
+        conds.append(text_match(bindparam("query", p["query"], type_=String())))
+    if platforms := _listed(p, "platform_", Post.platform):
         conds.append(Post.platform.in_(platforms))
-    if content_types := _listed(p, "content_type_"):
+    if content_types := _listed(p, "content_type_", Post.content_type):
         conds.append(Post.content_type.in_(content_types))
     if "min_score" in p:
-        conds.append(score_column(f.score_window, f.score_method) >= bindparam("min_score", p["min_score"]))
+        col = score_column(f.score_window, f.score_method)
+        conds.append(col >= _bound(p, "min_score", col))
     if "min_views" in p:
-        conds.append(Post.views >= bindparam("min_views", p["min_views"]))
+        conds.append(Post.views >= _bound(p, "min_views", Post.views))
     if "max_followers" in p:
-        conds.append(Post.owner_followers <= bindparam("max_followers", p["max_followers"]))
+        conds.append(Post.owner_followers <= _bound(p, "max_followers", Post.owner_followers))
     if "published_since" in p:
-        conds.append(Post.published_at >= bindparam("published_since", p["published_since"]))
+        conds.append(Post.published_at >= _bound(p, "published_since", Post.published_at))
     return conds
 
 
@@ -355,7 +364,7 @@ def profile_conditions(f: ProfileFilter) -> list[ColumnElement[bool]]:
     p = profile_params(f)
     conds: list[ColumnElement[bool]] = []
     if "pattern" in p:
-        pattern = bindparam("pattern", p["pattern"])
+        pattern = _bound(p, "pattern", Profile.handle)
         # Each side matches one trigram index (handles are stored lower-case).
         conds.append(
             or_(
@@ -363,10 +372,10 @@ def profile_conditions(f: ProfileFilter) -> list[ColumnElement[bool]]:
                 func.lower(Profile.display_name).like(func.lower(pattern), escape="\\"),
             )
         )
-    if platforms := _listed(p, "platform_"):
+    if platforms := _listed(p, "platform_", Profile.platform):
         conds.append(Profile.platform.in_(platforms))
     if "categories" in p:
-        if categories := _listed(p, "category_"):
+        if categories := _listed(p, "category_", ProfileCategory.category_id):
             conds.append(
                 exists().where(
                     ProfileCategory.profile_id == Profile.id,

@@ -190,13 +190,22 @@ def plain_sql(stmt: Any) -> str:
 
 
 async def fetch_one(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any] | None:
-    """One row as a dict (None: no row), through `driver`."""
+    """One row as a dict (None: no row), through `driver`.
+
+    When the session holds a paid read's charge on offer (`billing.service.RideAlong`), the
+    first statement run here carries it: the charge rides along the read, one round trip."""
     from psycopg.rows import dict_row
 
+    from sors.billing.service import take_ride
+
     pg = await driver(session)
+    ride = take_ride(session)
+    if ride is not None:
+        sql, params = ride.joined(sql, params)
     async with pg.cursor(row_factory=dict_row) as cur:
         await cur.execute(sql, params)
-        return await cur.fetchone()
+        row = await cur.fetchone()
+    return row if ride is None else ride.taken(row)
 
 
 async def fetch_all(session: AsyncSession, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:

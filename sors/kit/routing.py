@@ -93,22 +93,33 @@ class SorsRoute(APIRoute):
                 if dry_run and bill is not None:
                     _refuse_unknown_query(request, known_query)
                     return await _quote(original, request, session, bill, principal)
+                request_id = getattr(request.state, "request_id", None)
+                ride = None
+                if read_only and bill and principal:  # the charge may ride along the read
+                    ride = billing.offer_ride(
+                        session, principal.account_id, bill.cost, skill=bill.skill,
+                        request_id=request_id, key_id=principal.key_id,
+                    )
                 try:
                     _refuse_unknown_query(request, known_query)
                     response = await original(request)
+                    billing.withdraw_ride(session)
                     if response.status_code >= 400:
                         await session.rollback()
                         return response
                     if bill and principal:
-                        moved = await billing.charge(
-                            session, principal.account_id, bill.cost, skill=bill.skill,
-                            request_id=getattr(request.state, "request_id", None),
-                            job_ref=bill.job_ref, key_id=principal.key_id,
-                            only_write=read_only,
-                        )
+                        if ride is not None and ride.outcome is not None:
+                            moved = await billing.settle_ride(session, ride)
+                        else:
+                            moved = await billing.charge(
+                                session, principal.account_id, bill.cost, skill=bill.skill,
+                                request_id=request_id, job_ref=bill.job_ref,
+                                key_id=principal.key_id, only_write=read_only,
+                            )
                         bill.charged, bill.balance = moved.amount, moved.balance
                     await session.commit()
                 except Exception as exc:
+                    billing.withdraw_ride(session)
                     await session.rollback()
                     if bill and principal:
                         bill.charged = 0

@@ -63,3 +63,18 @@ async def test_one_statement_per_shape(world: World) -> None:
         await repo.search_posts(s, repo.PostFilter(platforms=["tiktok", "youtube"]),
                                 sort_by="views", limit=5, offset=0)
         assert len(kit_db._SHAPES) == 2
+
+
+async def test_parameters_keep_their_column_types_once_prepared(world: World) -> None:
+    """The driver prepares a statement after a few runs; a count past INTEGER (found by the
+    fuzzer) or an aware timestamp must still bind as the column's type, not as the type the
+    first values suggested."""
+    async with world.db.session() as s:
+        small = repo.PostFilter(max_followers=100, min_views=1,
+                                published_since=world.now - timedelta(days=30))
+        for _ in range(8):
+            await repo.search_posts(s, small, sort_by="views", limit=5, offset=0)
+        huge = replace(small, max_followers=5.3260334288759896e16, min_views=0)
+        rows = await repo.search_posts(s, huge, sort_by="views", limit=5, offset=0)
+        assert rows and all(r["published_at"] >= small.published_since for r in rows)
+        assert await repo.count_posts(s, huge, cap=10) == 11
