@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import repository as repo
 from sors.kit import clock
+from sors.kit.db import RIDE_ALONG
 from sors.kit.errors import InsufficientCredits, SpendCapReached
 from sors.kit.ids import new_id
 from sors.kit.metrics import CREDITS
@@ -88,7 +89,6 @@ async def _charged(
     return Movement(entry_id, amount, new_balance)
 
 
-_RIDE = "sors.ride_along"
 
 
 class RideAlong:
@@ -125,18 +125,14 @@ def offer_ride(session: AsyncSession, account_id: str, amount: int, *, skill: st
     if amount <= 0:
         return None
     ride = RideAlong(account_id, amount, skill=skill, request_id=request_id, key_id=key_id)
-    session.info[_RIDE] = ride
+    session.info[RIDE_ALONG] = ride
     return ride
 
 
 def withdraw_ride(session: AsyncSession) -> None:
     """The offer ends with the work: a read that ran no driver statement is charged the
     ordinary way (a ride left on the session would ride along that very charge)."""
-    session.info.pop(_RIDE, None)
-
-
-def take_ride(session: AsyncSession) -> RideAlong | None:
-    return session.info.pop(_RIDE, None)
+    session.info.pop(RIDE_ALONG, None)
 
 
 async def settle_ride(session: AsyncSession, ride: RideAlong) -> Movement:

@@ -189,17 +189,20 @@ def plain_sql(stmt: Any) -> str:
     return str(stmt.compile(dialect=pg_dialect.dialect()))
 
 
+# `session.info` key of an offer to ride along the next `fetch_one`: an object with
+# `joined(sql, params) -> (sql, params)` and `taken(row) -> row` (billing's RideAlong).
+RIDE_ALONG = "sors.ride_along"
+
+
 async def fetch_one(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any] | None:
     """One row as a dict (None: no row), through `driver`.
 
-    When the session holds a paid read's charge on offer (`billing.service.RideAlong`), the
-    first statement run here carries it: the charge rides along the read, one round trip."""
+    When the session holds a statement on offer under RIDE_ALONG (a paid read's charge,
+    `billing.service.RideAlong`), the first statement run here carries it: one round trip."""
     from psycopg.rows import dict_row
 
-    from sors.billing.service import take_ride
-
     pg = await driver(session)
-    ride = take_ride(session)
+    ride = session.info.pop(RIDE_ALONG, None)
     if ride is not None:
         sql, params = ride.joined(sql, params)
     async with pg.cursor(row_factory=dict_row) as cur:
