@@ -13,7 +13,11 @@ reads the bill it would pay, rolls everything back and answers the quote instead
 is validated and priced by the very code a real call runs, and nothing is charged, queued
 or written (after-commit hooks never run, jobs and their NOTIFY vanish with the rollback).
 
-Routes that only read add `"x-sors-read": True` (see `billing.service.charge`).
+Routes that only read add `"x-sors-read": True` (see `billing.service.charge`): their charge
+is offered to ride along the read's first driver statement (`billing.service.RideAlong`,
+taken by `kit.db.fetch_one`) — the same guarded statement and transaction, one round trip
+fewer — and settled here after a 2xx; a read that never takes the offer is charged as
+any other call.
 
 There is no balance check before the work: the charge (`billing.charge`, one guarded
 statement with its ledger row) is the check. A call the balance cannot cover does its work,
