@@ -89,8 +89,6 @@ async def _charged(
     return Movement(entry_id, amount, new_balance)
 
 
-
-
 class RideAlong:
     """A paid read's charge, sent inside the read's first statement on the driver connection
     (`kit.db.fetch_one` takes it from the session): one statement and one round trip fewer

@@ -167,7 +167,8 @@ ORDER BY g.creators DESC, g.median_score DESC, g.kind COLLATE "default",
 """
 
 
-async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, Any]]:
+def params_of(q: BreakoutQuery) -> dict[str, Any]:
+    """The statement's parameters (the ones a request's filters leave out are absent)."""
     params: dict[str, Any] = {
         "min_score": q.min_score,
         "min_creators": q.min_creators,
@@ -181,6 +182,11 @@ async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, A
     if q.category_ids is not None:
         params["cats"] = list(q.category_ids)
         params["category_label"] = q.category_label
+    return params
+
+
+async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, Any]]:
+    params = params_of(q)
     # The planner's row estimates for the idea rows are far too high, which would make it
     # JIT-compile this small query: seconds of compilation for ~100 ms of work.
     await session.execute(text("SET LOCAL jit = off"))

@@ -113,6 +113,10 @@ class SorsRoute(APIRoute):
                         return response
                     if bill and principal:
                         if ride is not None and ride.outcome is not None:
+                            if (bill.cost, bill.job_ref) != (ride.amount, None):
+                                # The charge already ran at the offered price: never settle
+                                # it at another (the rollback below undoes it).
+                                raise RuntimeError(f"{skill}: the bill changed after its charge")
                             moved = await billing.settle_ride(session, ride)
                         else:
                             moved = await billing.charge(

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.breakouts.repository import BreakoutQuery
+from sors.breakouts.repository import BreakoutQuery, params_of
 from sors.catalog.repository import score_column
 
 # The same stopwords as the extraction rules of migration 0014 (one list).
@@ -112,18 +112,7 @@ ORDER BY g.creators DESC, g.median_score DESC, g.kind, g.idea, g.category_id
 
 
 async def reference_breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, Any]]:
-    params: dict[str, Any] = {
-        "min_score": q.min_score,
-        "min_creators": q.min_creators,
-        "limit": q.limit,
-    }
-    if q.since is not None:
-        params["since"] = q.since
-    if q.platforms:
-        params["platforms"] = list(q.platforms)
-    if q.category_ids is not None:
-        params["cats"] = list(q.category_ids)
-        params["category_label"] = q.category_label
+    params = params_of(q)  # the filters' values as the service's statement takes them
     if "phrase" in q.kinds:
         params["stop"] = STOPWORDS
     # The planner's row estimates for the idea rows are far too high, which would make it
