@@ -6,6 +6,7 @@ into copies of the 1M-post benchmark database, and the time until a new crawl is
     python bench/ingest.py run --admin-url URL --before-db sors_bench_13a \
         --after-db sors_bench_13b [--rounds 4] [--streams 1,2] [--prewarm] \
         [--write docs/PERFORMANCE.md --label "…"]
+    python bench/ingest.py run --admin-url URL --after-db sors_bench_13b --streams 1,2 --prewarm
     python bench/ingest.py searchable --admin-url URL --database sors_bench_13b
 
 `run` ingests, per round, one batch of 100 re-crawls (profiles already in the catalog,
@@ -14,7 +15,11 @@ of 100 first crawls (handles the catalog has never seen), each batch once with t
 `--before` (read from git: ingest and scoring as they were) into the before copy and once
 with the working tree's code into the after copy, alternating which goes first. Both copies
 receive the same snapshots, so afterwards every written column of those profiles' posts is
-compared between them: the faster code must write the same scores. The timed part is the
+compared between them: the faster code must write the same scores. Without `--before-db`
+only the working tree's code runs, into the one copy: a deployed server serves one catalog,
+and two 8.6 GB copies do not fit together in the benchmark server's shared buffers (each
+evicts the other's index pages, so the comparison run reads from disk what a sized server
+keeps in memory). The timed part is the
 transaction (ingest and commit); making the snapshots (the simulated platform) is not.
 
 `searchable` starts a server with an in-process worker on the copy, asks it to crawl a
@@ -135,16 +140,17 @@ def run(args: argparse.Namespace) -> None:
     from sors.catalog.ingest import ingest_crawls
     from sors.platforms.sim.world import SimWorld
 
-    old_ingest = _ingest_before(args.before)
-    url_a, plain_a = _url(args.admin_url, args.before_db)
+    compare = args.before_db is not None
+    old_ingest = _ingest_before(args.before) if compare else None
     url_b, plain_b = _url(args.admin_url, args.after_db)
+    url_a, plain_a = _url(args.admin_url, args.before_db) if compare else (url_b, plain_b)
     at = NOW + timedelta(hours=args.advance_hours)
     streams = sorted({int(n) for n in args.streams.split(",")})
     # Per round, one batch per stream of each stream count (each batch its own profiles).
     per_round = sum(streams)
     recrawl, first = _handles(plain_b, args.rounds * per_round, at)
     if args.prewarm:
-        for plain in (plain_a, plain_b):
+        for plain in dict.fromkeys((plain_a, plain_b)):
             _prewarm_write_path(plain)
     settings = _server_settings(plain_b)
     world = SimWorld(SEED)
@@ -157,11 +163,12 @@ def run(args: argparse.Namespace) -> None:
         nonlocal differ
         top = max(streams)
         code = {
-            "before": (async_sessionmaker(create_async_engine(url_a, pool_size=top),
-                                          expire_on_commit=False), old_ingest),
             "after": (async_sessionmaker(create_async_engine(url_b, pool_size=top),
                                          expire_on_commit=False), ingest_crawls),
         }
+        if compare:
+            code["before"] = (async_sessionmaker(create_async_engine(url_a, pool_size=top),
+                                                 expire_on_commit=False), old_ingest)
         for r in range(args.rounds):
             for kind, batches in (("re-crawl", recrawl), ("first crawl", first)):
                 taken = r * per_round
@@ -172,7 +179,8 @@ def run(args: argparse.Namespace) -> None:
                              for hs in group]
                     count = sum(len(s.posts) for b in snaps for s in b)
                     posts[(kind, n)] = posts.get((kind, n), 0) + count
-                    order = ("before", "after") if r % 2 == 0 else ("after", "before")
+                    order = (("before", "after") if r % 2 == 0 else ("after", "before")) \
+                        if compare else ("after",)
                     load.append(os.getloadavg()[0])
                     for label in order:
                         sessions, ingest = code[label]
@@ -183,7 +191,7 @@ def run(args: argparse.Namespace) -> None:
                         times.setdefault((kind, n, label), []).append(t)
                         print(f"round {r + 1} {kind:11s} {n} stream(s) {label:6s} "
                               f"{count:,} posts {t:6.2f} s", flush=True)
-                    for hs in group:
+                    for hs in group if compare else ():
                         differ += _compare(plain_a, plain_b, hs)
 
     asyncio.run(go())
@@ -192,23 +200,31 @@ def run(args: argparse.Namespace) -> None:
         "",
         f"- Machine: {_machine()}; 1-minute load average {min(load):.1f}-{max(load):.1f} "
         "during the run (a machine shared with other engineers' work).",
-        f"- Copies of the 1M-post benchmark database; {args.rounds} rounds, each with, per "
+        f"- {'Copies' if compare else 'A copy'} of the 1M-post benchmark database; "
+        f"{args.rounds} rounds, each with, per "
         f"stream count N in {streams}, N batches of {BATCH} re-crawls "
         f"({args.advance_hours:g} h after the last crawl) and N of {BATCH} first crawls "
-        "(other profiles in each batch), ingested by both codes in alternation (same "
-        "snapshots); N streams are N transactions at once, as N crawl workers run them (here "
-        "one Python process: the streams' Python work shares one core).",
-        f"- Posts whose written columns differ between the two copies afterwards: {differ}.",
+        "(other profiles in each batch), "
+        + ("ingested by both codes in alternation (same snapshots)" if compare
+           else f"ingested by the working tree's code only (`{args.after_db}`, no `--before-db`)")
+        + "; N streams are N transactions at once, as N crawl workers run them (here "
+        "one Python process: the streams' Python work shares one core); each transaction "
+        "commits.",
+        (f"- Posts whose written columns differ between the two copies afterwards: {differ}."
+         if compare else "- No value comparison in this mode (tests/scores checks the "
+         "values against the reference implementation)."),
         f"- Server: {settings}; "
-        + ("both copies' posts, post_stats, profiles and their indexes prewarmed into shared "
-           "buffers first (`--prewarm`)." if args.prewarm else "no prewarm."),
+        + (f"{'both copies' if compare else 'the copy'}: posts, post_stats, profiles and their "
+           "indexes prewarmed into shared buffers first (`--prewarm`)." if args.prewarm
+           else "no prewarm."),
         "",
         "| batch | streams | code | posts per round | seconds per round p50 / max | posts/s |",
         "|---|---:|---|---:|---:|---:|",
     ]
     for kind in ("re-crawl", "first crawl"):
         for n in streams:
-            for label, name in (("before", f"before ({args.before})"), ("after", "after")):
+            for label, name in ((("before", f"before ({args.before})"),) if compare else ()) \
+                    + (("after", "after"),):
                 xs = times[(kind, n, label)]
                 total = posts[(kind, n)]
                 lines.append(f"| {kind} | {n} | {name} | {total / args.rounds:,.0f} | "
@@ -237,7 +253,8 @@ def _prewarm_write_path(plain: str) -> None:
 
 
 def _server_settings(plain: str) -> str:
-    names = ("shared_buffers", "max_wal_size", "checkpoint_timeout", "wal_compression")
+    names = ("shared_buffers", "wal_buffers", "max_wal_size", "checkpoint_timeout",
+             "wal_compression")
     with psycopg.connect(plain) as conn:
         values = [conn.execute(f"SHOW {n}").fetchone()[0] for n in names]  # type: ignore[index]
     return ", ".join(f"`{n}` {v}" for n, v in zip(names, values, strict=True))

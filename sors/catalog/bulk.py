@@ -68,6 +68,8 @@ def columns(
     for name, typ in cols:
         if typ == "jsonb":
             out[prefix + name] = [orjson.dumps(r[name]).decode() for r in rows]
+        elif typ == "float8":  # one Python type per list: sent in binary (kit.db.binary_sql)
+            out[prefix + name] = [None if r[name] is None else float(r[name]) for r in rows]
         else:
             out[prefix + name] = [r[name] for r in rows]
     return out

@@ -18,6 +18,7 @@ from sors.catalog import freshness, taxonomy
 from sors.catalog.bulk import arrays, columns
 from sors.catalog.models import Post, Profile, ProfileCategory
 from sors.catalog.scoring import recompute_scores
+from sors.kit.db import binary_sql, execute_rows
 from sors.kit.ids import new_id
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 
@@ -29,17 +30,17 @@ _STAT_COLS = (
     ("shares", "int8"),
     ("crawled_at", "timestamptz"),
 )
-_INSERT_STATS = text(f"""
+_INSERT_STATS = binary_sql(text(f"""
 INSERT INTO post_stats ({", ".join(n for n, _ in _STAT_COLS)})
 SELECT * FROM unnest({arrays(_STAT_COLS)})
 ON CONFLICT DO NOTHING
-""")
+"""))
 _CAT_COLS = (("profile_id", "text"), ("category_id", "text"), ("rank", "int8"))
-_INSERT_CATS = text(f"""
+_INSERT_CATS = binary_sql(text(f"""
 INSERT INTO profile_categories ({", ".join(n for n, _ in _CAT_COLS)})
 SELECT * FROM unnest({arrays(_CAT_COLS)})
 ON CONFLICT DO NOTHING
-""")
+"""))
 
 
 _PROFILE_COLS = (
@@ -56,18 +57,18 @@ _PROFILE_COLS = (
     ("last_crawled_at", "timestamptz"),
 )
 _PROFILE_SET = [n for n, _ in _PROFILE_COLS if n not in ("id", "platform", "handle")]
-_UPDATE_PROFILES = text(f"""
+_UPDATE_PROFILES = binary_sql(text(f"""
 UPDATE profiles pr
    SET {", ".join(f"{c} = u.{c}" for c in _PROFILE_SET)}
   FROM unnest({arrays(_PROFILE_COLS)}) AS u({", ".join(n for n, _ in _PROFILE_COLS)})
  WHERE pr.platform = u.platform AND pr.handle = u.handle AND pr.is_active
 RETURNING pr.platform || ':' || pr.handle, pr.id
-""")
-_INSERT_PROFILES = text(f"""
+"""))
+_INSERT_PROFILES = binary_sql(text(f"""
 INSERT INTO profiles ({", ".join(n for n, _ in _PROFILE_COLS)}, is_active, first_seen_at)
 SELECT *, true, u.last_crawled_at
   FROM unnest({arrays(_PROFILE_COLS)}) AS u({", ".join(n for n, _ in _PROFILE_COLS)})
-""")
+"""))
 # New profiles whose platform account is another active profile's: renamed creators.
 _RENAMED_FROM = text("""
 SELECT n.id, array_agg(o.id)
@@ -78,16 +79,16 @@ SELECT n.id, array_agg(o.id)
  GROUP BY n.id
 """)
 # Which crawled posts the catalog already has (the stored publication time stays).
-_EXISTING = text("""
+_EXISTING = binary_sql(text("""
 SELECT s.i, p.id, p.published_at, p.deleted_at IS NOT NULL
   FROM unnest(CAST(:platform AS text[]), CAST(:ppid AS text[])) WITH ORDINALITY
        AS s(platform, ppid, i)
   JOIN posts p ON p.platform = s.platform AND p.platform_post_id = s.ppid
-""")
+"""))
 # A complete listing shows every live post of its range: a post of the profile published
 # since the oldest listed one and not listed is gone. Posts another profile's listing in the
 # batch claims are not (they move to that profile).
-_MARK_DELETED = text("""
+_MARK_DELETED = binary_sql(text("""
 WITH b AS (
     SELECT * FROM unnest(CAST(:k AS int[]), CAST(:pid AS text[]),
                          CAST(:oldest AS timestamptz[]), CAST(:t AS timestamptz[]))
@@ -100,7 +101,7 @@ UPDATE posts p SET deleted_at = b.t
  WHERE p.profile_id = b.profile_id AND p.deleted_at IS NULL AND p.published_at >= b.oldest
    AND NOT EXISTS (SELECT 1 FROM l WHERE l.k = b.k AND l.ppid = p.platform_post_id)
    AND NOT EXISTS (SELECT 1 FROM claimed c WHERE c.id = p.id)
-""")
+"""))
 
 
 def engagement_rate(views: int | None, likes: int | None, comments: int | None) -> float | None:
@@ -152,7 +153,7 @@ async def _upsert_profiles(
     by one, as the order of its crawls then decides which is the rename."""
     handles = [(s.profile.platform, s.profile.handle) for s in snapshots]
     rows = [_profile_row(s.profile, s.fetched_at) for s in snapshots]
-    found = dict(list(await session.execute(_UPDATE_PROFILES, columns(rows, _PROFILE_COLS))))
+    found = dict(await execute_rows(session, _UPDATE_PROFILES, columns(rows, _PROFILE_COLS)))
     ids: list[str | None] = [found.get(r["platform"] + ":" + r["handle"]) for r in rows]
     new = [r for r, pid in zip(rows, ids, strict=True) if pid is None]
     accounts = [(r["platform"], r["platform_user_id"]) for r in new if r["platform_user_id"]]
@@ -162,7 +163,7 @@ async def _upsert_profiles(
     if new:
         for r in new:
             r["id"] = new_id("prf")
-        await session.execute(_INSERT_PROFILES, columns(new, _PROFILE_COLS))
+        await execute_rows(session, _INSERT_PROFILES, columns(new, _PROFILE_COLS))
         by_handle = {r["platform"] + ":" + r["handle"]: r["id"] for r in new}
         ids = [pid or by_handle[f"{p}:{h}"] for pid, (p, h) in zip(ids, handles, strict=True)]
         fresh = set(by_handle.values())
@@ -266,9 +267,11 @@ async def _upsert_profile(
     return new_pid, True
 
 
-def _post_row(post: PostSnapshot, profile_id: str, at: datetime) -> dict[str, Any]:
+def _post_row(
+    post: PostSnapshot, profile_id: str, at: datetime, post_id: str | None = None
+) -> dict[str, Any]:
     return {
-        "id": new_id("pst"),
+        "id": new_id("pst") if post_id is None else post_id,
         "profile_id": profile_id,
         "platform": post.platform,
         "platform_post_id": post.platform_post_id,
@@ -303,10 +306,11 @@ async def _stage_posts(
             key = (post.platform, post.platform_post_id)
             if key not in seen:
                 seen.add(key)
-                rows.append({**_post_row(post, pid, snap.fetched_at), "is_new": True})
+                # Its id once it is known to be new: most crawled posts are not.
+                rows.append({**_post_row(post, pid, snap.fetched_at, ""), "is_new": True})
     if not rows:
         return []
-    found = await session.execute(_EXISTING, {
+    found = await execute_rows(session, _EXISTING, {
         "platform": [r["platform"] for r in rows],
         "ppid": [r["platform_post_id"] for r in rows],
     })
@@ -316,13 +320,16 @@ async def _stage_posts(
             deleted.add(i - 1)
         rows[i - 1].update(id=post_id, published_at=published_at, is_new=False)
     staged = [r for i, r in enumerate(rows) if i not in deleted]
+    for r in staged:
+        if r["is_new"]:
+            r["id"] = new_id("pst")
     await _insert_stats(session, [r for r in staged if not r["is_new"]])
     return staged
 
 
 async def _insert_stats(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
     if rows:
-        await session.execute(_INSERT_STATS, {
+        await execute_rows(session, _INSERT_STATS, {
             "post_id": [r["id"] for r in rows],
             "views": [r["views"] for r in rows],
             "likes": [r["likes"] for r in rows],
@@ -348,7 +355,7 @@ async def _mark_deleted(
     ]
     if not judged:
         return
-    await session.execute(_MARK_DELETED, {
+    await execute_rows(session, _MARK_DELETED, {
         "k": [k for k, _, _ in judged],
         "pid": [pid for _, _, pid in judged],
         "oldest": [min(p.published_at for p in snap.posts) for _, snap, _ in judged],
@@ -379,4 +386,4 @@ async def _classify(
         {"ids": profile_ids},
     )
     if rows:
-        await session.execute(_INSERT_CATS, columns(rows, _CAT_COLS))
+        await execute_rows(session, _INSERT_CATS, columns(rows, _CAT_COLS))

@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.bulk import POST_COLS, POST_UPDATED, arrays, columns
 from sors.catalog.models import WINDOWS
+from sors.kit.db import binary_sql, execute_rows
 
 BASELINE_MIN_POSTS = 3
 ROBUST_MIN_POSTS = 5
@@ -74,7 +75,7 @@ SCORE_COLS = (
 )
 
 
-_RECOMPUTE = text(f"""
+_RECOMPUTE = binary_sql(text(f"""
 WITH batch AS (
     SELECT DISTINCT ON (profile_id) profile_id, t
     FROM unnest(CAST(:ids AS text[]), CAST(:ts AS timestamptz[])) AS b(profile_id, t)
@@ -259,7 +260,7 @@ SELECT {", ".join(f"s.{n}" for n, _ in POST_COLS)}, {", ".join(f"v.{c}" for c in
  WHERE s.is_new
 ON CONFLICT (platform, platform_post_id) DO NOTHING
 RETURNING id
-""")
+"""))
 
 
 def baseline_min_age_hours() -> float:
@@ -288,7 +289,8 @@ async def recompute_scores(
     # times; under the default 4 MB they spill to temporary files and are read back.
     await session.execute(text("SET LOCAL work_mem = '32MB'"))
     rows = list(staged)
-    inserted = await session.execute(
+    inserted = await execute_rows(
+        session,
         _RECOMPUTE,
         {
             "ids": list(profile_ids),
@@ -302,4 +304,4 @@ async def recompute_scores(
             "s_is_new": [r["is_new"] for r in rows],
         },
     )
-    return list(inserted.scalars())
+    return [r[0] for r in inserted]
