@@ -94,3 +94,23 @@ async def test_a_profile_twice_in_one_batch_is_ingested_in_order(db: Any) -> Non
     assert batched == one_by_one
     gone = {p[2]: p[4] for p in batched[0] if p[4] is not None}
     assert gone == {"zzb-keep-1": first.fetched_at, "zzb-keep-2": second.fetched_at}
+
+
+async def test_whole_and_fractional_durations_in_one_batch_are_written(db: Any) -> None:
+    """A batch's columns travel as binary arrays (kit.db.binary_sql), and a binary array holds
+    one Python type: adapters give whole seconds as int and fractions as float, and a batch
+    mixes them (and None) in one column."""
+    crawl = _crawl("zzb-durations", T, range(1, 6))
+    durations = [15, 30.5, None, 61, 0.25]
+    crawl = dataclasses.replace(crawl, posts=[
+        dataclasses.replace(p, duration_seconds=d)
+        for p, d in zip(crawl.posts, durations, strict=True)
+    ])
+    async with db.session() as s:
+        await s.begin()
+        await ingest_crawls(s, [crawl])
+        stored = dict(list(await s.execute(text(
+            "SELECT platform_post_id, duration_seconds FROM posts"
+            " WHERE platform_post_id LIKE 'zzb-durations-%'"))))
+        await s.rollback()
+    assert stored == {f"zzb-durations-{i}": d for i, d in zip(range(1, 6), durations, strict=True)}
