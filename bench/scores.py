@@ -187,11 +187,7 @@ def run(args: argparse.Namespace) -> None:
                 assert r.status_code == 200, r.text
 
             def direct(i: int) -> None:
-                page, count, limit, offset = compiled[i]
-                rows = conn.execute(page[0], page[1]).fetchall()
-                if len(rows) > limit or (not rows and offset):
-                    conn.execute(count[0], count[1]).fetchone()
-                conn.commit()
+                compiled[i].run(conn)
 
             for r in range(args.rounds + 2):  # two warm-up rounds
                 for i, (group, path, body) in enumerate(mix):

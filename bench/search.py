@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -127,9 +128,38 @@ async def _account(url: str, data_dir: str) -> str:
     return new.api_key
 
 
-def _compiled(path: str, body: dict[str, Any]) -> tuple[Any, Any, int, int]:
-    """The statements the service runs for this request, as SQL + params for psycopg, and
-    the page's limit and offset (the count runs only when the page cannot tell the total)."""
+@dataclass
+class Direct:
+    """The statements the service runs for one request, as SQL + params for psycopg: the
+    page (from the score's index first when the sort is split at the floor, then the rest
+    below it only when the page reaches there, as catalog.repository.search_posts does) and
+    the count, which runs only when the page cannot tell the total."""
+
+    page: tuple[str, dict[str, Any]]
+    count: tuple[str, dict[str, Any]]
+    limit: int
+    offset: int
+    tail: tuple[str, dict[str, Any]] | None = None
+    head_count: tuple[str, dict[str, Any]] | None = None
+
+    def run(self, conn: psycopg.Connection[Any]) -> None:
+        rows = conn.execute(*self.page).fetchall()
+        if self.tail is not None and len(rows) < self.limit + 1:
+            if rows:
+                above = self.offset + len(rows)
+            elif self.offset and self.head_count is not None:
+                above = conn.execute(*self.head_count).fetchone()[0]  # type: ignore[index]
+            else:
+                above = 0
+            sql, params = self.tail
+            rows += conn.execute(sql, {**params, "limit": self.limit + 1 - len(rows),
+                                       "offset": max(0, self.offset - above)}).fetchall()
+        if len(rows) > self.limit or (not rows and self.offset):  # as the service decides
+            conn.execute(*self.count).fetchone()
+        conn.commit()
+
+
+def _compiled(path: str, body: dict[str, Any]) -> Direct:
     from sqlalchemy.dialects import postgresql
 
     from sors.catalog import repository as repo
@@ -137,26 +167,32 @@ def _compiled(path: str, body: dict[str, Any]) -> tuple[Any, Any, int, int]:
     from sors.catalog.schemas import RESULT_WINDOW, SearchContentIn, SearchProfilesIn
 
     dialect = postgresql.psycopg.dialect()  # type: ignore[attr-defined]
+
+    def sql(stmt: Any) -> tuple[str, dict[str, Any]]:
+        c = stmt.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
+        return str(c), dict(c.params)
+
     if path == "/search/content":
         m = SearchContentIn.model_validate(body)
         f = service.content_filter(m)
         p = service._page(m.page_number, m.page_size)
-        page = repo.search_posts_stmt(
-            f, sort_by=m.sortBy or "outlier_score", limit=p.limit + 1, offset=p.offset
-        )
+        sort = m.sortBy or "outlier_score"
+        split = repo._split(f, sort)
+        page = repo.search_posts_stmt(f, sort_by=sort, limit=p.limit + 1, offset=p.offset,
+                                      part="head" if split else None)
         count = repo.count_posts_stmt(f, cap=RESULT_WINDOW)
+        if split:
+            tail = repo.search_posts_stmt(f, sort_by=sort, limit=p.limit + 1, offset=0,
+                                          part="tail")
+            head_count = repo.count_posts_stmt(f, cap=max(0, p.offset - 1), part="head")
+            return Direct(sql(page), sql(count), p.limit, p.offset, sql(tail), sql(head_count))
     else:
         pm = SearchProfilesIn.model_validate(body)
         pf = service.profiles_filter(pm)
         p = service._page(pm.page_number, pm.page_size)
         page = repo.search_profiles_stmt(pf, limit=p.limit + 1, offset=p.offset)
         count = repo.count_profiles_stmt(pf, cap=RESULT_WINDOW)
-
-    def sql(stmt: Any) -> tuple[str, dict[str, Any]]:
-        c = stmt.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
-        return str(c), dict(c.params)
-
-    return sql(page), sql(count), p.limit, p.offset
+    return Direct(sql(page), sql(count), p.limit, p.offset)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -215,23 +251,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 r = client.post(path, json=body)
                 assert r.status_code == 200, r.text
 
-            def direct(page: Any, count: Any, limit: int, offset: int) -> None:
-                rows = conn.execute(page[0], page[1]).fetchall()
-                if len(rows) > limit or (not rows and offset):  # as the service decides
-                    conn.execute(count[0], count[1]).fetchone()
-                conn.commit()
-
             for _ in range(2):  # warm the pools, the caches and the plans
                 for (path, body), st in zip(MIX, statements, strict=True):
                     call(path, body)
-                    direct(*st)
+                    st.run(conn)
             # HTTP and SQL alternate request by request, so both see the same machine load.
             for _ in range(args.rounds):
                 load.append(os.getloadavg()[0])
                 base_ms.append(_timed(lambda: client.get(f"/posts/{post_id}").raise_for_status()))
                 for i, ((path, body), st) in enumerate(zip(MIX, statements, strict=True)):
                     http_ms[i].append(_timed(lambda: call(path, body)))  # noqa: B023
-                    sql_ms[i].append(_timed(lambda: direct(*st)))  # noqa: B023
+                    sql_ms[i].append(_timed(lambda: st.run(conn)))  # noqa: B023
             counts = conn.execute(
                 "SELECT (SELECT count(*) FROM posts), (SELECT count(*) FROM profiles),"
                 " current_setting('shared_buffers'), version()"

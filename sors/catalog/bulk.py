@@ -30,11 +30,13 @@ POST_COLS = (
     ("first_seen_at", "timestamptz"),
 )
 # What a crawl refreshes on a post it already has (never its id, platform key, publication
-# time or first sighting).
+# time or first sighting). Not the caption: the search vector and the post's ideas are
+# computed from it, and a column named in an UPDATE's SET list has them recomputed even when
+# its value is the same, so an edited caption (rare) is written by a statement of its own
+# (catalog.ingest) and a re-crawl leaves both alone.
 POST_UPDATED = (
     "profile_id",
     "url",
-    "caption",
     "content_type",
     "duration_seconds",
     "views",

@@ -78,12 +78,21 @@ SELECT n.id, array_agg(o.id)
                  AND o.is_active AND o.id <> n.id
  GROUP BY n.id
 """)
-# Which crawled posts the catalog already has (the stored publication time stays).
+# Which crawled posts the catalog already has (the stored publication time stays), and
+# whether the crawl saw another caption.
 _EXISTING = binary_sql(text("""
-SELECT s.i, p.id, p.published_at, p.deleted_at IS NOT NULL
-  FROM unnest(CAST(:platform AS text[]), CAST(:ppid AS text[])) WITH ORDINALITY
-       AS s(platform, ppid, i)
+SELECT s.i, p.id, p.published_at, p.deleted_at IS NOT NULL,
+       p.caption IS DISTINCT FROM s.caption
+  FROM unnest(CAST(:platform AS text[]), CAST(:ppid AS text[]), CAST(:caption AS text[]))
+       WITH ORDINALITY AS s(platform, ppid, caption, i)
   JOIN posts p ON p.platform = s.platform AND p.platform_post_id = s.ppid
+"""))
+# Edited captions, before the recomputation writes the crawl (catalog.bulk.POST_UPDATED):
+# the row triggers of migration 0014 re-extract those posts' ideas.
+_SET_CAPTIONS = binary_sql(text("""
+UPDATE posts p SET caption = u.caption
+  FROM unnest(CAST(:id AS text[]), CAST(:caption AS text[])) AS u(id, caption)
+ WHERE p.id = u.id
 """))
 # A complete listing shows every live post of its range: a post of the profile published
 # since the oldest listed one and not listed is gone. Posts another profile's listing in the
@@ -313,13 +322,21 @@ async def _stage_posts(
     found = await execute_rows(session, _EXISTING, {
         "platform": [r["platform"] for r in rows],
         "ppid": [r["platform_post_id"] for r in rows],
+        "caption": [r["caption"] for r in rows],
     })
     deleted: set[int] = set()
-    for i, post_id, published_at, is_deleted in found:
+    edited: list[dict[str, Any]] = []
+    for i, post_id, published_at, is_deleted, new_caption in found:
         if is_deleted:
             deleted.add(i - 1)
         rows[i - 1].update(id=post_id, published_at=published_at, is_new=False)
+        if new_caption and not is_deleted:
+            edited.append(rows[i - 1])
     staged = [r for i, r in enumerate(rows) if i not in deleted]
+    if edited:
+        await execute_rows(session, _SET_CAPTIONS, {
+            "id": [r["id"] for r in edited], "caption": [r["caption"] for r in edited],
+        })
     for r in staged:
         if r["is_new"]:
             r["id"] = new_id("pst")

@@ -30,6 +30,13 @@ WINDOWS: dict[str, int | None] = {
 # Sort columns beside the seed's mean scores: the median score per window, the age-matched
 # score and the recent views per hour (catalog.scoring).
 ROBUST_SORTS = (*(f"mscore_{w}" for w in WINDOWS), "age_score", "velocity")
+# The window scores (mean and median) are indexed only from here up: a post at or above its
+# creator's baseline, what a search for outliers looks for. Fewer index entries per crawled
+# post (migration 0015); searches that reach below it read the rest without the index
+# (catalog.repository). A literal in every statement that should use these indexes, so that
+# even a generic plan can prove its WHERE clause implies the index's.
+SCORE_INDEX_FLOOR = 1
+WINDOW_SCORES = (*(f"score_{w}" for w in WINDOWS), *(f"mscore_{w}" for w in WINDOWS))
 
 _FILTERS = ("platform", "content_type", "published_at", "views", "owner_followers")
 _FILTERS_SCORE = (*_FILTERS, "score_three_months")
@@ -177,16 +184,19 @@ class Post(Base):
             "id",
             postgresql_include=[c for c in _FILTERS_SCORE if c != "published_at"],
         ),
+        # Mean and median window scores (migrations 0007, 0009): at or above the baseline
+        # only (0015).
         *[
             Index(
-                f"ix_posts_score_{w}",
-                text(f"score_{w} DESC NULLS LAST"),
+                f"ix_posts_{col}",
+                text(f"{col} DESC NULLS LAST"),
                 "id",
                 postgresql_include=list(_FILTERS),
+                postgresql_where=text(f"{col} >= {SCORE_INDEX_FLOOR}"),
             )
-            for w in WINDOWS
+            for col in WINDOW_SCORES
         ],
-        # Robust scores, the age-matched score and velocity (migration 0008).
+        # The age-matched score and velocity (migration 0009): every post.
         *[
             Index(
                 f"ix_posts_{col}",
@@ -195,6 +205,7 @@ class Post(Base):
                 postgresql_include=list(_FILTERS),
             )
             for col in ROBUST_SORTS
+            if col not in WINDOW_SCORES
         ],
     )
 

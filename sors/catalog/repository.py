@@ -3,7 +3,10 @@
 Queries return plain row mappings: post columns under their own names and the owner's
 columns prefixed `profile_`, which is what `catalog.schemas` renders. Search sorts always end
 with the id, so the order is total and pages are stable; each sort matches one of the
-`(column DESC NULLS LAST, id)` indexes of catalog.models.
+`(column DESC NULLS LAST, id)` indexes of catalog.models. The window scores' indexes hold
+only the posts at or above the baseline (`SCORE_INDEX_FLOOR`): a sort by such a score reads
+its page from the index first, and only a page that reaches below the baseline reads the
+rest ("the tail") without it.
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ from sqlalchemy import (
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.models import WINDOWS, Post, PostStat, Profile, ProfileCategory
+from sors.catalog.models import (
+    SCORE_INDEX_FLOOR,
+    WINDOW_SCORES,
+    WINDOWS,
+    Post,
+    PostStat,
+    Profile,
+    ProfileCategory,
+)
 from sors.kit.db import fetch_all, fetch_one, plain_sql, shape_of, sql_for_shape
 
 Row = RowMapping
@@ -57,6 +68,22 @@ def score_column(window: str, method: str = "mean") -> Any:
         return Post.age_score
     prefix = {"mean": "score", "median": "mscore"}[method]
     return Post.__table__.c[f"{prefix}_{window}"]
+
+
+def from_floor(col: Any) -> ColumnElement[bool]:
+    """`col >= 1` as a literal: the predicate of the window score indexes (migration 0015),
+    which a statement must state for the planner to use them, in a generic plan too."""
+    return col >= literal_column(str(SCORE_INDEX_FLOOR))
+
+
+def below_floor(col: Any) -> ColumnElement[bool]:
+    """The posts a window score index leaves out: below the baseline, or no score."""
+    return or_(col < literal_column(str(SCORE_INDEX_FLOOR)), col.is_(None))
+
+
+def floored(col: Any) -> bool:
+    """Whether `col`'s index holds only the posts from the floor up."""
+    return getattr(col, "name", None) in WINDOW_SCORES
 
 
 def _posts_with_owner() -> Select[Any]:
@@ -136,9 +163,31 @@ def _listed(p: dict[str, Any], prefix: str, like: Any) -> list[Any]:
     return [_bound(p, k, like) for k in p if k.startswith(prefix)]
 
 
-def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
+def _guarded(f: PostFilter) -> bool:
+    """A minimum score at or above the floor: every match is in the score's index."""
+    col = score_column(f.score_window, f.score_method)
+    return f.min_score is not None and floored(col) and f.min_score >= SCORE_INDEX_FLOOR
+
+
+def _split(f: PostFilter, sort_by: str) -> bool:
+    """A sort by a floored score whose matches may lie below the floor: read in two parts."""
+    return (
+        sort_by == "outlier_score"
+        and floored(score_column(f.score_window, f.score_method))
+        and not _guarded(f)
+    )
+
+
+def post_conditions(f: PostFilter, part: str | None = None) -> list[ColumnElement[bool]]:
+    """The filters' conditions; `part` "head" / "tail": only the posts from the score's
+    floor up / below it (a sort split in two, `_split`)."""
     p = post_params(f)
     conds: list[ColumnElement[bool]] = []
+    col = score_column(f.score_window, f.score_method)
+    if part == "head" or _guarded(f):
+        conds.append(from_floor(col))
+    elif part == "tail":
+        conds.append(below_floor(col))
     if "query" in p:
         conds.append(text_match(bindparam("query", p["query"], type_=String())))
     if platforms := _listed(p, "platform_", Post.platform):
@@ -146,7 +195,6 @@ def post_conditions(f: PostFilter) -> list[ColumnElement[bool]]:
     if content_types := _listed(p, "content_type_", Post.content_type):
         conds.append(Post.content_type.in_(content_types))
     if "min_score" in p:
-        col = score_column(f.score_window, f.score_method)
         conds.append(col >= _bound(p, "min_score", col))
     if "min_views" in p:
         conds.append(Post.views >= _bound(p, "min_views", Post.views))
@@ -167,13 +215,15 @@ def post_order(sort_by: str, score_window: str, score_method: str = "mean") -> l
     return [col.desc().nulls_last(), Post.id]
 
 
-def search_posts_stmt(f: PostFilter, *, sort_by: str, limit: int, offset: int) -> Select[Any]:
+def search_posts_stmt(
+    f: PostFilter, *, sort_by: str, limit: int, offset: int, part: str | None = None
+) -> Select[Any]:
     """The page in two steps: the ids first, from the sort's index alone (its INCLUDE
     columns carry the filters, so no row is read to reject it), then those rows."""
     order = post_order(sort_by, f.score_window, f.score_method)
     hits = (
         select(Post.id)
-        .where(*post_conditions(f))
+        .where(*post_conditions(f, part))
         .order_by(*order)
         .limit(bindparam("limit", limit))
         .offset(bindparam("offset", offset))
@@ -188,10 +238,10 @@ def search_posts_stmt(f: PostFilter, *, sort_by: str, limit: int, offset: int) -
     )
 
 
-def count_posts_stmt(f: PostFilter, *, cap: int) -> Select[Any]:
+def count_posts_stmt(f: PostFilter, *, cap: int, part: str | None = None) -> Select[Any]:
     """Matches, counted up to `cap` + 1 (so the caller can tell the count was capped)."""
     inner: Select[Any] = (
-        select(literal_column("1")).select_from(Post).where(*post_conditions(f))
+        select(literal_column("1")).select_from(Post).where(*post_conditions(f, part))
         .limit(bindparam("cap", cap + 1))
     )
     return select(func.count()).select_from(inner.subquery())
@@ -205,19 +255,43 @@ def count_posts_stmt(f: PostFilter, *, cap: int) -> Select[Any]:
 async def search_posts(
     session: AsyncSession, f: PostFilter, *, sort_by: str, limit: int, offset: int
 ) -> list[dict[str, Any]]:
+    """A page of matches. Sorted by a floored window score (and not filtered from the floor
+    up), the page comes from the score's index first; only when it reaches below the floor
+    is the rest read from the posts below it, in the same order (the floor's side first,
+    then lower scores, then none), so the pages are the ones one statement would give."""
+    if not _split(f, sort_by):
+        return await _posts_page(session, f, sort_by, limit, offset)
+    head = await _posts_page(session, f, sort_by, limit, offset, "head")
+    if len(head) >= limit:
+        return head
+    if head:  # the page reached the last of the head's posts
+        above = offset + len(head)
+    else:  # the offset skipped all of them: how many (at most `offset`)
+        above = await count_posts(session, f, cap=offset - 1, part="head") if offset else 0
+    tail = await _posts_page(session, f, sort_by, limit - len(head), max(0, offset - above),
+                             "tail")
+    return head + tail
+
+
+async def _posts_page(
+    session: AsyncSession, f: PostFilter, sort_by: str, limit: int, offset: int,
+    part: str | None = None,
+) -> list[dict[str, Any]]:
     p = post_params(f)
     sql = sql_for_shape(
-        ("posts.page", sort_by, f.score_window, f.score_method, *shape_of(p)),
-        lambda: search_posts_stmt(f, sort_by=sort_by, limit=limit, offset=offset),
+        ("posts.page", sort_by, f.score_window, f.score_method, _guarded(f), part, *shape_of(p)),
+        lambda: search_posts_stmt(f, sort_by=sort_by, limit=limit, offset=offset, part=part),
     )
     return await fetch_all(session, sql, {**p, "limit": limit, "offset": offset})
 
 
-async def count_posts(session: AsyncSession, f: PostFilter, *, cap: int) -> int:
+async def count_posts(
+    session: AsyncSession, f: PostFilter, *, cap: int, part: str | None = None
+) -> int:
     p = post_params(f)
     sql = sql_for_shape(
-        ("posts.count", f.score_window, f.score_method, *shape_of(p)),
-        lambda: count_posts_stmt(f, cap=cap),
+        ("posts.count", f.score_window, f.score_method, _guarded(f), part, *shape_of(p)),
+        lambda: count_posts_stmt(f, cap=cap, part=part),
     )
     return await _count(session, sql, {**p, "cap": cap + 1})
 
@@ -471,14 +545,17 @@ def trend_conditions(f: TrendFilter) -> list[ColumnElement[bool]]:
 async def trend_posts(
     session: AsyncSession, f: TrendFilter, *, score_window: str, limit: int
 ) -> list[Row]:
+    """The best-scoring posts: from the score's index (at or above the baseline) first,
+    then, when they are too few, the posts below it in the same order."""
     col = score_column(score_window)
-    stmt = (
-        _posts_with_owner()
-        .where(*trend_conditions(f))
-        .order_by(col.desc().nulls_last(), Post.id)
-        .limit(limit)
-    )
-    return [r._mapping for r in (await session.execute(stmt)).all()]
+    stmt = _posts_with_owner().where(*trend_conditions(f)).order_by(col.desc().nulls_last(),
+                                                                    Post.id)
+    rows = [r._mapping for r in (await session.execute(stmt.where(from_floor(col))
+                                                       .limit(limit))).all()]
+    if len(rows) < limit:
+        rest = stmt.where(below_floor(col)).limit(limit - len(rows))
+        rows += [r._mapping for r in (await session.execute(rest)).all()]
+    return rows
 
 
 async def trend_content_types(
