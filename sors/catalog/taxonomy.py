@@ -112,7 +112,10 @@ MAX_LEAVES = 3
 
 
 def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    folded = text.casefold()
+    if folded.isascii():  # most text: nothing to decompose (ingest classifies every crawl)
+        return folded
+    decomposed = unicodedata.normalize("NFKD", folded)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
@@ -127,13 +130,6 @@ def tokenize(text: str) -> list[str]:
     return [_stem(t) for t in _TOKEN_RE.findall(_fold(text))]
 
 
-def _grams(tokens: list[str]) -> set[tuple[str, ...]]:
-    out: set[tuple[str, ...]] = set()
-    for n in range(1, _MAX_PHRASE + 1):
-        out.update(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
-    return out
-
-
 @cache
 def _keyword_index() -> dict[tuple[str, ...], tuple[str, ...]]:
     """Normalised keyword phrase -> the ids of the categories that list it."""
@@ -146,6 +142,24 @@ def _keyword_index() -> dict[tuple[str, ...], tuple[str, ...]]:
     return {k: tuple(v) for k, v in index.items()}
 
 
+@cache
+def _keyword_starts() -> frozenset[str]:
+    """The first word of every keyword phrase: a word that starts none starts no match."""
+    return frozenset(phrase[0] for phrase in _keyword_index())
+
+
+def _candidate_grams(tokens: list[str]) -> set[tuple[str, ...]]:
+    """Every run of 1 to `_MAX_PHRASE` tokens that starts with a keyword's first word: the
+    only runs that can be keywords."""
+    starts = _keyword_starts()
+    out: set[tuple[str, ...]] = set()
+    for i, token in enumerate(tokens):
+        if token in starts:
+            out.update(tuple(tokens[i : i + n]) for n in range(1, _MAX_PHRASE + 1)
+                       if i + n <= len(tokens))
+    return out
+
+
 def _hits(texts: Iterable[str]) -> dict[str, int]:
     """Per category: distinct keywords found in each text (capped), summed over the texts."""
     index = _keyword_index()
@@ -154,7 +168,7 @@ def _hits(texts: Iterable[str]) -> dict[str, int]:
         if not text:
             continue
         per_text: dict[str, int] = {}
-        for gram in _grams(tokenize(text)):
+        for gram in _candidate_grams(tokenize(text)):
             for cat_id in index.get(gram, ()):
                 per_text[cat_id] = per_text.get(cat_id, 0) + 1
         for cat_id, n in per_text.items():

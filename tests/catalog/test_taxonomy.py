@@ -121,3 +121,30 @@ def test_finds_the_niche_of_simulated_profiles(seed: int) -> None:
         anywhere += niche in got
     assert first >= 0.9 * len(handles)
     assert anywhere >= 0.95 * len(handles)
+
+
+def test_only_grams_starting_a_keyword_are_looked_up() -> None:
+    """`_candidate_grams` (what classification looks up) finds every keyword that all the
+    1- to 3-word runs of a text would find: simulated captions and bios, accented and
+    emoji-laden text included."""
+    from sors.catalog.taxonomy import _MAX_PHRASE, _candidate_grams, _keyword_index
+
+    def every_gram(tokens: list[str]) -> set[tuple[str, ...]]:
+        return {tuple(tokens[i:i + n]) for n in range(1, _MAX_PHRASE + 1)
+                for i in range(len(tokens) - n + 1)}
+
+    world = SimWorld(3)
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    texts = ["Crème brûlée & JALAPEÑOS 🌶️ air fryer recipes", "home workout, strength training",
+             "día de campo: meal prep ideas"]
+    for platform, handle in world.sample_handles(40):
+        snap = world.crawl(platform, handle, now)  # type: ignore[arg-type]
+        texts += [snap.profile.bio or ""] + [p.caption or "" for p in snap.posts]
+    index = _keyword_index()
+    found = 0
+    for text in texts:
+        tokens = tokenize(text)
+        want = {g for g in every_gram(tokens) if g in index}
+        assert {g for g in _candidate_grams(tokens) if g in index} == want, text
+        found += len(want)
+    assert found > 100  # the texts do hit keywords
