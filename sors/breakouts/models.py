@@ -29,3 +29,18 @@ class PostIdeas(Base):
 # Breakouts leave out the posts of inactive creators by probing this (small) index instead
 # of reading every profile row (migration 0014).
 Index("ix_profiles_inactive", Profile.id, postgresql_where=text("NOT is_active"))
+
+
+class ProfileNiche(Base):
+    """A creator's main niche: the top level of the category of lowest rank (ties: lowest
+    id) in profile_categories, which breakouts group by. Kept by statement triggers on
+    profile_categories (migration 0016): a crawl rewrites a creator's categories once, and
+    the niche of every creator the statement touched is worked out again from them. A
+    creator without categories has no row."""
+
+    __tablename__ = "profile_niches"
+
+    profile_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True
+    )
+    category_id: Mapped[str] = mapped_column(String(64))

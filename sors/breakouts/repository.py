@@ -3,8 +3,11 @@ that at least `min_creators` distinct creators of one category turned into outli
 
 The posts come off the score's `(score DESC NULLS LAST, id)` index (`score >= min_score`),
 whose INCLUDE columns hold the publication time and platform, so only outliers are read.
-Their hashtags and phrases were extracted at ingest (post_ideas, migration 0014): a request
-unnests stored arrays and groups, it runs no regular expression.
+Their hashtags and phrases were extracted at ingest (post_ideas, migration 0014), read in one
+index scan over the array of the outliers' ids; each creator's main niche is stored too
+(profile_niches, migration 0016). A request unnests stored arrays and groups, it runs no
+regular expression and sorts no categories; the groups that can make the answer get an
+integer key for the sorted steps.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.repository import score_column
+from sors.kit.db import fetch_all, sql_for_shape
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +39,22 @@ class BreakoutQuery:
     evidence_limit: int = 10  # each breakout shows at most this many creators' best posts
 
 
-# Where each kind of idea comes from, as (FROM clause over the candidates, the idea, which
-# candidates have one): hashtags
-# and phrases from post_ideas (extracted at ingest, migration 0014), formats and sounds from
-# the candidate post itself.
+# Where each kind of idea comes from, as (FROM clause over the candidates for the creator
+# counts, the idea there, which candidates have one, how a candidate `c` holds a top group's
+# idea `t.idea`): hashtags and phrases from post_ideas (extracted at ingest, migration 0014,
+# each once per post), formats and sounds from the candidate post itself. Arrays are
+# unnested in the select list (a ProjectSet, no per-row function scan).
+_UNNEST = "(SELECT c.category_id, c.profile_id, unnest(c.{}) AS idea FROM cand c) c"
 _IDEAS = {
-    "hashtag": ("cand c CROSS JOIN LATERAL unnest(c.hashtags) AS u(idea)", "u.idea", "true"),
-    "phrase": ("cand c CROSS JOIN LATERAL unnest(c.phrases) AS u(idea)", "u.idea", "true"),
-    "format": ("cand c", "c.platform || ':' || c.content_type", "true"),
-    "sound": ("cand c", "lower(c.track)", "coalesce(c.track, '') <> ''"),
+    "hashtag": (_UNNEST.format("hashtags"), "c.idea", "true", "t.idea = ANY(c.hashtags)"),
+    "phrase": (_UNNEST.format("phrases"), "c.idea", "true", "t.idea = ANY(c.phrases)"),
+    "format": (
+        "cand c", "c.platform || ':' || c.content_type", "true",
+        "t.idea = c.platform || ':' || c.content_type",
+    ),
+    "sound": (
+        "cand c", "lower(c.track)", "coalesce(c.track, '') <> ''", "t.idea = lower(c.track)",
+    ),
 }
 
 
@@ -51,8 +62,9 @@ def _per_kind(q: BreakoutQuery, branch: str) -> str:
     """One branch per asked kind, UNION ALL: each groups without a `kind` key, and a format
     is never unnested."""
     return "\n    UNION ALL\n".join(
-        branch.format(kind=k, source=_IDEAS[k][0], idea=_IDEAS[k][1], cond=_IDEAS[k][2])
+        branch.format(kind=k, source=s, idea=i, cond=c, holds=h)
         for k in q.kinds
+        for s, i, c, h in [_IDEAS[k]]
     )
 
 
@@ -64,13 +76,13 @@ _SIZES = """
     FROM (SELECT DISTINCT {idea} AS idea, c.category_id, c.profile_id FROM {source} WHERE {cond}) AS x
     GROUP BY idea, category_id
     HAVING count(*) >= :min_creators"""
-# The posts of the top groups: the ideas are unnested again, which costs less than writing
-# and reading back every idea row (~80k for the three-month frame at 1M posts).
+# The posts of the top groups: the candidates of a top group's category that hold its idea
+# (an array membership test, no unnesting), which costs less than writing and reading back
+# every idea row (~80k for the three-month frame at 1M posts).
 _TOP_HITS = """
-    SELECT t.kind, t.idea, t.category_id, c.profile_id COLLATE "C" AS profile_id,
-           c.id, c.score, c.published_at, t.creators
-    FROM {source}
-    JOIN top t ON t.kind = '{kind}' AND t.idea = {idea} AND t.category_id = c.category_id
+    SELECT t.gid, c.profile_id COLLATE "C" AS profile_id, c.id, c.score, c.published_at
+    FROM cand c
+    JOIN top t ON t.kind = '{kind}' AND t.category_id = c.category_id AND {holds}
     WHERE {cond}"""
 
 
@@ -89,21 +101,21 @@ def _statement(q: BreakoutQuery) -> str:
         )
         category = "CAST(:category_label AS text)"
     else:
-        # The creator's main niche, at its top level, looked up once per creator; '' for
-        # none, so groups join on plain equality (the answer says null).
+        # The creator's main niche, at its top level (stored: profile_niches, migration
+        # 0016); '' for none, so groups join on plain equality (the answer says null).
         category = "coalesce(nc.category_id, '')"
-        joins.append("LEFT JOIN niche nc ON nc.profile_id = o.profile_id")
+        joins.append("LEFT JOIN profile_niches nc ON nc.profile_id = o.profile_id")
     # Only the arrays asked for: the candidates are materialized, phrases and all.
     arrays = ", ".join(
         f"i.{col}" if kind in q.kinds else f"NULL::text[] AS {col}"
         for kind, col in (("hashtag", "hashtags"), ("phrase", "phrases"))
     )
     if {"hashtag", "phrase"} & set(q.kinds):
-        # One primary-key probe per outlier. OFFSET 0 keeps it a probe: as a plain join the
-        # planner may hash the whole table for a few thousand outliers.
+        # The outliers' rows of post_ideas in one index scan over an array of their ids (a
+        # plain join may hash the whole table; a probe per outlier costs more per row).
         joins.append(
-            "LEFT JOIN LATERAL (SELECT i.hashtags, i.phrases FROM post_ideas i "
-            "WHERE i.post_id = o.id OFFSET 0) i ON true"
+            "LEFT JOIN (SELECT i.post_id, i.hashtags, i.phrases FROM post_ideas i "
+            "WHERE i.post_id = ANY(ARRAY(SELECT id FROM outliers))) i ON i.post_id = o.id"
         )
     return f"""
 WITH outliers AS MATERIALIZED (
@@ -113,13 +125,6 @@ WITH outliers AS MATERIALIZED (
     WHERE {" AND ".join(conds)}
       -- ≡ joining the active profiles, without reading the profiles table (few are inactive)
       AND NOT EXISTS (SELECT 1 FROM profiles x WHERE x.id = p.profile_id AND NOT x.is_active)
-),
-niche AS (
-    SELECT DISTINCT ON (g.profile_id)
-           g.profile_id, split_part(g.category_id, '.', 1) AS category_id
-    FROM profile_categories g
-    WHERE g.profile_id IN (SELECT profile_id FROM outliers)
-    ORDER BY g.profile_id, g.rank, g.category_id
 ),
 cand AS MATERIALIZED (
     SELECT o.*, {category} AS category_id, {arrays}
@@ -131,37 +136,40 @@ cand AS MATERIALIZED (
 sizes AS MATERIALIZED ({_per_kind(q, _SIZES)}
 ),
 top AS MATERIALIZED (
-    SELECT * FROM sizes
+    -- gid: a small key for each group, so the steps below sort and join on one integer
+    SELECT row_number() OVER () AS gid, * FROM sizes
     WHERE creators >= coalesce(
         (SELECT creators FROM sizes ORDER BY creators DESC LIMIT 1 OFFSET :limit - 1), 0)
 ),
 top_hits AS MATERIALIZED ({_per_kind(q, _TOP_HITS)}
 ),
-grouped AS (
-    SELECT h.kind, h.idea, h.category_id, h.creators, count(*) AS posts,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY h.score) AS median_score,
-           (array_agg(h.id ORDER BY h.published_at, h.id))[1] AS first_id,
-           (array_agg(h.id ORDER BY h.published_at DESC, h.id))[1] AS latest_id
-    FROM top_hits h
-    GROUP BY h.kind, h.idea, h.category_id, h.creators
-    ORDER BY creators DESC, median_score DESC, kind COLLATE "default", idea COLLATE "default",
-             category_id COLLATE "default"
+grouped AS MATERIALIZED (
+    SELECT t.kind, t.idea, t.category_id, t.creators, a.*
+    FROM (
+        SELECT h.gid, count(*) AS posts,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY h.score) AS median_score,
+               (array_agg(h.id ORDER BY h.published_at, h.id))[1] AS first_id,
+               (array_agg(h.id ORDER BY h.published_at DESC, h.id))[1] AS latest_id
+        FROM top_hits h
+        GROUP BY h.gid
+    ) a JOIN top t USING (gid)
+    ORDER BY t.creators DESC, a.median_score DESC, t.kind COLLATE "default",
+             t.idea COLLATE "default", t.category_id COLLATE "default"
     LIMIT :limit
 ),
 best AS (
-    SELECT DISTINCT ON (h.kind, h.idea, h.category_id, h.profile_id)
-           h.kind, h.idea, h.category_id, h.id, h.score
-    FROM top_hits h JOIN grouped g USING (kind, idea, category_id)
-    ORDER BY h.kind, h.idea, h.category_id, h.profile_id, h.score DESC, h.id
+    SELECT DISTINCT ON (h.gid, h.profile_id) h.gid, h.id, h.score
+    FROM top_hits h
+    WHERE h.gid IN (SELECT gid FROM grouped)
+    ORDER BY h.gid, h.profile_id, h.score DESC, h.id
 ),
 evidence AS (
-    SELECT kind, idea, category_id,
-           (array_agg(id ORDER BY score DESC, id))[1:CAST(:evidence_limit AS int)] AS ids
-    FROM best GROUP BY kind, idea, category_id
+    SELECT gid, (array_agg(id ORDER BY score DESC, id))[1:CAST(:evidence_limit AS int)] AS ids
+    FROM best GROUP BY gid
 )
 SELECT g.kind, g.idea, nullif(g.category_id, '') AS category_id, g.creators, g.posts,
        g.median_score, g.first_id, g.latest_id, e.ids AS evidence
-FROM grouped g JOIN evidence e USING (kind, idea, category_id)
+FROM grouped g JOIN evidence e USING (gid)
 ORDER BY g.creators DESC, g.median_score DESC, g.kind COLLATE "default",
          g.idea COLLATE "default", g.category_id COLLATE "default"
 """
@@ -185,12 +193,28 @@ def params_of(q: BreakoutQuery) -> dict[str, Any]:
     return params
 
 
+# For this transaction only, in one round trip: the planner's row estimates for the idea
+# rows are far too high, which would make it JIT-compile this small query (seconds of
+# compilation for ~100 ms of work); the idea rows of a three-month frame (~60k at 1M posts)
+# hash and sort in memory, not on disk; and no nested loop: the outliers' post_ideas rows
+# (`= ANY(array)`) are estimated at 10, and a nested loop over thousands of them would
+# compare every pair.
+_SETTINGS = (
+    "SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), "
+    "set_config('enable_nestloop', 'off', true)"
+)
+
+
+def _sql(q: BreakoutQuery) -> str:
+    """The statement for the request's shape, compiled once per shape (`kit.db`)."""
+    shape = (
+        "breakouts", tuple(q.kinds), q.score_window, q.score_method, q.since is not None,
+        bool(q.platforms), q.category_ids is not None,
+    )
+    return sql_for_shape(shape, lambda: text(_statement(q)))
+
+
 async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, Any]]:
-    params = params_of(q)
-    # The planner's row estimates for the idea rows are far too high, which would make it
-    # JIT-compile this small query: seconds of compilation for ~100 ms of work.
-    await session.execute(text("SET LOCAL jit = off"))
-    # The idea rows of a three-month frame (~80k at 1M posts) sort in memory, not on disk.
-    await session.execute(text("SET LOCAL work_mem = '64MB'"))
-    result = await session.execute(text(_statement(q)), params)
-    return [dict(r._mapping) for r in result.all()]
+    """The answer's rows, run through the session's driver connection (no ORM step)."""
+    await fetch_all(session, _SETTINGS, {})
+    return await fetch_all(session, _sql(q), params_of(q))

@@ -12,7 +12,7 @@ rest ("the tail") without it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -30,6 +30,7 @@ from sqlalchemy import (
     select,
     text,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -340,11 +341,21 @@ async def snapshot_count(session: AsyncSession, post_id: str) -> int:
     return int((await session.execute(stmt)).scalar_one())
 
 
-async def posts_by_ids(session: AsyncSession, post_ids: Sequence[str]) -> dict[str, Row]:
+_POSTS_BY_IDS = plain_sql(
+    _posts_with_owner().where(Post.id == func.any(bindparam("ids", type_=ARRAY(String))))
+)
+
+
+async def posts_by_ids(
+    session: AsyncSession, post_ids: Collection[str]
+) -> dict[str, Row | dict[str, Any]]:
+    """Posts with their owners by id, in one precompiled statement through the session's
+    driver (`kit.db.fetch_all`): the ids travel as one array, so the statement's text is the
+    same for any number of them and no ORM step runs per call (breakouts read ~200 posts)."""
     if not post_ids:
         return {}
-    stmt = _posts_with_owner().where(Post.id.in_(list(post_ids)))
-    return {r.id: r._mapping for r in (await session.execute(stmt)).all()}
+    rows = await fetch_all(session, _POSTS_BY_IDS, {"ids": list(post_ids)})
+    return {r["id"]: r for r in rows}
 
 
 async def find_post(session: AsyncSession, platform: str, platform_post_id: str) -> Row | None:
