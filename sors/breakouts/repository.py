@@ -20,7 +20,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.repository import score_column
+from sors.catalog.models import SCORE_INDEX_FLOOR
+from sors.catalog.repository import floored, score_column
 from sors.kit.db import fetch_all, sql_for_shape
 
 
@@ -87,8 +88,13 @@ _TOP_HITS = """
 
 
 def _statement(q: BreakoutQuery) -> str:
-    score = score_column(q.score_window, q.score_method).name
+    col = score_column(q.score_window, q.score_method)
+    score = col.name
     conds = [f"p.{score} >= :min_score", "p.deleted_at IS NULL"]
+    if floored(col) and q.min_score >= SCORE_INDEX_FLOOR:
+        # The score's index holds the posts from the floor up (migration 0015): said as a
+        # literal, a prepared statement's generic plan can use it too.
+        conds.append(f"p.{score} >= {SCORE_INDEX_FLOOR}")
     if q.since is not None:
         conds.append("p.published_at >= :since")
     if q.platforms:
@@ -209,7 +215,7 @@ def _sql(q: BreakoutQuery) -> str:
     """The statement for the request's shape, compiled once per shape (`kit.db`)."""
     shape = (
         "breakouts", tuple(q.kinds), q.score_window, q.score_method, q.since is not None,
-        bool(q.platforms), q.category_ids is not None,
+        bool(q.platforms), q.category_ids is not None, q.min_score >= SCORE_INDEX_FLOOR,
     )
     return sql_for_shape(shape, lambda: text(_statement(q)))
 

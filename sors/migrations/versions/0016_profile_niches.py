@@ -1,7 +1,7 @@
 """profile_niches: each creator's main niche, kept by triggers on profile_categories
 
 Revision ID: 0016
-Revises: 0014
+Revises: 0015
 Create Date: 2026-11-24 07:50:00
 
 Breakouts group a creator's outliers under the creator's main niche: the top level of the
@@ -12,14 +12,12 @@ categories are written (once per crawl, per profile, never per post), so it is s
 statement triggers on profile_categories recompute it for the creators a statement touched,
 from their categories after it. Posts and their writes are untouched.
 
-`down_revision` is the last revision of the branch this was written on; on top of 0015
-(main's score indexes) it only needs to name that one instead.
 """
 
 from alembic import op
 
 revision = "0016"
-down_revision = "0014"
+down_revision = "0015"
 branch_labels = None
 depends_on = None
 
