@@ -204,10 +204,13 @@ def params_of(q: BreakoutQuery) -> dict[str, Any]:
 # compilation for ~100 ms of work); the idea rows of a three-month frame (~60k at 1M posts)
 # hash and sort in memory, not on disk; and no nested loop: the outliers' post_ideas rows
 # (`= ANY(array)`) are estimated at 10, and a nested loop over thousands of them would
-# compare every pair.
+# compare every pair; and a plan for this request's values: the driver prepares a statement
+# it has run five times, and the generic plan PostgreSQL then may pick for all time frames
+# took the three-month request from ~340 to ~470 ms (docs/PERFORMANCE.md).
 _SETTINGS = (
     "SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), "
-    "set_config('enable_nestloop', 'off', true)"
+    "set_config('enable_nestloop', 'off', true), "
+    "set_config('plan_cache_mode', 'force_custom_plan', true)"
 )
 
 
