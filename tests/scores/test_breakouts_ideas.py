@@ -144,3 +144,37 @@ async def test_a_deleted_post_no_longer_counts(db, clean) -> None:
     assert await _hashtags(db) == {}
     assert await _hashtags(db, min_creators=2) == {"crumbshot": 2}
 
+
+
+async def test_ideas_for_a_whole_statement_follow_the_per_caption_rules(db, clean) -> None:
+    """Migration 0017 extracts a statement's ideas in one set-based function; its results
+    are 0014's per-caption definitions', caption by caption (edge cases, the tricky
+    captions, and the simulated world's captions)."""
+    import importlib
+
+    old = importlib.import_module("sors.migrations.versions.0014_post_ideas")
+    await seed_world(db, profiles=30, seed=5, now=T)
+    edge = ["", " ", "a b", "#x #yy ##zz", "Ünïcödé wörds here and there 2024 2025",
+            "@only @mentions https://links.only/x", "the and for with this that", "one two"]
+    async with db.transaction() as s:
+        for name in ("hashtags", "phrases"):
+            body = getattr(old, name.upper()).replace(
+                f"FUNCTION sors_caption_{name}(", f"FUNCTION pg_temp.old_{name}(")
+            await s.execute(text(body))
+        captions = [c for (c,) in (await s.execute(text("SELECT caption FROM posts"))).all()]
+        captions += TRICKY + edge + [None]  # type: ignore[list-item]
+        differ = (await s.execute(text("""
+            SELECT f.post_id, f.hashtags, f.phrases
+              FROM sors_posts_ideas(
+                     CAST(:ids AS text[]), CAST(:captions AS text[])) AS f
+             WHERE f.hashtags IS DISTINCT FROM pg_temp.old_hashtags(
+                       (CAST(:captions AS text[]))[CAST(f.post_id AS int)])
+                OR f.phrases IS DISTINCT FROM pg_temp.old_phrases(
+                       (CAST(:captions AS text[]))[CAST(f.post_id AS int)])"""),
+            {"ids": [str(i + 1) for i in range(len(captions))], "captions": captions})).all()
+        assert differ == []
+        rows = (await s.execute(text(
+            "SELECT count(*), sum(cardinality(hashtags)), sum(cardinality(phrases)) "
+            "FROM sors_posts_ideas(CAST(:ids AS text[]), CAST(:captions AS text[]))"),
+            {"ids": [str(i + 1) for i in range(len(captions))], "captions": captions})).one()
+    assert rows[0] == len(captions) and rows[1] > 50 and rows[2] > 50  # one row per caption
