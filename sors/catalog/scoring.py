@@ -12,8 +12,8 @@ Plus `velocity`: views per hour over the last 24 h (since publication when young
 
 The same statement writes the crawl's posts (staged by catalog.ingest) with their scores:
 each post gets one new row version per crawl, not an upsert and then a score update (every
-version inserts an entry into each of the 25 indexes of `posts`; docs/PERFORMANCE.md,
-"Ingest at a million posts").
+version inserts an entry into each index of `posts` whose predicate it meets;
+docs/PERFORMANCE.md, "Ingest at a million posts").
 """
 
 from __future__ import annotations
