@@ -127,6 +127,13 @@ async def test_an_edited_caption_moves_the_ideas_and_an_unchanged_one_writes_not
     ]
     await ingest(db, dataclasses.replace(later[2], posts=edited, fetched_at=T + timedelta(days=2)))
     assert (await _ideas(db, hit))[0] == ["crumbcheck"]
+    # The edit reached the post itself too (a re-crawl writes captions by a statement of
+    # its own, catalog.ingest), and so its search vector.
+    async with db.transaction() as s:
+        caption, found = (await s.execute(text(
+            "SELECT caption, search_vector @@ plainto_tsquery('simple', 'crumbcheck') "
+            "FROM posts WHERE platform_post_id = :p"), {"p": hit})).one()
+    assert (caption, found) == ("Tried the trick #crumbcheck", True)
     assert await _hashtags(db) == {}
     assert await _hashtags(db, min_creators=2) == {"crumbshot": 2}
 
