@@ -11,18 +11,18 @@ from sors.kit.db import Base
 
 
 class PostIdeas(Base):
-    """A post's hashtags and caption phrases: the SQL functions sors_caption_hashtags and
-    sors_caption_phrases of its caption, written by triggers on posts when a post is
-    inserted or its caption changes (migration 0014), so every writer of posts keeps them
-    current and an unchanged caption costs nothing. Formats and sounds are read from the
-    post itself. Deleted posts keep their row; breakouts leave them out through posts."""
+    """A post's caption phrases: the SQL function sors_posts_phrases of its caption, written
+    by triggers on posts when a post is inserted or its caption changes (migrations 0014,
+    0018), so every writer of posts keeps them current and an unchanged caption costs
+    nothing. Hashtags are a generated column of the post (`posts.hashtags`, 0018); formats
+    and sounds are read from the post itself. Deleted posts keep their row; breakouts leave
+    them out through posts."""
 
     __tablename__ = "post_ideas"
 
     post_id: Mapped[str] = mapped_column(
         String(64), ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
     )
-    hashtags: Mapped[list[str]] = mapped_column(ARRAY(Text))
     phrases: Mapped[list[str]] = mapped_column(ARRAY(Text))
 
 

@@ -41,20 +41,27 @@ class BreakoutQuery:
 
 
 # Where each kind of idea comes from, as (FROM clause over the candidates for the creator
-# counts, the idea there, which candidates have one, how a candidate `c` holds a top group's
-# idea `t.idea`): hashtags and phrases from post_ideas (extracted at ingest, migration 0014,
-# each once per post), formats and sounds from the candidate post itself. Arrays are
-# unnested in the select list (a ProjectSet, no per-row function scan).
+# counts, the idea's columns there, the idea from them, which candidates have one, how a
+# candidate `c` holds a top group's idea `t.idea`): hashtags from the post's own row
+# (`posts.hashtags`, migration 0018), phrases from post_ideas (extracted at ingest, each once
+# per post), formats and sounds from the post. Arrays are unnested in the select list (a
+# ProjectSet, no per-row function scan); a format groups on its two columns and is spelled
+# once per group.
 _UNNEST = "(SELECT c.category_id, c.profile_id, unnest(c.{}) AS idea FROM cand c) c"
 _IDEAS = {
-    "hashtag": (_UNNEST.format("hashtags"), "c.idea", "true", "t.idea = ANY(c.hashtags)"),
-    "phrase": (_UNNEST.format("phrases"), "c.idea", "true", "t.idea = ANY(c.phrases)"),
+    "hashtag": (
+        _UNNEST.format("hashtags"), ["c.idea"], "x.c1", "true", "t.idea = ANY(c.hashtags)",
+    ),
+    "phrase": (
+        _UNNEST.format("phrases"), ["c.idea"], "x.c1", "true", "t.idea = ANY(c.phrases)",
+    ),
     "format": (
-        "cand c", "c.platform || ':' || c.content_type", "true",
+        "cand c", ["c.platform", "c.content_type"], "x.c1 || ':' || x.c2", "true",
         "t.idea = c.platform || ':' || c.content_type",
     ),
     "sound": (
-        "cand c", "lower(c.track)", "coalesce(c.track, '') <> ''", "t.idea = lower(c.track)",
+        "cand c", ["lower(c.track)"], "x.c1", "coalesce(c.track, '') <> ''",
+        "t.idea = lower(c.track)",
     ),
 }
 
@@ -63,19 +70,23 @@ def _per_kind(q: BreakoutQuery, branch: str) -> str:
     """One branch per asked kind, UNION ALL: each groups without a `kind` key, and a format
     is never unnested."""
     return "\n    UNION ALL\n".join(
-        branch.format(kind=k, source=s, idea=i, cond=c, holds=h)
+        branch.format(
+            kind=k, source=s, cond=c, holds=h, idea=idea,
+            cols=", ".join(f"{e} AS c{n}" for n, e in enumerate(cols, 1)),
+            keys=", ".join(f"x.c{n}" for n in range(1, len(cols) + 1)),
+        )
         for k in q.kinds
-        for s, i, c, h in [_IDEAS[k]]
+        for s, cols, idea, c, h in [_IDEAS[k]]
     )
 
 
 # Byte-order keys: grouping and sorting compare them often, and equality is the same in any
 # collation; orderings the answer shows use the database's collation again.
 _SIZES = """
-    SELECT '{kind}' COLLATE "C" AS kind, idea COLLATE "C" AS idea,
-           category_id COLLATE "C" AS category_id, count(*) AS creators
-    FROM (SELECT DISTINCT {idea} AS idea, c.category_id, c.profile_id FROM {source} WHERE {cond}) AS x
-    GROUP BY idea, category_id
+    SELECT '{kind}' COLLATE "C" AS kind, ({idea}) COLLATE "C" AS idea,
+           x.category_id COLLATE "C" AS category_id, count(*) AS creators
+    FROM (SELECT DISTINCT {cols}, c.category_id, c.profile_id FROM {source} WHERE {cond}) AS x
+    GROUP BY {keys}, x.category_id
     HAVING count(*) >= :min_creators"""
 # The posts of the top groups: the candidates of a top group's category that hold its idea
 # (an array membership test, no unnesting), which costs less than writing and reading back
@@ -96,6 +107,7 @@ def _statement(q: BreakoutQuery) -> str:
         # literal, a prepared statement's generic plan can use it too.
         conds.append(f"p.{score} >= {SCORE_INDEX_FLOOR}")
     if q.since is not None:
+        # Checked in the score's index (a key column, migration 0018).
         conds.append("p.published_at >= :since")
     if q.platforms:
         conds.append("p.platform = ANY(CAST(:platforms AS text[]))")
@@ -110,32 +122,30 @@ def _statement(q: BreakoutQuery) -> str:
         # The creator's main niche, at its top level (stored: profile_niches, migration
         # 0016); '' for none, so groups join on plain equality (the answer says null).
         category = "coalesce(nc.category_id, '')"
-        joins.append("LEFT JOIN profile_niches nc ON nc.profile_id = o.profile_id")
-    # Only the arrays asked for: the candidates are materialized, phrases and all.
-    arrays = ", ".join(
-        f"i.{col}" if kind in q.kinds else f"NULL::text[] AS {col}"
-        for kind, col in (("hashtag", "hashtags"), ("phrase", "phrases"))
-    )
-    if {"hashtag", "phrase"} & set(q.kinds):
-        # The outliers' rows of post_ideas in one index scan over an array of their ids (a
-        # plain join may hash the whole table; a probe per outlier costs more per row).
-        joins.append(
-            "LEFT JOIN (SELECT i.post_id, i.hashtags, i.phrases FROM post_ideas i "
-            "WHERE i.post_id = ANY(ARRAY(SELECT id FROM outliers))) i ON i.post_id = o.id"
-        )
-    return f"""
-WITH outliers AS MATERIALIZED (
+        joins.append("LEFT JOIN profile_niches nc ON nc.profile_id = p.profile_id")
+    hashtags = "p.hashtags" if "hashtag" in q.kinds else "NULL::text[] AS hashtags"
+    scan = f"""
     SELECT p.id, p.profile_id, p.platform, p.content_type, p.published_at,
-           p.extra ->> 'track' AS track, p.{score} AS score
-    FROM posts p
+           p.extra ->> 'track' AS track, p.{score} AS score, {category} AS category_id,
+           {hashtags}
+    FROM posts p {" ".join(joins)}
     WHERE {" AND ".join(conds)}
       -- ≡ joining the active profiles, without reading the profiles table (few are inactive)
-      AND NOT EXISTS (SELECT 1 FROM profiles x WHERE x.id = p.profile_id AND NOT x.is_active)
+      AND NOT EXISTS (SELECT 1 FROM profiles x WHERE x.id = p.profile_id AND NOT x.is_active)"""
+    if "phrase" in q.kinds:
+        # The outliers' rows of post_ideas in one index scan over an array of their ids (a
+        # plain join may hash the whole table; a probe per outlier costs more per row).
+        candidates = f"""outliers AS MATERIALIZED ({scan}
 ),
 cand AS MATERIALIZED (
-    SELECT o.*, {category} AS category_id, {arrays}
-    FROM outliers o {" ".join(joins)}
-),
+    SELECT o.*, i.phrases FROM outliers o
+    LEFT JOIN (SELECT i.post_id, i.phrases FROM post_ideas i
+               WHERE i.post_id = ANY(ARRAY(SELECT id FROM outliers))) i ON i.post_id = o.id
+)"""
+    else:
+        candidates = f"cand AS MATERIALIZED ({scan}\n)"
+    return f"""
+WITH {candidates},
 -- Which groups can make the answer: the creator counts come from hash aggregates; only the
 -- groups at or above the `limit`-th largest count (the first sort key) need the sorted
 -- aggregates (median, first and latest post) below.
@@ -199,19 +209,28 @@ def params_of(q: BreakoutQuery) -> dict[str, Any]:
     return params
 
 
-# For this transaction only, in one round trip: the planner's row estimates for the idea
-# rows are far too high, which would make it JIT-compile this small query (seconds of
-# compilation for ~100 ms of work); the idea rows of a three-month frame (~60k at 1M posts)
-# hash and sort in memory, not on disk; and no nested loop: the outliers' post_ideas rows
-# (`= ANY(array)`) are estimated at 10, and a nested loop over thousands of them would
-# compare every pair; and a plan for this request's values: the driver prepares a statement
-# it has run five times, and the generic plan PostgreSQL then may pick for all time frames
-# took the three-month request from ~340 to ~470 ms (docs/PERFORMANCE.md).
-_SETTINGS = (
-    "SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), "
-    "set_config('enable_nestloop', 'off', true), "
-    "set_config('plan_cache_mode', 'force_custom_plan', true)"
+# For this statement only: the planner's row estimates for the idea rows are far too high,
+# which would make it JIT-compile this small query (seconds of compilation for ~100 ms of
+# work); the idea rows of a three-month frame (~60k at 1M posts) hash and sort in memory,
+# not on disk; and no nested loop: the outliers' post_ideas rows (`= ANY(array)`) are
+# estimated at 10, and a nested loop over thousands of them would compare every pair; and a
+# plan for this request's values: the driver prepares a statement it has run five times,
+# and the generic plan PostgreSQL then may pick for all time frames took the three-month
+# request from ~340 to ~470 ms (docs/PERFORMANCE.md). Set for the transaction in one round
+# trip that reads the values before, which the next round trip puts back: the evidence
+# posts are read next in the same transaction, by primary key, which wants a nested loop
+# (with none, ~20 ms instead of ~8 for 200 posts).
+_SETTINGS = {
+    "jit": "off",
+    "work_mem": "64MB",
+    "enable_nestloop": "off",
+    "plan_cache_mode": "force_custom_plan",
+}
+_SET = "WITH before AS MATERIALIZED (SELECT {}) SELECT before.*, {} FROM before".format(
+    ", ".join(f"current_setting('{k}') AS {k}" for k in _SETTINGS),
+    ", ".join(f"set_config('{k}', '{v}', true)" for k, v in _SETTINGS.items()),
 )
+_RESTORE = "SELECT " + ", ".join(f"set_config('{k}', %({k})s, true)" for k in _SETTINGS)
 
 
 def _sql(q: BreakoutQuery) -> str:
@@ -224,6 +243,9 @@ def _sql(q: BreakoutQuery) -> str:
 
 
 async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, Any]]:
-    """The answer's rows, run through the session's driver connection (no ORM step)."""
-    await fetch_all(session, _SETTINGS, {})
-    return await fetch_all(session, _sql(q), params_of(q))
+    """The answer's rows, run through the session's driver connection (no ORM step), with
+    the statement's settings (`_SETTINGS`) for it alone."""
+    [before] = await fetch_all(session, _SET, {})
+    rows = await fetch_all(session, _sql(q), params_of(q))
+    await fetch_all(session, _RESTORE, {k: before[k] for k in _SETTINGS})
+    return rows

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Computed, Float, ForeignKey, Index, String, Text, text
-from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
 from sors.kit.db import Base
@@ -185,13 +185,14 @@ class Post(Base):
             postgresql_include=[c for c in _FILTERS_SCORE if c != "published_at"],
         ),
         # Mean and median window scores (migrations 0007, 0009): at or above the baseline
-        # only (0015).
+        # only (0015); the publication time is a key column, checked in the index (0018).
         *[
             Index(
                 f"ix_posts_{col}",
                 text(f"{col} DESC NULLS LAST"),
                 "id",
-                postgresql_include=list(_FILTERS),
+                "published_at",
+                postgresql_include=[c for c in _FILTERS if c != "published_at"],
                 postgresql_where=text(f"{col} >= {SCORE_INDEX_FLOOR}"),
             )
             for col in WINDOW_SCORES
@@ -257,6 +258,11 @@ class Post(Base):
     search_vector: Mapped[Any] = mapped_column(
         TSVECTOR,
         Computed("to_tsvector('simple', sors_unaccent(coalesce(caption, '')))", persisted=True),
+    )
+    # The caption's hashtags in caption order (migration 0018: sors_caption_tags), on the
+    # row itself so breakouts read them with the outliers.
+    hashtags: Mapped[list[str]] = mapped_column(
+        ARRAY(Text), Computed("sors_caption_tags(caption)", persisted=True)
     )
 
 
