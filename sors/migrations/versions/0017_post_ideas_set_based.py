@@ -28,18 +28,8 @@ depends_on = None
 _0014 = importlib.import_module("sors.migrations.versions.0014_post_ideas")
 _STOP = ",".join(_0014.STOPWORDS).replace("'", "''")
 
-POSTS_IDEAS = f"""
-CREATE OR REPLACE FUNCTION sors_posts_ideas(ids text[], captions text[])
-RETURNS TABLE (post_id text, hashtags text[], phrases text[])
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  WITH c AS (SELECT u.id, u.caption FROM unnest(ids, captions) AS u(id, caption)),
-  -- Lower-cased, '#' dropped, 2+ letters, digits or underscores; each once.
-  tags AS (
-    SELECT c.id, array_agg(DISTINCT m[1] ORDER BY m[1]) AS hashtags
-    FROM c CROSS JOIN LATERAL regexp_matches(lower(c.caption), '#([[:alnum:]_]{{2,}})', 'g') AS m
-    GROUP BY c.id
-  ),
-  -- Two neighbouring words of the caption after accent folding and lower-casing, hashtags,
+# The phrases of the captions `c` (id, caption), one row per caption that has any.
+PHRASES_CTE = f"""  -- Two neighbouring words of the caption after accent folding and lower-casing, hashtags,
   -- mentions and links removed; both words 3+ characters, not numbers, not stop words.
   phr AS (
     SELECT c.id, array_agg(DISTINCT p.w || ' ' || p.nx ORDER BY p.w || ' ' || p.nx) AS phrases
@@ -57,7 +47,20 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
       AND p.w !~ '^[0-9]+$' AND p.nx !~ '^[0-9]+$'
     GROUP BY c.id
   )
-  SELECT c.id, coalesce(tags.hashtags, '{{}}'), coalesce(phr.phrases, '{{}}')
+"""
+
+POSTS_IDEAS = f"""
+CREATE OR REPLACE FUNCTION sors_posts_ideas(ids text[], captions text[])
+RETURNS TABLE (post_id text, hashtags text[], phrases text[])
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  WITH c AS (SELECT u.id, u.caption FROM unnest(ids, captions) AS u(id, caption)),
+  -- Lower-cased, '#' dropped, 2+ letters, digits or underscores; each once.
+  tags AS (
+    SELECT c.id, array_agg(DISTINCT m[1] ORDER BY m[1]) AS hashtags
+    FROM c CROSS JOIN LATERAL regexp_matches(lower(c.caption), '#([[:alnum:]_]{{2,}})', 'g') AS m
+    GROUP BY c.id
+  ),
+{PHRASES_CTE}  SELECT c.id, coalesce(tags.hashtags, '{{}}'), coalesce(phr.phrases, '{{}}')
   FROM c LEFT JOIN tags ON tags.id = c.id LEFT JOIN phr ON phr.id = c.id
 $$
 """

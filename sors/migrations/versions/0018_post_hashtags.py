@@ -63,25 +63,7 @@ CREATE OR REPLACE FUNCTION sors_posts_phrases(ids text[], captions text[])
 RETURNS TABLE (post_id text, phrases text[])
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   WITH c AS (SELECT u.id, u.caption FROM unnest(ids, captions) AS u(id, caption)),
-  -- Two neighbouring words of the caption after accent folding and lower-casing, hashtags,
-  -- mentions and links removed; both words 3+ characters, not numbers, not stop words.
-  phr AS (
-    SELECT c.id, array_agg(DISTINCT p.w || ' ' || p.nx ORDER BY p.w || ' ' || p.nx) AS phrases
-    FROM c
-    CROSS JOIN LATERAL (
-      SELECT regexp_split_to_array(
-               lower(sors_unaccent(regexp_replace(coalesce(c.caption, ''),
-                     '[#@][^[:space:]]+|https?://[^[:space:]]+', ' ', 'g'))),
-               '[^[:alnum:]]+') AS words
-      OFFSET 0  -- split once per caption
-    ) s
-    CROSS JOIN LATERAL unnest(s.words[1:cardinality(s.words) - 1], s.words[2:]) AS p(w, nx)
-    WHERE length(p.w) >= 3 AND length(p.nx) >= 3
-      AND NOT (p.w = ANY('{{{_0017._STOP}}}'::text[])) AND NOT (p.nx = ANY('{{{_0017._STOP}}}'::text[]))
-      AND p.w !~ '^[0-9]+$' AND p.nx !~ '^[0-9]+$'
-    GROUP BY c.id
-  )
-  SELECT c.id, coalesce(phr.phrases, '{{}}') FROM c LEFT JOIN phr ON phr.id = c.id
+{_0017.PHRASES_CTE}  SELECT c.id, coalesce(phr.phrases, '{{}}') FROM c LEFT JOIN phr ON phr.id = c.id
 $$
 """
 POSTS_IDEAS = """
