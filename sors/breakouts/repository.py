@@ -1,13 +1,14 @@
 """The breakouts query: one statement from the outlier posts of the time frame to the ideas
 that at least `min_creators` distinct creators of one category turned into outliers.
 
-The posts come off the score's `(score DESC NULLS LAST, id)` index (`score >= min_score`),
-whose INCLUDE columns hold the publication time and platform, so only outliers are read.
-Their hashtags and phrases were extracted at ingest (post_ideas, migration 0014), read in one
-index scan over the array of the outliers' ids; each creator's main niche is stored too
-(profile_niches, migration 0016). A request unnests stored arrays and groups, it runs no
-regular expression and sorts no categories; the groups that can make the answer get an
-integer key for the sorted steps.
+The posts come off the score's `(score DESC NULLS LAST, id, published_at)` index (`score >=
+min_score`, the time frame checked in the index, migration 0018), so only the frame's
+outliers are read from the heap, with their hashtags (a generated column of the post,
+0018). Their phrases, when asked for, were extracted at ingest (post_ideas, migration 0014),
+read in one index scan over the array of the outliers' ids; each creator's main niche is
+stored too (profile_niches, migration 0016). A request unnests stored arrays and groups, it
+runs no regular expression and sorts no categories; the groups that can make the answer get
+an integer key for the sorted steps.
 """
 
 from __future__ import annotations
