@@ -66,6 +66,12 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 {_0017.PHRASES_CTE}  SELECT c.id, coalesce(phr.phrases, '{{}}') FROM c LEFT JOIN phr ON phr.id = c.id
 $$
 """
+PHRASES = """
+CREATE OR REPLACE FUNCTION sors_caption_phrases(caption text) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT phrases FROM sors_posts_phrases(ARRAY[''], ARRAY[caption])
+$$
+"""
 POSTS_IDEAS = """
 CREATE OR REPLACE FUNCTION sors_posts_ideas(ids text[], captions text[])
 RETURNS TABLE (post_id text, hashtags text[], phrases text[])
@@ -123,7 +129,7 @@ def upgrade() -> None:
             f"CREATE INDEX ix_posts_{col} ON posts ({INDEX_KEYS.format(col=col)}) "
             f"INCLUDE ({INDEX_INCLUDE}) WHERE {col} >= 1"
         )
-    for sql in (POSTS_PHRASES, POSTS_IDEAS, WRITE_NEW, WRITE_EDITED):
+    for sql in (POSTS_PHRASES, PHRASES, POSTS_IDEAS, WRITE_NEW, WRITE_EDITED):
         op.execute(sql)
     op.execute("ALTER TABLE post_ideas DROP COLUMN hashtags")
     op.execute("ANALYZE posts")
@@ -137,7 +143,8 @@ def downgrade() -> None:
         "FROM posts p WHERE p.id = i.post_id"
     )
     op.execute("ALTER TABLE post_ideas ALTER COLUMN hashtags SET NOT NULL")
-    for sql in (_0017.POSTS_IDEAS, _0017.HASHTAGS, _0017.WRITE_NEW, _0017.WRITE_EDITED):
+    for sql in (_0017.POSTS_IDEAS, _0017.HASHTAGS, _0017.PHRASES, _0017.WRITE_NEW,
+                _0017.WRITE_EDITED):
         op.execute(sql)
     op.execute("DROP FUNCTION IF EXISTS sors_posts_phrases(text[], text[])")
     for col in _0015.COLUMNS:
