@@ -26,8 +26,8 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 
 
 async def _round(db: Any, settings: Any, slots: int, advance: timedelta) -> dict[str, Any]:
-    from sors.catalog import keeper
     from sors.jobs.engine import JobContext, Worker
+    from sors.keeper import service as keeper
     from sors.kit import clock
     from sors.platforms.sim import clock as sim_clock
 

@@ -43,8 +43,8 @@ def _pct(values: list[float], q: float) -> float:
 
 
 async def _prepare(url: str, data_dir: str, profiles: int) -> str:
-    from sors.catalog.seed import seed_world
     from sors.config import Settings
+    from sors.demo.seed import seed_world
     from sors.kit.db import Database, make_engine
     from tests.factories import create_account
 

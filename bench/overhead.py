@@ -56,14 +56,13 @@ async def _prepare(url: str, data_dir: str) -> tuple[str, str]:
     """A few crawled profiles and one account with plenty of credits: (api key, post id)."""
     from sqlalchemy import text
 
+    import sors.models_registry  # noqa: F401  (every table)
     from bench.search_world import _settings
     from sors.accounts.service import create_account
     from sors.catalog.ingest import ingest_crawls
     from sors.kit.db import Database, make_engine
-    from sors.models_registry import load_all
     from sors.platforms.sim.world import SimWorld
 
-    load_all()
     db = Database(make_engine(_settings(url, data_dir), url))
     world = SimWorld(0)
     async with db.transaction() as s:

@@ -105,9 +105,9 @@ def _rows_for(handles: list[tuple[str, str]]) -> dict[str, list[tuple[Any, ...]]
     """Table rows for the first crawl of these handles at NOW (runs in a worker process)."""
     from psycopg.types.json import Jsonb
 
-    from sors.catalog import taxonomy
     from sors.catalog.ingest import _post_row
     from sors.kit.ids import new_id
+    from sors.platforms import taxonomy
     from sors.platforms.sim.world import SimWorld
 
     world = SimWorld(SEED)
@@ -199,7 +199,7 @@ async def _ingest_slice_async(url: str, data_dir: str, handles: list[tuple[str, 
 
 
 async def _prepare(url: str, data_dir: str) -> None:
-    from sors.catalog.seed import ensure_categories
+    from sors.demo.seed import ensure_categories
     from sors.kit.db import Database, make_engine
     from sors.platforms.sim.clock import set_time
 

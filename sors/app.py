@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import importlib
-import importlib.util
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,8 +12,11 @@ from fastapi import FastAPI
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.responses import Response
 
+from sors import wiring
 from sors.accounts.keycache import KeyCache
 from sors.agents.http import install as install_mcp
+from sors.api import openapi as api_openapi
+from sors.api.paid import PaidUnitOfWork
 from sors.config import Settings, get_settings
 from sors.kit import handlers, openapi
 from sors.kit.db import Database, make_engine
@@ -23,40 +25,11 @@ from sors.kit.middleware import ApiMiddleware
 from sors.kit.ratelimit import RateLimiter
 from sors.kit.responses import JSONResponse
 from sors.kit.security import Signer
+from sors.platforms.registry import sync_clock
 
 DESCRIPTION = """A research API over TikTok, Instagram and YouTube posts: which posts overperform
 their own account's baseline (the outlier score), why, and what to make next.
 Authenticate with `Authorization: Bearer <key>` or `x-api-key: <key>`."""
-
-
-ROUTER_MODULES = (
-    "sors.kit.index",
-    "sors.accounts.router",
-    "sors.platforms.sim.pages",
-    "sors.billing.router",
-    "sors.feedback.router",
-    "sors.catalog.router",
-    "sors.breakouts.router",
-    "sors.jobs.router",
-    "sors.crawling.router",
-    "sors.enrichment.router",
-    "sors.remix.router",
-    "sors.monitoring.router",
-    "sors.alerts.router",
-    "sors.billing.checkout_router",
-    "sors.console.router",
-    "sors.webhooks.router",
-)
-
-
-def _routers() -> list:
-    routers = []
-    for module in ROUTER_MODULES:
-        # Domains land one issue at a time; a domain without a router yet is skipped.
-        if importlib.util.find_spec(module) is None:
-            continue
-        routers.append(importlib.import_module(module).router)
-    return routers
 
 
 def create_app(settings: Settings | None = None, *, db: Database | None = None) -> FastAPI:
@@ -72,6 +45,11 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
         from sors.jobs.runtime import start_in_process, stop_in_process
 
         tasks = start_in_process(app.state, roles)
+        if "world" in roles:  # `sors demo`: the rest of its simulated world
+            from sors.demo.worldbuild import run_in_background
+
+            app.state.world_build = asyncio.create_task(run_in_background(app.state.db))
+            tasks.append(app.state.world_build)
         try:
             async with app.state.mcp.running():
                 yield
@@ -87,7 +65,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
         description=DESCRIPTION,
         lifespan=lifespan,
         default_response_class=JSONResponse,
-        # Served by sors.kit.openapi: cached, offline docs assets, security schemes.
+        # Served by sors.api.openapi: cached, offline docs assets, security schemes.
         openapi_url=None,
         docs_url=None,
         redoc_url=None,
@@ -96,14 +74,17 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
     app.state.settings = settings
     app.state.db = db
     app.state.sim_clock = None
+    # Simulated time lives in the database: each request brings this process's clock up to it.
+    app.state.clock_sync = sync_clock if settings.platform_source == "sim" else None
+    app.state.unit_of_work = PaidUnitOfWork()
     app.state.limiter = RateLimiter(
         settings.redis_url, settings.rate_limit_per_minute, settings.rate_limit_ip_per_minute
     )
     app.state.signer = Signer(settings.resolved_secret_key)
     app.state.key_cache = KeyCache()
     handlers.install(app)
-    openapi.install(app)
-    for router in _routers():
+    api_openapi.install(app)
+    for router in wiring.ROUTERS:
         app.include_router(router)
     install_mcp(app)  # after the routers: its tools are derived from their OpenAPI
 

@@ -1,34 +1,24 @@
-"""Imports every domain's models so Base.metadata knows all tables (Alembic, tests)."""
+"""Every domain's tables, imported by name so `METADATA` knows them all (Alembic, the tests).
+A models module that does not exist fails at import."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
+from sors.accounts import models as _accounts_models  # noqa: F401
+from sors.alerts import models as _alerts_models  # noqa: F401
+from sors.billing import checkout_models as _checkout_models  # noqa: F401
+from sors.billing import models as _billing_models  # noqa: F401
+from sors.breakouts import models as _breakouts_models  # noqa: F401
+from sors.catalog import models as _catalog_models  # noqa: F401
+from sors.email import models as _email_models  # noqa: F401
+from sors.enrichment import models as _enrichment_models  # noqa: F401
+from sors.events import models as _events_models  # noqa: F401
+from sors.feedback import models as _feedback_models  # noqa: F401
+from sors.jobs import models as _jobs_models  # noqa: F401
+from sors.kit import models as _kit_models  # noqa: F401
 from sors.kit.db import Base
+from sors.monitoring import models as _monitoring_models  # noqa: F401
+from sors.platforms import models as _platforms_models  # noqa: F401
+from sors.platforms.sim import models as _sim_models  # noqa: F401
+from sors.remix import models as _remix_models  # noqa: F401
 
-MODEL_MODULES = (
-    "sors.kit.models",
-    "sors.accounts.models",
-    "sors.billing.models",
-    "sors.billing.checkout_models",
-    "sors.feedback.models",
-    "sors.catalog.models",
-    "sors.breakouts.models",
-    "sors.jobs.models",
-    "sors.enrichment.models",
-    "sors.remix.models",
-    "sors.monitoring.models",
-    "sors.alerts.models",
-    "sors.email.models",
-    "sors.platforms.sim.models",
-    "sors.webhooks.models",
-    "sors.platforms.models",
-)
-
-
-def load_all() -> type[Base]:
-    for module in MODEL_MODULES:
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
-    return Base
+METADATA = Base.metadata

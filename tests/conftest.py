@@ -19,11 +19,11 @@ import psycopg
 import pytest
 from sqlalchemy import text
 
+import sors.wiring  # noqa: F401  (every table, job handler and scheduled check)
 from sors.config import Settings, set_settings
 from sors.kit import clock as clock_mod
 from sors.kit import migrate
 from sors.kit.db import Database, make_engine, set_db, to_async_url
-from sors.models_registry import load_all
 from tests.factories import reset_tables
 
 KEEP_TABLES = {"alembic_version", "categories", "sim_state"}
@@ -116,11 +116,6 @@ async def client(app, clean) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5555))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
         yield c
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _models_loaded() -> None:
-    load_all()
 
 
 __all__ = ["text"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from sors.accounts.service import Principal
+from sors.accounts.principal import Principal
 from sors.kit.errors import Unauthorized
 
 

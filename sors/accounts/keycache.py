@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.service import Principal, authenticate, principal_for_key_id
+from sors.accounts.principal import Principal
+from sors.accounts.service import authenticate, principal_for_key_id
 from sors.kit.db import Database
 from sors.kit.security import hash_api_key, looks_like_api_key
 

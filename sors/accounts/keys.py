@@ -15,7 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as repo
 from sors.accounts.models import ApiKey
-from sors.accounts.service import Principal, issue_key
+from sors.accounts.principal import Principal
+from sors.accounts.service import issue_key
 from sors.kit import clock
 from sors.kit.errors import ApiError, NotFound
 

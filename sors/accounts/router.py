@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import keys
 from sors.accounts.deps import current_principal
+from sors.accounts.principal import Principal
 from sors.accounts.schemas import (
     KeyCreated,
     KeyIn,
@@ -19,7 +20,6 @@ from sors.accounts.schemas import (
     KeyRevoked,
     key_out,
 )
-from sors.accounts.service import Principal
 from sors.kit.problems import problems
 from sors.kit.routing import SorsRoute, context_of, get_session
 

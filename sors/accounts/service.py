@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as repo
 from sors.accounts.models import Account, ApiKey
+from sors.accounts.principal import Principal
 from sors.billing import service as billing
 from sors.kit import clock
 from sors.kit.ids import new_id
@@ -19,12 +20,6 @@ class NewAccount:
     account: Account
     api_key: str
     balance: int
-
-
-@dataclass(frozen=True)
-class Principal:
-    account_id: str
-    key_id: str
 
 
 async def create_account(

@@ -12,8 +12,8 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.alerts import links, service
 from sors.alerts import repository as repo
-from sors.alerts import service
 from sors.kit import clock
 from sors.kit.routing import SorsRoute, get_session
 from sors.kit.security import TokenError
@@ -48,7 +48,7 @@ def _bad_link(reason: str) -> HTMLResponse:
 @router.get("/alerts/confirm/{token}")
 async def confirm_page(request: Request, session: Session, token: Token) -> HTMLResponse:
     try:
-        account_id, email = service.read_confirm_token(request.app.state.signer, token)
+        account_id, email = links.read_confirm_token(request.app.state.signer, token)
     except TokenError as exc:
         return _bad_link(exc.reason)
     address = await repo.get_address(session, account_id, email)
@@ -65,7 +65,7 @@ async def confirm_page(request: Request, session: Session, token: Token) -> HTML
 @router.post("/alerts/confirm/{token}")
 async def confirm_action(request: Request, session: Session, token: Token) -> HTMLResponse:
     try:
-        account_id, email = service.read_confirm_token(request.app.state.signer, token)
+        account_id, email = links.read_confirm_token(request.app.state.signer, token)
     except TokenError as exc:
         return _bad_link(exc.reason)
     done = await service.confirm(session, account_id, email, clock.now())
@@ -85,7 +85,7 @@ async def _alerts_of(session: AsyncSession, ids: list[str]) -> list[tuple[str, s
 @router.get("/alerts/stop/{token}")
 async def stop_page(request: Request, session: Session, token: Token) -> HTMLResponse:
     try:
-        ids = service.read_stop_token(request.app.state.signer, token)
+        ids = links.read_stop_token(request.app.state.signer, token)
     except TokenError as exc:
         return _bad_link(exc.reason)
     alerts = await _alerts_of(session, ids)
@@ -102,7 +102,7 @@ async def stop_page(request: Request, session: Session, token: Token) -> HTMLRes
 @router.post("/alerts/stop/{token}")
 async def stop_action(request: Request, session: Session, token: Token) -> HTMLResponse:
     try:
-        ids = service.read_stop_token(request.app.state.signer, token)
+        ids = links.read_stop_token(request.app.state.signer, token)
     except TokenError as exc:
         return _bad_link(exc.reason)
     ended = await service.stop(session, ids, clock.now())

@@ -398,3 +398,9 @@ async def exhausted_among(session: AsyncSession, alert_ids: Sequence[str]) -> li
 
 async def insert_address_if_missing(session: AsyncSession, values: dict[str, Any]) -> None:
     await session.execute(insert(AlertAddress).values(**values).on_conflict_do_nothing())
+
+
+async def owners(session: AsyncSession, alert_ids: Sequence[str]) -> dict[str, str]:
+    """alert id -> its account id."""
+    stmt = select(Alert.id, Alert.account_id).where(Alert.id.in_(alert_ids))
+    return {a: acc for a, acc in (await session.execute(stmt)).all()}

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
-from sors.alerts import pages, service
+from sors.alerts import digests, pages, service
 from sors.alerts.schemas import AlertIn, AlertList, AlertOut, AlertUpsert
 from sors.kit import clock
 from sors.kit.problems import link, problems
@@ -57,7 +57,7 @@ async def create_alert(
 
         async def confirm_after_commit() -> None:
             try:
-                await service.send_confirmation(
+                await digests.send_confirmation(
                     state.db.sessionmaker, state.settings, state.signer, account_id, body.email, now
                 )
             except Exception:  # the scheduler retries what did not go out

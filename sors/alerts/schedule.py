@@ -12,6 +12,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sors.alerts import digests as emails
 from sors.alerts import repository as repo
 from sors.alerts import service
 from sors.config import get_settings
@@ -63,7 +64,7 @@ async def confirmations(session: AsyncSession, now: datetime) -> int:
     settings, signer = get_settings(), _signer()
     sent = 0
     for r in due:
-        outcome = await service.send_confirmation(
+        outcome = await emails.send_confirmation(
             maker, settings, signer, r["account_id"], r["email"], now
         )
         sent += outcome == "sent"
@@ -74,9 +75,9 @@ async def confirmations(session: AsyncSession, now: datetime) -> int:
 async def digests(session: AsyncSession, now: datetime) -> int:
     maker = _sessions(session)
     async with maker() as s:
-        due = await service.digests_due(s, now)
+        due = await emails.digests_due(s, now)
     settings, signer = get_settings(), _signer()
     sent = 0
     for account_id, email in due:
-        sent += await service.send_digest(maker, settings, signer, account_id, email, now)
+        sent += await emails.send_digest(maker, settings, signer, account_id, email, now)
     return sent

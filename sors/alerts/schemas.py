@@ -6,11 +6,11 @@ from functools import cache
 from typing import Annotated, Any, Literal
 from zoneinfo import available_timezones
 
-from email_validator import EmailNotValidError, validate_email
 from pydantic import Field, field_validator
 
 from sors.alerts.models import Alert
 from sors.catalog.models import WINDOWS, Profile
+from sors.email.addresses import normalize_email
 from sors.kit.clock import isoformat
 from sors.kit.schemas import ResponseModel, Timestamp
 from sors.monitoring.schemas import Frequency, ProfileTarget
@@ -31,15 +31,6 @@ SETTINGS_FIELDS = (
 @cache
 def _zones() -> frozenset[str]:
     return frozenset(available_timezones())
-
-
-def normalize_email(raw: str) -> str:
-    """The address as we store and compare it: syntax-checked, lower-cased."""
-    try:
-        info = validate_email(raw.strip(), check_deliverability=False)
-    except EmailNotValidError as exc:
-        raise ValueError(f"not a valid email address: {exc}") from exc
-    return info.normalized.lower()
 
 
 class AlertIn(ProfileTarget):

@@ -13,7 +13,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from sors.accounts.deps import current_account_id
-from sors.alerts.schemas import normalize_email
 from sors.billing import checkout_service as service
 from sors.billing.checkout_models import CheckoutSession
 from sors.billing.providers import (
@@ -25,6 +24,7 @@ from sors.billing.providers import (
 from sors.billing.schemas import TopupIn, TopupLink
 from sors.config import Settings
 from sors.email import messages, outbox
+from sors.email.addresses import normalize_email
 from sors.kit import clock
 from sors.kit.errors import MalformedRequest, NotFound, RateLimited
 from sors.kit.middleware import client_ip

@@ -1,5 +1,5 @@
 """Top-up links, keyless checkout, and completing payments: credits are granted exactly once
-per checkout session, and paused monitoring resumes when they land."""
+per checkout session."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from sors.config import Settings
 from sors.kit.clock import isoformat
 from sors.kit.errors import RateLimited, Unavailable, ValidationFailed
 from sors.kit.ids import new_id
-from sors.monitoring import service as monitoring
 
 log = structlog.get_logger("sors.checkout")
 
@@ -217,9 +216,8 @@ async def complete(
     cs.status = "completed"
     cs.completed_at = now
     if cs.account_id is not None:
-        # Monitoring rows before the account row: the scheduler's refresh takes its locks in
-        # that order too, so the two cannot deadlock.
-        await monitoring.resume_paused(session, cs.account_id, now)
+        # Monitoring paused for credits resumes on the scheduler's next tick
+        # (`monitoring.resume`, for credits from anywhere): billing knows nothing of it.
         await billing.grant(
             session,
             cs.account_id,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, text
@@ -39,3 +40,25 @@ class LedgerEntry(Base):
     # Exactly-once credit for external events (a checkout session, a grant request).
     external_ref: Mapped[str | None] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
+
+
+@dataclass(frozen=True)
+class ChargeRequest:
+    """One charge: who pays (the account, through which key), how much, and for what.
+
+    `read_only`: the caller's transaction writes nothing but this charge (a paid read). It
+    then commits asynchronously (no wait for the WAL flush, which on a busy disk costs more
+    than the whole read). Atomicity and order are unchanged — the balance still equals the
+    ledger, nothing goes below zero — only a database crash within the last fraction of a
+    second can forget such a charge, together with nothing else: the caller got a read free.
+    Anything that creates work (jobs, tracking) commits durably.
+    """
+
+    account_id: str
+    amount: int
+    skill: str
+    reason: str | None = None
+    request_id: str | None = None
+    job_ref: str | None = None
+    key_id: str | None = None
+    read_only: bool = False

@@ -11,9 +11,9 @@ from sqlalchemy import select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.billing.models import LedgerEntry
+from sors.billing.models import ChargeRequest, LedgerEntry
+from sors.events.repository import CREDITS_LOW_THRESHOLD_SQL
 from sors.kit.db import fetch_one, plain_sql
-from sors.webhooks.repository import CREDITS_LOW_THRESHOLD_SQL
 
 # The whole charge in one statement, one round trip: the guards, the debit, its ledger row.
 # - The key's daily spend cap: the key's spend row for the day is bumped only while it stays
@@ -27,8 +27,8 @@ from sors.webhooks.repository import CREDITS_LOW_THRESHOLD_SQL
 #   is a debit.
 # A refusal by either guard leaves the statement's other write to the caller's rollback;
 # `capped` and `spent` say which guard refused. The statement also reads the account's
-# `credits.low` webhook threshold (the charge needs it next) and, with `lazy` (a paid read
-# whose only write is its charge), lets the transaction commit without waiting for the WAL
+# `credits.low` webhook threshold (the charge needs it next) and, with `read_only` (a paid
+# read whose only write is its charge), lets the transaction commit without waiting for the WAL
 # flush (see `billing.service.charge`).
 _CHARGE_CTES = """
     WITH cap AS (
@@ -57,7 +57,7 @@ _CHARGE_RESULT = f"""
            EXISTS (SELECT 1 FROM cap) AS capped,
            (SELECT spent FROM spend) AS spent,
            ({CREDITS_LOW_THRESHOLD_SQL}) AS low_threshold,
-           CASE WHEN :lazy THEN set_config('synchronous_commit', 'off', true) END AS lazy"""
+           CASE WHEN :read_only THEN set_config('synchronous_commit', 'off', true) END AS read_only"""
 _CHARGE = text(_CHARGE_CTES + _CHARGE_RESULT)
 _CHARGE_SQL = plain_sql(_CHARGE)  # run through the session's driver (kit.db.driver)
 
@@ -83,17 +83,14 @@ def ride_along_sql(read_sql: str) -> str:
         sql = _RIDES[read_sql] = (
             f"{_RIDE_CTES} SELECT c.balance AS charge_balance, c.capped AS charge_capped,"
             " c.spent AS charge_spent, c.low_threshold AS charge_low_threshold,"
-            f" c.lazy AS charge_lazy, r.* FROM ({_RIDE_RESULT}) c LEFT JOIN"
+            f" c.read_only AS charge_read_only, r.* FROM ({_RIDE_RESULT}) c LEFT JOIN"
             f" (SELECT true AS charge_found, r0.* FROM ({read_sql}) r0) r ON true"
         )
     return sql
 
 
-def ride_along_params(account_id: str, amount: int, *, entry_id: str, skill: str,
-                      request_id: str | None, key_id: str | None, day: date) -> dict[str, Any]:
-    return {f"charge_{k}": v for k, v in _params(
-        account_id, amount, entry_id=entry_id, reason=skill, skill=skill,
-        request_id=request_id, job_ref=None, key_id=key_id, day=day, lazy=True).items()}
+def ride_along_params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, Any]:
+    return {f"charge_{k}": v for k, v in _params(req, entry_id=entry_id, day=day).items()}
 
 
 def ride_along_outcome(row: dict[str, Any]) -> tuple[Charge, dict[str, Any] | None]:
@@ -117,34 +114,19 @@ class Charge:
 
 
 async def charge(
-    session: AsyncSession,
-    account_id: str,
-    amount: int,
-    *,
-    entry_id: str,
-    reason: str,
-    skill: str | None,
-    request_id: str | None,
-    job_ref: str | None,
-    key_id: str | None = None,
-    day: date | None = None,
-    lazy: bool = False,
+    session: AsyncSession, req: ChargeRequest, *, entry_id: str, day: date
 ) -> Charge:
     """The guarded debit and its ledger row (see _CHARGE)."""
-    params = _params(account_id, amount, entry_id=entry_id, reason=reason, skill=skill,
-                     request_id=request_id, job_ref=job_ref, key_id=key_id, day=day, lazy=lazy)
-    row = await fetch_one(session, _CHARGE_SQL, params)
+    row = await fetch_one(session, _CHARGE_SQL, _params(req, entry_id=entry_id, day=day))
     assert row is not None  # a SELECT without FROM: always one row
     return _outcome(row["balance"], row["capped"], row["spent"], row["low_threshold"])
 
 
-def _params(account_id: str, amount: int, *, entry_id: str, reason: str, skill: str | None,
-            request_id: str | None, job_ref: str | None, key_id: str | None,
-            day: date | None, lazy: bool) -> dict[str, Any]:
+def _params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, Any]:
     return {
-        "n": amount, "a": account_id, "key": key_id, "day": day, "entry_id": entry_id,
-        "reason": reason, "skill": skill, "request_id": request_id, "job_ref": job_ref,
-        "lazy": lazy,
+        "n": req.amount, "a": req.account_id, "key": req.key_id, "day": day,
+        "entry_id": entry_id, "reason": req.reason or req.skill, "skill": req.skill,
+        "request_id": req.request_id, "job_ref": req.job_ref, "read_only": req.read_only,
     }
 
 

@@ -10,12 +10,14 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import repository as repo
+from sors.billing.models import ChargeRequest
+from sors.billing.pricing import get_pricing
+from sors.events import service as events
 from sors.kit import clock
-from sors.kit.db import RIDE_ALONG
+from sors.kit.clock import isoformat
 from sors.kit.errors import InsufficientCredits, SpendCapReached
 from sors.kit.ids import new_id
 from sors.kit.metrics import CREDITS
-from sors.webhooks import events as webhook_events
 
 
 @dataclass(frozen=True)
@@ -25,91 +27,68 @@ class Movement:
     balance: int
 
 
-async def charge(
-    session: AsyncSession,
-    account_id: str,
-    amount: int,
-    *,
-    skill: str,
-    reason: str | None = None,
-    request_id: str | None = None,
-    job_ref: str | None = None,
-    key_id: str | None = None,
-    only_write: bool = False,
-) -> Movement:
-    """Take `amount` credits or raise InsufficientCredits (SpendCapReached when `key_id`'s
-    daily cap would be passed); never below zero, never past the cap.
+async def charge(session: AsyncSession, req: ChargeRequest) -> Movement:
+    """Take `req.amount` credits or raise InsufficientCredits (SpendCapReached when the
+    key's daily cap would be passed); never below zero, never past the cap.
 
     One statement (`repo.charge`): both guards, the debit and its ledger row. Concurrent
     charges serialise on the account row; the lock lasts until the caller's commit.
-
-    `only_write`: the caller's transaction writes nothing but this charge (a paid read). It
-    then commits asynchronously (no wait for the WAL flush, which on a busy disk costs more
-    than the whole read). Atomicity and order are unchanged — the balance still equals the
-    ledger, nothing goes below zero — only a database crash within the last fraction of a
-    second can forget such a charge, together with nothing else: the caller got a read free.
-    Anything that creates work (jobs, tracking) commits durably.
     """
-    if amount < 0:
+    if req.amount < 0:
         raise ValueError("charge amount must be >= 0")
-    if amount == 0:
-        return Movement(None, 0, await repo.balance(session, account_id))
+    if req.amount == 0:
+        return Movement(None, 0, await repo.balance(session, req.account_id))
     day = clock.now().astimezone(UTC).date()
     entry_id = new_id("led")
-    charged = await repo.charge(
-        session, account_id, amount, entry_id=entry_id, reason=reason or skill, skill=skill,
-        request_id=request_id, job_ref=job_ref, key_id=key_id, day=day, lazy=only_write,
-    )
-    return await _charged(session, charged, account_id, amount, entry_id=entry_id,
-                          reason=reason or skill, skill=skill, request_id=request_id,
-                          job_ref=job_ref, key_id=key_id, day=day)
+    charged = await repo.charge(session, req, entry_id=entry_id, day=day)
+    return await _charged(session, charged, req, entry_id=entry_id, day=day)
 
 
 async def _charged(
-    session: AsyncSession, charged: repo.Charge, account_id: str, amount: int, *,
-    entry_id: str, reason: str, skill: str, request_id: str | None, job_ref: str | None,
-    key_id: str | None, day: date,
+    session: AsyncSession, charged: repo.Charge, req: ChargeRequest, *, entry_id: str, day: date
 ) -> Movement:
     """After the charge statement: its refusal raised, or the movement (and credits.low)."""
     if charged.balance is None:
-        if charged.cap_refused and key_id is not None:
-            cap, spent = await repo.key_spend(session, key_id, day)
-            raise SpendCapReached(required=amount, cap=cap or 0, spent_today=spent,
-                                  balance=await repo.balance(session, account_id))
-        raise InsufficientCredits(required=amount, balance=await repo.balance(session, account_id))
+        if charged.cap_refused and req.key_id is not None:
+            cap, spent = await repo.key_spend(session, req.key_id, day)
+            raise SpendCapReached(required=req.amount, cap=cap or 0, spent_today=spent,
+                                  balance=await repo.balance(session, req.account_id))
+        raise InsufficientCredits(required=req.amount,
+                                  balance=await repo.balance(session, req.account_id))
     new_balance = charged.balance
-    CREDITS.labels(skill).inc(amount)
+    CREDITS.labels(req.skill).inc(req.amount)
     entry = {
-        "id": entry_id, "account_id": account_id, "kind": "charge", "delta": -amount,
-        "balance_after": new_balance, "reason": reason, "skill": skill,
-        "request_id": request_id, "job_ref": job_ref,
+        "id": entry_id, "account_id": req.account_id, "kind": "charge", "delta": -req.amount,
+        "balance_after": new_balance, "reason": req.reason or req.skill, "skill": req.skill,
+        "request_id": req.request_id, "job_ref": req.job_ref,
     }
     # credits.low, in this transaction
-    await webhook_events.ledger_entry(session, entry, low_threshold=charged.low_threshold)
-    return Movement(entry_id, amount, new_balance)
+    await _announce(session, entry, low_threshold=charged.low_threshold)
+    return Movement(entry_id, req.amount, new_balance)
 
 
 class RideAlong:
-    """A paid read's charge, sent inside the read's first statement on the driver connection
-    (`kit.db.fetch_one` takes it from the session): one statement and one round trip fewer
-    for the cheapest paid calls. The same guarded statement as `charge`, in the same
-    transaction, so the money rules are unchanged: a read that ends in an error is rolled
-    back with its charge, a refused charge becomes the 402 after the work (as a charge at
-    the end does), and the transaction commits without waiting for the WAL flush (a paid
-    read's only write is its charge)."""
+    """A paid read's charge, sent inside the read's first statement on the driver connection:
+    the read passes it to `kit.db.fetch_one(..., ride_along=...)` — one statement and one
+    round trip fewer for the cheapest paid calls. The same guarded statement as `charge`, in
+    the same transaction, so the money rules are unchanged: a read that ends in an error is
+    rolled back with its charge, a refused charge becomes the 402 after the work (as a
+    charge at the end does), and the transaction commits without waiting for the WAL flush
+    (a paid read's only write is its charge). A read that never passes it on is charged the
+    ordinary way."""
 
-    def __init__(self, account_id: str, amount: int, *, skill: str, request_id: str | None,
-                 key_id: str | None) -> None:
-        self.account_id, self.amount, self.skill = account_id, amount, skill
-        self.request_id, self.key_id = request_id, key_id
+    def __init__(self, req: ChargeRequest) -> None:
+        self.request = req
         self.day = clock.now().astimezone(UTC).date()
         self.entry_id = new_id("led")
         self.outcome: repo.Charge | None = None  # set once the statement ran
 
     def joined(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return repo.ride_along_sql(sql), {**params, **repo.ride_along_params(
-            self.account_id, self.amount, entry_id=self.entry_id, skill=self.skill,
-            request_id=self.request_id, key_id=self.key_id, day=self.day)}
+        if self.outcome is not None:
+            raise RuntimeError("a charge rides along one statement only")
+        return repo.ride_along_sql(sql), {
+            **params, **repo.ride_along_params(self.request, entry_id=self.entry_id, day=self.day)
+        }
 
     def taken(self, row: dict[str, Any] | None) -> dict[str, Any] | None:
         assert row is not None  # the read is LEFT JOINed to the charge: always one row
@@ -117,28 +96,15 @@ class RideAlong:
         return read
 
 
-def offer_ride(session: AsyncSession, account_id: str, amount: int, *, skill: str,
-               request_id: str | None, key_id: str | None) -> RideAlong | None:
-    """Let a paid read's first driver statement carry its charge (see RideAlong)."""
-    if amount <= 0:
-        return None
-    ride = RideAlong(account_id, amount, skill=skill, request_id=request_id, key_id=key_id)
-    session.info[RIDE_ALONG] = ride
-    return ride
-
-
-def withdraw_ride(session: AsyncSession) -> None:
-    """The offer ends with the work: a read that ran no driver statement is charged the
-    ordinary way (a ride left on the session would ride along that very charge)."""
-    session.info.pop(RIDE_ALONG, None)
+def ride_along(req: ChargeRequest) -> RideAlong | None:
+    """A paid read's charge, to be carried by the read's first statement (see RideAlong)."""
+    return RideAlong(req) if req.amount > 0 and req.read_only else None
 
 
 async def settle_ride(session: AsyncSession, ride: RideAlong) -> Movement:
     """The end of a charge that rode along: its refusal raised, or its movement."""
     assert ride.outcome is not None
-    return await _charged(session, ride.outcome, ride.account_id, ride.amount,
-                          entry_id=ride.entry_id, reason=ride.skill, skill=ride.skill,
-                          request_id=ride.request_id, job_ref=None, key_id=ride.key_id,
+    return await _charged(session, ride.outcome, ride.request, entry_id=ride.entry_id,
                           day=ride.day)
 
 
@@ -172,7 +138,7 @@ async def _credit(
     if not await repo.insert_entry(session, entry):
         return Movement(None, 0, current)
     moved = Movement(entry_id, amount, await repo.credit(session, account_id, amount))
-    await webhook_events.ledger_entry(session, entry)  # credits.added, in this transaction
+    await _announce(session, entry)  # credits.added, in this transaction
     return moved
 
 
@@ -220,3 +186,43 @@ async def cap_remaining_today(session: AsyncSession, key_id: str) -> int | None:
 
 async def balance(session: AsyncSession, account_id: str) -> int:
     return await repo.balance(session, account_id)
+
+
+_LOOK_UP = object()
+
+
+async def _announce(
+    session: AsyncSession, entry: dict[str, Any], *, low_threshold: Any = _LOOK_UP
+) -> None:
+    """After a ledger row was written (`entry` holds its column values): `credits.added`
+    for top-ups and grants, `credits.low` when a charge took the balance from at or above
+    the account's threshold to below it. A charge passes the threshold its own statement
+    already read (`low_threshold`, None when no endpoint wants the event)."""
+    kind, delta, after = entry["kind"], int(entry["delta"]), int(entry["balance_after"])
+    if kind in ("topup", "grant"):
+        await events.emit(session, entry["account_id"], "credits.added", _balance_data(entry))
+    elif kind == "charge":
+        threshold = (
+            await events.credits_low_threshold(session, entry["account_id"])
+            if low_threshold is _LOOK_UP else low_threshold
+        )
+        if threshold is not None and after < threshold <= after - delta:
+            data = _balance_data(entry)
+            data["threshold"] = threshold
+            await events.emit(session, entry["account_id"], "credits.low", data)
+
+
+def _balance_data(entry: dict[str, Any]) -> dict[str, Any]:
+    pricing = get_pricing()
+    after = int(entry["balance_after"])
+    return {
+        "balance": after,
+        "balanceUsd": float(pricing.to_usd(after)),
+        "usdPerCredit": float(pricing.usd_per_credit),
+        "entry": {  # the shape of GET /credits/ledger entries
+            "entryId": entry["id"], "kind": entry["kind"], "credits": int(entry["delta"]),
+            "balanceAfter": after, "reason": entry.get("reason"), "skill": entry.get("skill"),
+            "requestId": entry.get("request_id"), "jobRef": entry.get("job_ref"),
+            "refundOf": entry.get("refund_of"), "createdAt": isoformat(clock.now()),
+        },
+    }

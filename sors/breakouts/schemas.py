@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from sors.catalog import taxonomy
 from sors.catalog.schemas import PlatformName, ScoreMethod, Window, known_category_id
 from sors.kit.schemas import RequestModel, ResponseModel
+from sors.platforms import taxonomy
 
 IdeaKind = Literal["hashtag", "phrase", "format", "sound"]
 IDEA_KINDS: tuple[str, ...] = ("hashtag", "phrase", "format", "sound")

@@ -14,12 +14,13 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import freshness, taxonomy
+from sors.catalog import freshness
 from sors.catalog.bulk import arrays, columns
 from sors.catalog.models import Post, Profile, ProfileCategory
 from sors.catalog.scoring import recompute_scores
 from sors.kit.db import binary_sql, execute_rows
 from sors.kit.ids import new_id
+from sors.platforms import taxonomy
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 
 _STAT_COLS = (

@@ -43,7 +43,7 @@ from sors.catalog.models import (
     Profile,
     ProfileCategory,
 )
-from sors.kit.db import fetch_all, fetch_one, plain_sql, shape_of, sql_for_shape
+from sors.kit.db import RidesAlong, fetch_all, fetch_one, plain_sql, shape_of, sql_for_shape
 
 Row = RowMapping
 
@@ -317,12 +317,26 @@ def _get_post_statement() -> Any:
 _GET_POST = plain_sql(_get_post_statement())
 
 
-async def get_post(session: AsyncSession, post_id: str) -> Row | dict[str, Any] | None:
+async def get_post(
+    session: AsyncSession, post_id: str, *, ride_along: RidesAlong | None = None
+) -> Row | dict[str, Any] | None:
     """The post with its owner and, as `snapshot_count`, how many stat snapshots it has (in
     the same statement). GET /posts/{id} is the cheapest paid call, so it runs precompiled
     through the session's driver connection (`kit.db.driver`): every round trip and every
     ORM step shows there."""
-    return await fetch_one(session, _GET_POST, {"post_id": post_id})
+    return await fetch_one(session, _GET_POST, {"post_id": post_id}, ride_along=ride_along)
+
+
+async def posts_first_seen(
+    session: AsyncSession, profile_id: str, seen_at: datetime
+) -> list[Any]:
+    """The profile's posts a crawl stored first at `seen_at`, with their owner, oldest first."""
+    stmt = (
+        _posts_with_owner()
+        .where(Post.profile_id == profile_id, Post.first_seen_at == seen_at)
+        .order_by(Post.published_at, Post.id)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
 
 
 async def post_stats(session: AsyncSession, post_id: str) -> list[Row]:

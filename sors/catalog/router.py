@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
+from sors.billing.deps import Bill, get_bill
 from sors.catalog import csv_export, service
 from sors.catalog.schemas import (
     Category,
@@ -34,6 +35,7 @@ from sors.kit.routing import SorsRoute, get_session
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
 Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
+CurrentBill = Annotated[Bill, Depends(get_bill)]
 RecordId = Annotated[str, Path()]
 
 
@@ -131,6 +133,7 @@ async def list_categories(session: Session, _: AccountId) -> JSONResponse:
 async def get_post(
     session: Session,
     _: AccountId,
+    bill: CurrentBill,
     postId: RecordId,
     include_transcript: Annotated[bool, Query(alias="includeTranscript")] = True,
     include_visual: Annotated[bool, Query(alias="includeVisualAnalysis")] = True,
@@ -141,6 +144,7 @@ async def get_post(
             postId,
             include_transcript=include_transcript,
             include_visual_analysis=include_visual,
+            ride_along=bill.ride,
         )
     )
 
@@ -154,8 +158,10 @@ async def get_post(
     response_model=PostHistoryOut,
     responses=problems(402, 404),
 )
-async def get_post_history(session: Session, _: AccountId, postId: RecordId) -> JSONResponse:
-    return JSONResponse(await service.post_history(session, postId))
+async def get_post_history(
+    session: Session, _: AccountId, bill: CurrentBill, postId: RecordId
+) -> JSONResponse:
+    return JSONResponse(await service.post_history(session, postId, ride_along=bill.ride))
 
 
 @router.get(

@@ -20,7 +20,6 @@ from pydantic import (
     field_validator,
 )
 
-from sors.catalog import taxonomy
 from sors.catalog.models import WINDOWS
 from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one place)
     Category,
@@ -38,6 +37,7 @@ from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one
 )
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel
+from sors.platforms import taxonomy
 from sors.platforms.base import ALL_CONTENT_TYPES
 from sors.platforms.urls import (
     InvalidHandle,

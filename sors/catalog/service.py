@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import growth, taxonomy
+from sors.catalog import growth
 from sors.catalog import repository as repo
 from sors.catalog.models import WINDOWS
 from sors.catalog.schemas import (
@@ -31,6 +31,7 @@ from sors.catalog.schemas import (
     profile_record,
 )
 from sors.kit import clock
+from sors.kit.db import RidesAlong
 from sors.kit.errors import (
     PostNotFound,
     ProfileNotFound,
@@ -38,7 +39,7 @@ from sors.kit.errors import (
     UnsupportedUrl,
     ValidationFailed,
 )
-from sors.platforms import urls
+from sors.platforms import taxonomy, urls
 
 DEFAULT_SCORE_WINDOW = "three_months"
 DEFAULT_SCORE_METHOD = "mean"
@@ -198,9 +199,11 @@ async def visual_analysis_for(session: AsyncSession, post_id: str) -> dict[str, 
 
 
 async def get_post(
-    session: AsyncSession, post_id: str, *, include_transcript: bool, include_visual_analysis: bool
+    session: AsyncSession, post_id: str, *, include_transcript: bool,
+    include_visual_analysis: bool, ride_along: RidesAlong | None = None,
 ) -> dict[str, Any]:
-    row = await repo.get_post(session, post_id)
+    """The post record; `ride_along`: a paid read's charge, carried by the first read."""
+    row = await repo.get_post(session, post_id, ride_along=ride_along)
     if row is None:
         raise PostNotFound(f"No post with id {post_id!r}.")
     out = post_record(row)
@@ -221,11 +224,21 @@ async def get_post(
     return out
 
 
-async def post_history(session: AsyncSession, post_id: str) -> dict[str, Any]:
-    row = await repo.get_post(session, post_id)
+async def post_history(
+    session: AsyncSession, post_id: str, *, ride_along: RidesAlong | None = None
+) -> dict[str, Any]:
+    row = await repo.get_post(session, post_id, ride_along=ride_along)
     if row is None:
         raise PostNotFound(f"No post with id {post_id!r}.")
     return growth.history(row, await repo.post_stats(session, post_id), clock.now())
+
+
+async def posts_first_seen(
+    session: AsyncSession, profile_id: str, seen_at: datetime
+) -> list[dict[str, Any]]:
+    """The posts a crawl of `profile_id` stored first at `seen_at`, in the flattened shape
+    of tracking updates, oldest first."""
+    return [flat_post(r) for r in await repo.posts_first_seen(session, profile_id, seen_at)]
 
 
 async def get_profile(session: AsyncSession, profile_id: str) -> dict[str, Any]:

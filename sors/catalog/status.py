@@ -15,9 +15,9 @@ from prometheus_client.core import REGISTRY, GaugeMetricFamily, HistogramMetricF
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import keeper
 from sors.catalog.freshness import Policy
 from sors.config import Settings
+from sors.keeper import service as keeper
 from sors.kit.clock import isoformat
 from sors.platforms.base import PLATFORMS
 

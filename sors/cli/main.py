@@ -156,6 +156,7 @@ def worker(
     rest."""
     import asyncio
 
+    import sors.wiring  # noqa: F401  (every job handler and scheduled check)
     from sors.jobs.runtime import run_standalone
 
     s = settings()
@@ -176,6 +177,7 @@ def scheduler(
     if ctx.invoked_subcommand is None:
         import asyncio
 
+        import sors.wiring  # noqa: F401  (every job handler and scheduled check)
         from sors.jobs.runtime import run_standalone
 
         s = settings()

@@ -113,6 +113,7 @@ async def _drain(db: Database, worker) -> int:
 
 
 async def _run(db: Database) -> Summary:
+    import sors.wiring  # noqa: F401  (every job handler and scheduled check)
     from sors.jobs.engine import JobContext, Worker
     from sors.jobs.scheduler import Scheduler
 

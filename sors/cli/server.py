@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 import uvicorn
 
-from sors.catalog.worldbuild import BuildState
 from sors.cli.common import console, ensure_migrated, settings, with_db
 from sors.cli.sim import DEMO_PROFILES
 from sors.config import Settings
+from sors.demo.worldbuild import BuildState
 from sors.kit.db import Database
 
 # A reserved domain (RFC 2606) that address validation accepts, so the tour's alert can use
@@ -119,22 +118,16 @@ def print_banner(
 def _warm_up() -> None:
     """Import the app's modules (seconds of CPU) while the first start waits for initdb and
     the migrations, so serving starts sooner."""
-    import importlib
-
-    from sors import app
-
-    for module in app.ROUTER_MODULES:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(module)
+    from sors import app  # noqa: F401  (and through it sors.wiring: every module)
 
 
 def demo(host: str, port: int, profiles: int | None = None) -> None:
     """Serve at once; the serving process builds the simulated world meanwhile, a showcase
-    slice first (sors.catalog.worldbuild), and resumes it after a restart."""
+    slice first (sors.demo.worldbuild), and resumes it after a restart."""
     import threading
 
-    from sors.catalog import worldbuild
     from sors.cli.sim import DEMO_START, prepare_demo
+    from sors.demo import worldbuild
     from sors.platforms.sim import clock as sim_clock
 
     warm = threading.Thread(target=_warm_up, name="warm-up", daemon=True)

@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import typer
 
-from sors.catalog.worldbuild import HISTORY, BuildState
 from sors.cli.common import HOW_TO_POINT, console, fail, require_data, settings, with_db
 from sors.config import Settings
+from sors.demo.worldbuild import HISTORY, BuildState
 from sors.kit.clock import isoformat
 from sors.kit.db import Database
 from sors.platforms.sim import clock as sim_clock
@@ -108,8 +108,8 @@ def seed_command(profiles: int, seed: int) -> None:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from sors.catalog import worldbuild
-    from sors.catalog.seed import counts
+    from sors.demo import worldbuild
+    from sors.demo.seed import counts
 
     async def run(db: Database) -> tuple[worldbuild.BuildState | None, float]:
         async with db.transaction() as s:
@@ -143,8 +143,8 @@ def status_command(as_json: bool) -> None:
     """How far the demo's simulated world is built."""
     import json
 
-    from sors.catalog import worldbuild
-    from sors.catalog.seed import counts
+    from sors.demo import worldbuild
+    from sors.demo.seed import counts
 
     require_data(settings())
 

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import orjson
 from starlette.requests import Request
 
-from sors.accounts.service import Principal
+from sors.accounts.principal import Principal
 from sors.console.auth import SignInRequired
 from sors.kit.middleware import IN_PROCESS_PRINCIPAL
 

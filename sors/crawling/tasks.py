@@ -13,9 +13,9 @@ from sors.crawling import exclusive
 from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.models import Job
 from sors.kit import clock
-from sors.platforms import shared_pacing
+from sors.monitoring import service as monitoring
+from sors.platforms import registry, shared_pacing
 from sors.platforms.base import ProfileNotFound
-from sors.webhooks import events as webhook_events
 
 
 def adapter_for(ctx: JobContext):
@@ -24,17 +24,13 @@ def adapter_for(ctx: JobContext):
     seed = getattr(ctx, "_sim_seed", None)
     cached = getattr(ctx, "_adapter", None)
     if cached is None or cached[0] != seed:
-        from sors.platforms.registry import get_adapter
-
-        cached = (seed, get_adapter(ctx.settings, sim_seed=seed, db=ctx.db))
+        cached = (seed, registry.get_adapter(ctx.settings, sim_seed=seed, db=ctx.db))
         ctx._adapter = cached  # type: ignore[attr-defined]
     return cached[1]
 
 
 async def sync_clock(ctx: JobContext) -> None:
     if ctx.settings.platform_source == "sim":
-        from sors.platforms.sim.clock import sync_process_clock
-
         holder = ctx.app_state if ctx.app_state is not None else ctx
         if not hasattr(holder, "db"):
             holder.db = ctx.db
@@ -42,12 +38,9 @@ async def sync_clock(ctx: JobContext) -> None:
             holder.settings = ctx.settings
         if not hasattr(holder, "sim_clock"):
             holder.sim_clock = None
-        await sync_process_clock(holder)
-        from sors.platforms.sim.clock import get_state
-
+        await registry.sync_clock(holder)
         async with ctx.db.session() as s:
-            state = await get_state(s)
-        ctx._sim_seed = state.seed if state is not None else ctx.settings.sim_seed  # type: ignore[attr-defined]
+            ctx._sim_seed = await registry.world_seed(s, ctx.settings)  # type: ignore[attr-defined]
 
 
 async def crawl_and_ingest(ctx: JobContext, job: Job) -> dict[str, Any]:
@@ -100,7 +93,7 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
             )
         ).scalar_one()
         if new_posts:
-            await webhook_events.tracking_new_posts(s, profile_id, snap.fetched_at)
+            await monitoring.announce_new_posts(s, profile_id, snap.fetched_at)
         result = {"profileId": profile_id, "postsSeen": len(snap.posts), "newPosts": int(new_posts)}
         await exclusive.record_crawl(s, job.id, result)
     return result

@@ -1,7 +1,7 @@
-"""Transcripts and visual analyses of a post's media: the records, the errors, the entry points.
+"""Transcripts and visual analyses of a post's media: the records and the errors.
 
 The dataclasses serialise (`to_dict`) to exactly the `transcript` and `visual_analysis`
-shapes of CONTRACT.md §2, minus `created_at`, which the storage layer adds.
+shapes of docs/API.md (the post record), minus `created_at`, which the storage layer adds.
 
 Everything here is synchronous and CPU-bound; the job layer runs it in a worker thread.
 The heavy modules (faster-whisper, RapidOCR, OpenCV, PySceneDetect) are imported lazily, so
@@ -15,7 +15,7 @@ null. Slides without any readable text get no transcript segment.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -58,16 +58,6 @@ class ModelUnavailable(_CodedError):
     """A model could not be loaded (not installed, bad path, or a download failed)."""
 
     code = "model_unavailable"
-
-
-class ToolMissing(_CodedError):
-    """A required external program (ffmpeg, espeak-ng) is not installed."""
-
-    code = "tool_missing"
-
-    def __init__(self, message: str, *, tool: str = "") -> None:
-        super().__init__(message)
-        self.tool = tool
 
 
 class UnsupportedMedia(_CodedError):
@@ -178,72 +168,3 @@ def require_file(path: str | Path) -> Path:
     if not p.is_file() or p.stat().st_size == 0:
         raise MediaMissing(f"media file not found or empty: {p}")
     return p
-
-
-def transcribe_video(path: str | Path, *, model: str | None = None) -> Transcript:
-    """Speech-to-text of a video's (or audio file's) soundtrack.
-
-    `model` is `SORS_WHISPER_MODEL` (a faster-whisper model name or a local directory);
-    None uses the offline tiny.en model. A video without an audio track, or whose speech
-    yields no words, falls back to the text shown on screen (source "on_screen_text").
-    """
-    from sors.enrichment import speech
-
-    p = require_file(path)
-    transcript = speech.transcribe(p, model=model)
-    if transcript is not None and transcript.text:
-        return transcript
-    from sors.enrichment import scenes
-
-    analysis = scenes.analyze_video(p) if scenes.has_video_stream(p) else None
-    if analysis is not None and analysis.on_screen_text:
-        segments = [
-            TranscriptSegment(s.start, s.end, s.on_screen_text)
-            for s in analysis.scenes
-            if s.on_screen_text
-        ]
-        return Transcript(
-            text=" ".join(seg.text for seg in segments),
-            language=None,
-            source="on_screen_text",
-            segments=segments,
-        )
-    if transcript is not None:
-        return transcript
-    return Transcript(text="", language=None, source="speech", segments=[])
-
-
-def transcribe_slides(image_paths: Sequence[str | Path]) -> Transcript:
-    """OCR of each slide, in order; one segment per slide with text (start=i, end=i+1)."""
-    from sors.enrichment import ocr
-
-    if not image_paths:
-        raise MediaMissing("no images to transcribe")
-    paths = [require_file(p) for p in image_paths]
-    segments: list[TranscriptSegment] = []
-    for i, p in enumerate(paths):
-        text = " ".join(ocr.read_lines(p))
-        if text:
-            segments.append(TranscriptSegment(float(i), float(i + 1), text))
-    return Transcript(
-        text="\n".join(s.text for s in segments),
-        language=None,
-        source="on_screen_text",
-        segments=segments,
-    )
-
-
-def analyze_video(path: str | Path) -> VisualAnalysis:
-    """Shots, a keyframe's text and dominant colours per shot."""
-    from sors.enrichment import scenes
-
-    return scenes.analyze_video(require_file(path))
-
-
-def analyze_slides(image_paths: Sequence[str | Path]) -> VisualAnalysis:
-    """One scene per slide (start=i, end=i+1), with its text and dominant colours."""
-    from sors.enrichment import scenes
-
-    if not image_paths:
-        raise MediaMissing("no images to analyse")
-    return scenes.analyze_images([require_file(p) for p in image_paths])

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import FileResponse
 
 from sors.accounts.deps import current_account_id
+from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
 from sors.enrichment import service
 from sors.enrichment.schemas import (
@@ -22,7 +23,7 @@ from sors.kit import clock
 from sors.kit.errors import NotFound
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
-from sors.kit.routing import Bill, SorsRoute, get_bill, get_session
+from sors.kit.routing import SorsRoute, get_session
 from sors.kit.security import TokenError
 
 API = "/api/v1"

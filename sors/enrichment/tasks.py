@@ -22,14 +22,14 @@ from typing import Any
 
 from sors.catalog.models import Post
 from sors.crawling.tasks import adapter_for, sync_clock
-from sors.enrichment import analysis
+from sors.enrichment import analysis, pipeline
 from sors.enrichment import repository as repo
 from sors.enrichment.service import API_MEDIA_KINDS, SLIDE_TYPES, SPEECH_TYPES, stored_media
 from sors.enrichment.storage import MediaStore, get_media_store
 from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.models import Job
 from sors.kit import clock
-from sors.platforms.base import MediaFile, PlatformError, PostRef
+from sors.platforms.base import MediaFile, MediaNotMade, PlatformError, PostRef
 
 OCR_ENGINE = "rapidocr"
 
@@ -89,6 +89,8 @@ async def fetch_media(ctx: JobContext, info: PostInfo, dest: Path) -> list[Media
     await sync_clock(ctx)
     try:
         files = await adapter_for(ctx).fetch_media(ref, dest, now=clock.now())
+    except MediaNotMade as exc:  # e.g. the simulated renderer failing
+        raise JobFailed(exc.code, str(exc)) from exc
     except PlatformError as exc:
         if exc.retryable:
             raise  # the engine retries it later
@@ -96,8 +98,6 @@ async def fetch_media(ctx: JobContext, info: PostInfo, dest: Path) -> list[Media
             "media_unavailable",
             f"The {post.platform} post's media could not be fetched ({exc.code}): {exc}",
         ) from exc
-    except analysis.EnrichmentError as exc:  # e.g. the simulated renderer failing
-        raise JobFailed(exc.code, exc.message) from exc
     return [f for f in files if f.path.is_file() and f.path.stat().st_size > 0]
 
 
@@ -144,10 +144,10 @@ async def _analyse(
         model = ctx.settings.whisper_model
         transcript = None
         if not info.has_transcript:
-            transcript = await asyncio.to_thread(analysis.transcribe_video, audio.path, model=model)
+            transcript = await asyncio.to_thread(pipeline.transcribe_video, audio.path, model=model)
         visual = None
         if not info.has_visual_analysis and video is not None:
-            visual = await asyncio.to_thread(analysis.analyze_video, video.path)
+            visual = await asyncio.to_thread(pipeline.analyze_video, video.path)
         engine = (
             OCR_ENGINE
             if transcript and transcript.source != "speech"
@@ -157,7 +157,7 @@ async def _analyse(
     images = sorted((f for f in files if f.kind == "image"), key=lambda f: f.position)
     if not images:
         raise JobFailed("media_unavailable", "The platform returned no images for this post.")
-    visual = await asyncio.to_thread(analysis.analyze_slides, [f.path for f in images])
+    visual = await asyncio.to_thread(pipeline.analyze_slides, [f.path for f in images])
     transcript = None if info.has_transcript else slides_transcript(visual)
     return transcript, (None if info.has_visual_analysis else visual), OCR_ENGINE
 

@@ -1,10 +1,13 @@
+"""Feedback from callers: submitted through the API, resolved by an operator (`sors feedback`),
+with an email to the caller when they asked for an update."""
+
 from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as accounts_repo
 from sors.config import Settings
-from sors.email import service as email
+from sors.email import backends, messages
 from sors.feedback import repository as repo
 from sors.feedback.models import Feedback
 from sors.kit import clock
@@ -40,7 +43,7 @@ async def resolve(
     if f.wants_update:
         account = await accounts_repo.get_account(session, f.account_id)
         if account is not None and account.email:
-            await email.send_feedback_resolved(settings, to=account.email, feedback=f)
+            await _send_resolved(settings, to=account.email, feedback=f)
             emailed = True
     await session.flush()
     return f, emailed
@@ -48,3 +51,11 @@ async def resolve(
 
 async def list_feedback(session: AsyncSession, status: str | None, limit: int = 100) -> list[Feedback]:
     return await repo.list_all(session, status, limit)
+
+
+async def _send_resolved(settings: Settings, *, to: str, feedback: Feedback) -> str:
+    excerpt = feedback.message if len(feedback.message) <= 200 else feedback.message[:197] + "…"
+    msg = messages.feedback_resolved(
+        to, feedback.id, excerpt, feedback.resolution_note or "", settings=settings
+    )
+    return await backends.get_backend(settings).send(msg)

@@ -69,14 +69,11 @@ def handler(job_type: str) -> Callable[[Handler], Handler]:
     return register
 
 
-def load_handlers() -> None:
-    import importlib
-    import importlib.util
-
-    for module in ("sors.crawling.tasks", "sors.enrichment.tasks", "sors.remix.tasks",
-                   "sors.monitoring.tasks", "sors.webhooks.tasks"):
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
+def require_handlers() -> None:
+    """A worker with nothing registered would claim jobs it cannot run: the door that starts
+    it imports `sors.wiring` (every task module) first."""
+    if not HANDLERS:
+        raise RuntimeError("no job handlers registered: import sors.wiring before starting a worker")
 
 
 class Worker:
@@ -91,7 +88,7 @@ class Worker:
         self.id = f"{socket.gethostname()}:{os.getpid()}:{new_id('w')[-6:]}"
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
-        load_handlers()
+        require_handlers()
 
     def stop(self) -> None:
         self._stop.set()

@@ -25,11 +25,6 @@ def start_in_process(app_state: Any, roles: list[str]) -> list[asyncio.Task]:
         scheduler = Scheduler(app_state.db, app_state.settings)
         app_state.scheduler = scheduler
         tasks.append(asyncio.create_task(scheduler.run()))
-    if "world" in roles:  # `sors demo`: the rest of its simulated world
-        from sors.catalog.worldbuild import run_in_background
-
-        app_state.world_build = asyncio.create_task(run_in_background(app_state.db))
-        tasks.append(app_state.world_build)
     return tasks
 
 

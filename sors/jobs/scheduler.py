@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.config import Settings
 from sors.kit import clock
 from sors.kit.db import Database
+from sors.platforms import registry
 
 log = structlog.get_logger("sors.scheduler")
 LOCK_ID = 0x5052_5301  # any constant shared by every scheduler of this database
@@ -35,14 +36,10 @@ def register(name: str) -> Callable[[DueFn], DueFn]:
     return deco
 
 
-def load_due() -> None:
-    import importlib
-    import importlib.util
-
-    for module in ("sors.monitoring.schedule", "sors.alerts.schedule", "sors.catalog.schedule",
-                   "sors.kit.housekeeping", "sors.webhooks.schedule"):
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
+def require_due() -> None:
+    """The door that starts a scheduler imports `sors.wiring` (every schedule module) first."""
+    if not _DUE:
+        raise RuntimeError("no scheduled checks registered: import sors.wiring first")
 
 
 class Scheduler:
@@ -51,7 +48,7 @@ class Scheduler:
         self.settings = settings
         self.interval = interval
         self._stop = asyncio.Event()
-        load_due()
+        require_due()
 
     def stop(self) -> None:
         self._stop.set()
@@ -70,13 +67,11 @@ class Scheduler:
         if self.settings.platform_source == "sim":
             from types import SimpleNamespace
 
-            from sors.platforms.sim.clock import sync_process_clock
-
             holder = getattr(self, "_holder", None) or SimpleNamespace(
                 db=self.db, settings=self.settings, sim_clock=None
             )
             self._holder = holder
-            await sync_process_clock(holder)
+            await registry.sync_clock(holder)
         done: dict[str, int] = {}
         async with self.db.transaction() as s:
             got = (await s.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": LOCK_ID})).scalar()

@@ -9,10 +9,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import service as billing
+from sors.events import service as events
 from sors.jobs import repository as repo
 from sors.jobs.models import Job
+from sors.jobs.schemas import job_record
 from sors.kit.ids import new_id
-from sors.webhooks import events as webhook_events
 
 
 async def enqueue(
@@ -56,7 +57,7 @@ async def complete(session: AsyncSession, job: Job, result: dict[str, Any]) -> N
     job.error = None
     job.finished_at = await _db_now(session)
     await session.flush()
-    await webhook_events.job_settled(session, job)
+    await _announce(session, job)
 
 
 async def retry_later(session: AsyncSession, job: Job, *, delay: timedelta, error: dict[str, Any]) -> None:
@@ -78,7 +79,20 @@ async def fail(session: AsyncSession, job: Job, *, code: str, message: str) -> N
     if moved is not None and moved.amount:
         job.credits_refunded = (job.credits_refunded or 0) + moved.amount
     await session.flush()
-    await webhook_events.job_settled(session, job)
+    await _announce(session, job)
+
+
+# Jobs callers see; webhook deliveries are jobs too but never announced.
+_ANNOUNCED_JOBS = ("crawl", "refresh", "transcription", "media", "remix")
+
+
+async def _announce(session: AsyncSession, job: Job) -> None:
+    """`job.completed` / `job.failed` with the job record as GET /jobs/{jobRef} shows it."""
+    if job.account_id is None or job.type not in _ANNOUNCED_JOBS:
+        return
+    if job.status not in ("completed", "failed"):
+        return
+    await events.emit(session, job.account_id, f"job.{job.status}", job_record(job))
 
 
 def backoff(attempt: int, *, base: float = 5.0, cap: float = 300.0) -> timedelta:

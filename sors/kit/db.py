@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from sqlalchemy import BigInteger, DateTime, MetaData
@@ -211,26 +211,31 @@ async def execute_rows(session: AsyncSession, sql: str, params: dict[str, Any]) 
         return await cur.fetchall() if cur.description is not None else []
 
 
-# `session.info` key of an offer to ride along the next `fetch_one`: an object with
-# `joined(sql, params) -> (sql, params)` and `taken(row) -> row` (billing's RideAlong).
-RIDE_ALONG = "sors.ride_along"
+class RidesAlong(Protocol):
+    """A statement that rides along a read's statement (a paid read's charge,
+    `billing.service.RideAlong`): it rewrites the read into one joined statement and takes
+    its own part of the row back."""
+
+    def joined(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]: ...
+
+    def taken(self, row: dict[str, Any] | None) -> dict[str, Any] | None: ...
 
 
-async def fetch_one(session: AsyncSession, sql: str, params: dict[str, Any]) -> dict[str, Any] | None:
-    """One row as a dict (None: no row), through `driver`.
-
-    When the session holds a statement on offer under RIDE_ALONG (a paid read's charge,
-    `billing.service.RideAlong`), the first statement run here carries it: one round trip."""
+async def fetch_one(
+    session: AsyncSession, sql: str, params: dict[str, Any], *,
+    ride_along: RidesAlong | None = None,
+) -> dict[str, Any] | None:
+    """One row as a dict (None: no row), through `driver`; with `ride_along`, that statement
+    carried in the same round trip."""
     from psycopg.rows import dict_row
 
     pg = await driver(session)
-    ride = session.info.pop(RIDE_ALONG, None)
-    if ride is not None:
-        sql, params = ride.joined(sql, params)
+    if ride_along is not None:
+        sql, params = ride_along.joined(sql, params)
     async with pg.cursor(row_factory=dict_row) as cur:
         await cur.execute(sql, params)
         row = await cur.fetchone()
-    return row if ride is None else ride.taken(row)
+    return row if ride_along is None else ride_along.taken(row)
 
 
 async def fetch_all(session: AsyncSession, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:

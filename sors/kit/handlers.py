@@ -13,16 +13,15 @@ from starlette.routing import Match
 
 from sors.kit.errors import ApiError, MalformedRequest, NotFound, UnknownField, ValidationFailed
 from sors.kit.responses import ProblemResponse
-from sors.kit.routing import credit_headers
 
 _BODY_SHAPE_ERRORS = {"json_invalid", "dict_type", "model_attributes_type", "model_type"}
 
 
 def _problem(request: Request, exc: ApiError) -> ProblemResponse:
     headers = dict(exc.headers)
-    bill = getattr(request.state, "bill", None)
+    bill = getattr(request.state, "bill", None)  # a paid route's (sors.billing.deps.Bill)
     if bill is not None and bill.balance is not None:
-        headers.update(credit_headers(bill))
+        headers.update(bill.headers())
     return ProblemResponse(
         exc.body(getattr(request.state, "request_id", None)),
         status_code=exc.status,

@@ -114,10 +114,8 @@ class ApiMiddleware:
         original_receive: Receive,
     ) -> None:
         app_state = scope["app"].state
-        if app_state.settings.platform_source == "sim":
-            from sors.platforms.sim.clock import sync_process_clock
-
-            await sync_process_clock(app_state)
+        if app_state.clock_sync is not None:  # set by the app factory (simulated time)
+            await app_state.clock_sync(app_state)
         path: str = scope.get("path", "")
         is_api = path.startswith("/api/") and path not in UNLIMITED_PATHS
         if is_api and body:

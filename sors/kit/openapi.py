@@ -4,7 +4,8 @@
   FastAPI's generated `name_path_method` ids, so clients and agent tools keep stable names.
 - Error responses are `application/problem+json` (FastAPI files every declared response under
   the route's media type; this moves the 4xx/5xx ones).
-- Security: Bearer and `x-api-key` schemes on every operation that needs a key.
+- Security: Bearer and `x-api-key` schemes on every operation that needs a key (which ones
+  the caller says: `sors.api.openapi.requires_key`).
 - The document is built once and served as cached bytes with an ETag, outside the rate limit.
 - The docs page loads Swagger UI from the `swagger-ui-py` package's files, served by the app:
   no CDN, so it works offline.
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,7 @@ SECURITY_SCHEMES = {
 }
 KEYED = [{"bearerAuth": []}, {"apiKeyHeader": []}]
 _UNUSED = ("HTTPValidationError", "ValidationError")
+KeyedRoute = Callable[[APIRoute], bool]
 
 
 def operation_id(route: APIRoute) -> str:
@@ -70,11 +73,9 @@ def _walk(dependant: Dependant) -> list[Dependant]:
     return out
 
 
-def requires_key(route: APIRoute) -> bool:
-    from sors.accounts.deps import current_account_id, current_principal
-
-    calls = {d.call for d in _walk(route.dependant)}
-    return bool(calls & {current_account_id, current_principal})
+def depends_on(route: APIRoute, calls: set[Callable[..., Any]]) -> bool:
+    """Whether the route, or any dependency of it, depends on one of `calls`."""
+    return bool({d.call for d in _walk(route.dependant)} & calls)
 
 
 def query_names(route: APIRoute) -> frozenset[str]:
@@ -82,7 +83,7 @@ def query_names(route: APIRoute) -> frozenset[str]:
     return frozenset(p.alias for d in _walk(route.dependant) for p in d.query_params)
 
 
-def build(app: FastAPI) -> dict[str, Any]:
+def build(app: FastAPI, requires_key: KeyedRoute) -> dict[str, Any]:
     doc = get_openapi(
         title=app.title,
         version=API_VERSION,
@@ -112,14 +113,15 @@ def build(app: FastAPI) -> dict[str, Any]:
 
 
 class CachedDocument:
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: FastAPI, requires_key: KeyedRoute) -> None:
         self.app = app
+        self.requires_key = requires_key
         self._body: bytes | None = None
         self._etag = ""
 
     def schema(self) -> dict[str, Any]:
         if self.app.openapi_schema is None:
-            self.app.openapi_schema = build(self.app)
+            self.app.openapi_schema = build(self.app, self.requires_key)
         return self.app.openapi_schema
 
     def body(self) -> tuple[bytes, str]:
@@ -137,8 +139,10 @@ def _assets_dir() -> Path:
     return Path(swagger_ui.__file__).parent / "static"
 
 
-def install(app: FastAPI) -> None:
-    cached = CachedDocument(app)
+def install(app: FastAPI, requires_key: KeyedRoute) -> None:
+    """Serve the document and the docs page; `requires_key` tells which operations need a
+    key (the doors know how a route authenticates)."""
+    cached = CachedDocument(app, requires_key)
     app.openapi = cached.schema  # type: ignore[method-assign]
 
     @app.get(OPENAPI_URL, include_in_schema=False)

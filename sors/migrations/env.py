@@ -5,10 +5,10 @@ import asyncio
 from alembic import context
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from sors.models_registry import load_all
+from sors.models_registry import METADATA
 
 config = context.config
-target_metadata = load_all().metadata
+target_metadata = METADATA
 
 
 def _include(obj, name, type_, reflected, compare_to):

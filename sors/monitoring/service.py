@@ -9,9 +9,12 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import service as billing
+from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
+from sors.catalog import service as catalog
 from sors.catalog.models import Profile
 from sors.catalog.schemas import flat_post
+from sors.events import service as events
 from sors.jobs import service as jobs
 from sors.kit.errors import (
     InsufficientCredits,
@@ -190,11 +193,6 @@ async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[st
     return {"results": [flat_post(r) for r in rows], "hasMore": has_more}
 
 
-async def resume_paused(session: AsyncSession, account_id: str, now: datetime) -> int:
-    """Credits arrived: paused entries resume and are due at once."""
-    return await repo.resume_account(session, account_id, now)
-
-
 # ---- scheduled refreshes ------------------------------------------------------------------
 
 
@@ -232,14 +230,10 @@ async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> Re
             )
             job_id = job.id
             if created:
-                await billing.charge(
-                    session,
-                    account_id,
-                    cost,
-                    skill=REFRESH_SKILL,
-                    reason=f"refresh of {platform} @{handle}",
-                    job_ref=job_id,
-                )
+                await billing.charge(session, ChargeRequest(
+                    account_id, cost, REFRESH_SKILL,
+                    reason=f"refresh of {platform} @{handle}", job_ref=job_id,
+                ))
         except InsufficientCredits:
             await savepoint.rollback()
             await repo.update_entry(
@@ -268,3 +262,25 @@ async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> Re
 
 async def resume_funded(session: AsyncSession, now: datetime) -> int:
     return await repo.resume_funded(session, now, refresh_cost())
+
+
+_NEW_POSTS_IN_EVENT = 100
+
+
+async def announce_new_posts(session: AsyncSession, profile_id: str, seen_at: datetime) -> None:
+    """`tracking.new_posts` to every account monitoring a profile whose crawl just stored
+    new posts (those first seen at `seen_at`), with the posts in the flattened shape."""
+    trackers = await repo.trackers(session, profile_id)
+    wanted = await events.accounts_wanting(session, trackers, "tracking.new_posts")
+    if not wanted:
+        return
+    posts = await catalog.posts_first_seen(session, profile_id, seen_at)
+    if not posts:
+        return
+    data = {
+        "profileId": profile_id, "platform": posts[0]["platform"], "handle": posts[0]["handle"],
+        "newPosts": len(posts), "posts": posts[:_NEW_POSTS_IN_EVENT],
+        "truncated": len(posts) > _NEW_POSTS_IN_EVENT,
+    }
+    for account_id in sorted(wanted):
+        await events.emit(session, account_id, "tracking.new_posts", data)

@@ -104,6 +104,13 @@ class PlatformError(Exception):
         self.retry_after = retry_after
 
 
+class MediaNotMade(PlatformError):
+    """The adapter could not make a post's media (the simulated renderer: a program missing
+    or failing); its `code` is what the job reports."""
+
+    code = "render_failed"
+
+
 class ProfileNotFound(PlatformError):
     """The platform has no such public profile (missing, private or banned)."""
 

@@ -6,7 +6,6 @@ Imports are lazy: the live adapters pull in yt-dlp and instaloader, which the si
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from sors.platforms.base import PlatformAdapter
@@ -30,9 +29,30 @@ def get_adapter(settings: Any, *, sim_seed: int | None = None, db: Any = None) -
         latency = float(getattr(settings, "sim_latency_seconds", 0.0) or 0.0)
         return SimAdapter(SimWorld(int(seed or 0)), latency=latency)
     if source == "live":
-        live = importlib.import_module("sors.platforms.live")
+        from sors.platforms import live
         from sors.platforms.shared_pacing import registry_for
 
         adapter: PlatformAdapter = live.LiveAdapter(settings, pacers=registry_for(settings, db))
         return adapter
     raise ValueError(f"Unknown platform source {source!r}; expected 'sim' or 'live'.")
+
+
+async def sync_clock(holder: Any) -> None:
+    """Bring this process's service clock up to date at a request or task boundary.
+    In simulation the time lives in the database (`holder` has `db`, `settings` and
+    `sim_clock`); live, the system clock needs nothing."""
+    if getattr(holder.settings, "platform_source", "sim") == "sim":
+        from sors.platforms.sim.clock import sync_process_clock
+
+        await sync_process_clock(holder)
+
+
+async def world_seed(session: Any, settings: Any) -> int | None:
+    """The simulated world's seed stored with the data (None live): an adapter must be built
+    for it, since another seed is another world."""
+    if getattr(settings, "platform_source", "sim") != "sim":
+        return None
+    from sors.platforms.sim.clock import get_state
+
+    state = await get_state(session)
+    return state.seed if state is not None else settings.sim_seed

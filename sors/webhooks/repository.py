@@ -6,23 +6,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import any_, delete, func, literal, select, text, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.webhooks.models import (
+from sors.events.models import (
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
     WebhookEvent,
     WebhookSettings,
 )
-
-DEFAULT_CREDITS_LOW = 100
-
-
-def _subscribed(type_: str) -> Any:
-    return WebhookEndpoint.enabled & (literal(type_) == any_(WebhookEndpoint.events))
-
 
 # ---- endpoints ----------------------------------------------------------------------------
 
@@ -63,56 +56,11 @@ async def delete_endpoint(session: AsyncSession, endpoint_id: str) -> None:
     await session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id))
 
 
-async def subscribed_endpoint_ids(session: AsyncSession, account_id: str, type_: str) -> list[str]:
-    stmt = select(WebhookEndpoint.id).where(
-        WebhookEndpoint.account_id == account_id, _subscribed(type_)
-    )
-    return list((await session.execute(stmt)).scalars())
-
-
-async def accounts_subscribed(
-    session: AsyncSession, account_ids: Sequence[str], type_: str
-) -> set[str]:
-    if not account_ids:
-        return set()
-    stmt = select(WebhookEndpoint.account_id).where(
-        WebhookEndpoint.account_id.in_(set(account_ids)), _subscribed(type_)
-    ).distinct()
-    return set((await session.execute(stmt)).scalars())
-
-
-# The account's threshold when one of its enabled endpoints wants `credits.low`, else NULL.
-# A scalar subquery on `:a` (the account), so billing's charge statement carries it and a
-# charge needs no round trip of its own for it.
-CREDITS_LOW_THRESHOLD_SQL = f"""
-        SELECT COALESCE(s.credits_low_threshold, {int(DEFAULT_CREDITS_LOW)})
-          FROM webhook_endpoints e
-          LEFT JOIN webhook_settings s ON s.account_id = e.account_id
-         WHERE e.account_id = :a AND e.enabled AND 'credits.low' = ANY(e.events)
-         LIMIT 1"""
-
-
-async def credits_low_threshold(session: AsyncSession, account_id: str) -> int | None:
-    """The account's threshold when one of its enabled endpoints wants `credits.low`; None
-    otherwise (then nothing needs computing on the charge path)."""
-    return (await session.execute(text(CREDITS_LOW_THRESHOLD_SQL), {"a": account_id})).scalar()
-
-
 async def get_settings_row(session: AsyncSession, account_id: str) -> WebhookSettings | None:
     return await session.get(WebhookSettings, account_id)
 
 
 # ---- events and deliveries ------------------------------------------------------------------
-
-
-async def insert_event(session: AsyncSession, values: dict[str, Any]) -> None:
-    session.add(WebhookEvent(**values))
-    await session.flush()
-
-
-async def insert_delivery(session: AsyncSession, values: dict[str, Any]) -> None:
-    session.add(WebhookDelivery(**values))
-    await session.flush()
 
 
 async def delivery_for_attempt(

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sors.events import service as events
 from sors.jobs.scheduler import register
-from sors.webhooks import events
 from sors.webhooks import repository as repo
 
 BATCH = 500

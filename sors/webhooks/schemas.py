@@ -7,10 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
+from sors.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from sors.events.service import EVENT_TYPES
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel
-from sors.webhooks.events import EVENT_TYPES
-from sors.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 EventType = Literal[EVENT_TYPES]  # type: ignore[valid-type]
 Description = Annotated[str, Field(max_length=500)]

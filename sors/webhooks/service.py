@@ -16,12 +16,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.config import Settings
 from sors.email import messages, outbox
+from sors.events import repository as events_repo
+from sors.events import service as events
+from sors.events.models import WebhookEndpoint, WebhookSettings
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound, UnsafeUrl, WebhookDisabled, WebhookLimitReached
 from sors.kit.ids import new_id
-from sors.webhooks import events, ssrf
 from sors.webhooks import repository as repo
-from sors.webhooks.models import WebhookEndpoint, WebhookSettings
+from sors.webhooks import ssrf
 from sors.webhooks.schemas import (
     SettingsIn,
     WebhookIn,
@@ -153,7 +155,7 @@ async def send_test(
 
 async def get_settings(session: AsyncSession, account_id: str) -> dict[str, Any]:
     row = await repo.get_settings_row(session, account_id)
-    return {"creditsLowThreshold": row.credits_low_threshold if row else repo.DEFAULT_CREDITS_LOW}
+    return {"creditsLowThreshold": row.credits_low_threshold if row else events_repo.DEFAULT_CREDITS_LOW}
 
 
 async def put_settings(

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from sors.crawling.tasks import sync_clock
+from sors.events.service import JOB_TYPE
 from sors.jobs.engine import JobContext, handler
 from sors.jobs.models import Job
 from sors.kit import clock
 from sors.webhooks import sender, service, ssrf
-from sors.webhooks.events import JOB_TYPE
 
 
 @handler(JOB_TYPE)

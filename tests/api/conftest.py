@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 import pytest
 import uvicorn
 
-from sors.catalog.seed import seed_world
 from sors.catalog.service import clear_trending_cache
 from sors.config import Settings
+from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database
 from sors.platforms.sim.clock import set_time

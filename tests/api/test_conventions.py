@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sors.kit.openapi import api_routes, requires_key
+from sors.api.openapi import requires_key
+from sors.kit.openapi import api_routes
 
 PROBLEM = "application/problem+json"
 

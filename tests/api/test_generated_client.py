@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from sors.jobs.engine import JobContext, Worker, load_handlers
+from sors.jobs.engine import JobContext, Worker
 from tests.api.conftest import Served
 
 CONFIG = "project_name_override: sors-client\npackage_name_override: sors_client\npost_hooks: []\n"
@@ -62,7 +62,6 @@ async def test_generated_client_calls_the_api(served: Served, tmp_path: Path, db
         )
         assert isinstance(queued, models.CrawlQueued), queued
         assert queued.handle == "typed.client"
-        load_handlers()
         worker = Worker(JobContext(db=db, settings=settings))
         assert await worker.run_one()  # the crawl job, run for real on the simulated platform
         status = job.sync(client=client, job_ref=queued.job_ref)

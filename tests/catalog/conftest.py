@@ -2,7 +2,7 @@
 
 The `client` fixture of tests/conftest.py truncates every table after each test, so these
 tests use their own package-scoped client over the session `app` and truncate at the end.
-The world: simulated profiles through the real seed path (sors.catalog.seed), plus a few
+The world: simulated profiles through the real seed path (sors.demo.seed), plus a few
 hand-made crawls for what one crawl of the simulation cannot show: deleted posts, hidden
 and zero view counts, accented captions, a renamed creator and a deactivated profile.
 """
@@ -19,8 +19,8 @@ import pytest
 from sqlalchemy import text
 
 from sors.catalog.ingest import ingest_crawls
-from sors.catalog.seed import seed_world
 from sors.catalog.service import clear_trending_cache
+from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot

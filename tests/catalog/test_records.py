@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from sors.catalog import taxonomy
 from sors.catalog.models import WINDOWS
+from sors.platforms import taxonomy
 from tests.catalog.conftest import World
 from tests.catalog.helpers import all_pages, all_posts, charged, close, ok, post
 

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from sors.catalog import keeper
 from sors.catalog.freshness import Policy
 from sors.jobs.scheduler import Scheduler
+from sors.keeper import service as keeper
 from tests.catalog_keeper.helpers import CountingAdapter, profile_with_posts, worker_with
 from tests.factories import auth, create_account
 from tests.monitoring.world import rows, scalar, seed_profile, set_time

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from sors.catalog.seed import seed_world
 from sors.catalog.service import clear_trending_cache
+from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database
 from sors.platforms.sim.clock import ensure_state, set_time

@@ -14,6 +14,8 @@ from sors.enrichment import ocr, scenes
 from sors.enrichment.analysis import (
     UnsupportedMedia,
     VisualAnalysis,
+)
+from sors.enrichment.pipeline import (
     analyze_slides,
     analyze_video,
     transcribe_slides,

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sors.enrichment import toolcheck
-from sors.enrichment.analysis import ToolMissing
 from sors.platforms.sim import render
+from sors.platforms.sim import tools as toolcheck
+from sors.platforms.sim.tools import ToolMissing
 
 from .conftest import SCENES, SLIDES, Rendered
 

@@ -14,6 +14,8 @@ from sors.enrichment.analysis import (
     MediaMissing,
     ModelUnavailable,
     UnsupportedMedia,
+)
+from sors.enrichment.pipeline import (
     transcribe_video,
 )
 

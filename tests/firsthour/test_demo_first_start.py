@@ -24,7 +24,7 @@ import httpx
 import psycopg
 import pytest
 
-from sors.catalog.worldbuild import HISTORY
+from sors.demo.worldbuild import HISTORY
 from sors.kit import embedded
 from sors.platforms.sim.world import SimWorld
 from tests.e2e.cluster import free_port

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
+from sors.alerts.links import post_link
 from sors.catalog.ingest import ingest_crawls
 from sors.cli.sim import DEMO_START
 from sors.config import Settings
 from sors.platforms.sim import SimWorld
-from sors.platforms.sim.pages import post_link
 
 pytestmark = pytest.mark.usefixtures("clean")
 

@@ -1,4 +1,4 @@
-"""The demo's world build (sors.catalog.worldbuild) against real PostgreSQL: it builds the
+"""The demo's world build (sors.demo.worldbuild) against real PostgreSQL: it builds the
 planned world at the plan's moment whatever the simulated clock says, resumes with only what
 is missing, grows without touching what is there, keeps a profile someone crawled first, and
 yields to another builder."""
@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import text
 
-from sors.catalog import worldbuild
 from sors.catalog.ingest import ingest_crawls
+from sors.demo import worldbuild
 from sors.kit.db import Database
 from sors.platforms.base import PLATFORMS
 from sors.platforms.sim import clock as sim_clock

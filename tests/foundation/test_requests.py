@@ -119,10 +119,11 @@ async def test_grant_and_ledger_listing(client: httpx.AsyncClient, db) -> None:
 
 async def test_refund_happens_exactly_once_under_races(db) -> None:
     from sors.billing import service as billing
+    from sors.billing.models import ChargeRequest
 
     account_id, _ = await create_account(db, credits=50)
     async with db.transaction() as s:
-        charge = await billing.charge(s, account_id, 40, skill="crawl_profile", job_ref="job_x")
+        charge = await billing.charge(s, ChargeRequest(account_id, 40, "crawl_profile", job_ref="job_x"))
 
     async def refund() -> int:
         async with db.transaction() as s:

@@ -384,7 +384,7 @@ def test_sample_handles(world: SimWorld, sample: list[tuple[str, str]]) -> None:
 
 
 def test_every_leaf_niche_has_texts() -> None:
-    from sors.catalog.taxonomy import CATEGORIES
+    from sors.platforms.taxonomy import CATEGORIES
 
     leaves = {c.id for c in CATEGORIES if c.parent_id is not None}
     assert set(niches()) == leaves

@@ -12,8 +12,8 @@ from typing import Any
 from sqlalchemy import text
 
 from sors.breakouts import repository as repo
-from sors.catalog import taxonomy
-from sors.catalog.seed import seed_world
+from sors.demo.seed import seed_world
+from sors.platforms import taxonomy
 from sors.platforms.base import CrawlSnapshot
 from tests.scores.breakouts_reference import reference_breakouts
 from tests.scores.test_baselines import T, ingest

@@ -98,8 +98,8 @@ def _iso(dt: datetime) -> str:
 
 
 async def test_the_demo_seed_starts_with_history(db, client: httpx.AsyncClient) -> None:
-    from sors.catalog.seed import seed_world
     from sors.cli.sim import DEMO_HISTORY
+    from sors.demo.seed import seed_world
 
     now = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)
     result = await seed_world(db, profiles=12, seed=5, now=now, history=DEMO_HISTORY)

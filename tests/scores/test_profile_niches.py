@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from sqlalchemy import text
 
-from sors.catalog.seed import seed_world
+from sors.demo.seed import seed_world
 from tests.scores.test_baselines import T, ingest
 from tests.scores.test_breakouts import _baker
 

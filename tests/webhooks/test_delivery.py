@@ -189,7 +189,7 @@ async def test_a_job_run_again_after_its_attempt_was_recorded_sends_nothing(
 ) -> None:
     """What the reaper does when a worker died after recording an attempt but before
     settling its job: the job runs again, and must not make a second, early attempt."""
-    from sors.webhooks import events
+    from sors.events import service as events
 
     await set_time(db, T0, app)
     _, key = await create_account(db)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime
 
-from sors.catalog import taxonomy
 from sors.kit.clock import isoformat
+from sors.platforms import taxonomy
 from sors.platforms.live.youtube import YouTubeDataAPI
 
 

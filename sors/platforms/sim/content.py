@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import permutations
 
-from sors.catalog.taxonomy import by_id
 from sors.platforms.sim.niches_knowledge import KNOWLEDGE
 from sors.platforms.sim.niches_lifestyle import LIFESTYLE
 from sors.platforms.sim.rng import Rng
+from sors.platforms.taxonomy import by_id
 
 
 @dataclass(frozen=True, slots=True)

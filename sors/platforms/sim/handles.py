@@ -9,15 +9,12 @@ under the demo.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from sors.platforms.base import Platform
 from sors.platforms.sim import content
 from sors.platforms.sim.rng import Rng, stable_int
 from sors.platforms.urls import InvalidHandle, normalize_handle
-
-if TYPE_CHECKING:
-    from sors.platforms.sim.world import SimWorld
 
 _PLATFORM_WEIGHTS: tuple[tuple[Platform, float], ...] = (
     ("tiktok", 0.4),
@@ -32,7 +29,9 @@ _PATTERNS = (
 )  # fmt: skip
 
 
-def sample_handles(world: SimWorld, n: int, *, seed: int) -> list[tuple[Platform, str]]:
+def sample_handles(
+    is_stable: Callable[[Platform, str], bool], n: int, *, seed: int
+) -> list[tuple[Platform, str]]:
     """`n` distinct (platform, handle) pairs, the same for the same seed and n.
 
     A longer list starts with the shorter one, so growing a demo world keeps its profiles.
@@ -51,7 +50,7 @@ def sample_handles(world: SimWorld, n: int, *, seed: int) -> list[tuple[Platform
         handle = draw_handle(rng, platform)
         if handle is None:
             continue  # too long for the platform; draw again
-        if (platform, handle) in seen or not world.is_stable_handle(platform, handle):
+        if (platform, handle) in seen or not is_stable(platform, handle):
             continue
         seen.add((platform, handle))
         out.append((platform, handle))

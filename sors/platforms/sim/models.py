@@ -22,7 +22,7 @@ class SimState(Base):
 class SimBuild(Base):
     """The demo's planned world and how much of it is in the catalog (one row): the first
     `profiles` handles of world `seed`, each crawled as seen at `at` and before it
-    (sors.catalog.worldbuild). Wall-clock start and finish: it is about the machine's work."""
+    (sors.demo.worldbuild). Wall-clock start and finish: it is about the machine's work."""
 
     __tablename__ = "sim_build"
 

@@ -1,6 +1,6 @@
 """What simulated creators say, per niche: fitness, food, beauty, fashion, travel, pets.
 
-One entry per leaf of the taxonomy (sors.catalog.taxonomy). `topics` are noun phrases that
+One entry per leaf of the taxonomy (sors.platforms.taxonomy). `topics` are noun phrases that
 captions and scripts are built around, `tips` are short spoken/slide sentences, `tags` are
 hashtags without '#', `stems` are words that, found inside a handle, pick this niche (so a
 handle like "yoga.with.mia" gets a yoga account). Words are chosen to carry the taxonomy's

@@ -24,9 +24,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from sors.enrichment.analysis import EnrichmentError
-from sors.enrichment.toolcheck import font_path, require_tool
-from sors.platforms.base import MediaFile
+from sors.platforms.base import MediaFile, MediaNotMade
+from sors.platforms.sim.tools import font_path, require_tool
 
 FPS = 15
 VOICE = "en-us"
@@ -54,9 +53,8 @@ DARK_TEXT = (20, 20, 24)
 LIGHT_TEXT = (255, 255, 255)
 
 
-class RenderFailed(EnrichmentError):
-    def __init__(self, message: str) -> None:
-        super().__init__("render_failed", message)
+class RenderFailed(MediaNotMade):
+    code = "render_failed"
 
 
 def scene_colors(count: int, *, color_offset: int = 0) -> list[str]:

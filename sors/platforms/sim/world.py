@@ -207,4 +207,4 @@ class SimWorld:
         """`n` believable, stable handles across the three platforms (see sim/handles.py)."""
         from sors.platforms.sim.handles import sample_handles
 
-        return sample_handles(self, n, seed=self.seed if seed is None else seed)
+        return sample_handles(self.is_stable_handle, n, seed=self.seed if seed is None else seed)

@@ -1,4 +1,5 @@
-"""Webhook endpoints, the event outbox, deliveries and their attempts.
+"""The outbox's tables: webhook endpoints (who wants which event), per-account settings, the
+events, one delivery per (event, endpoint) and each delivery's attempts.
 
 An event row is written in the same transaction as the change it announces (a job settling,
 a ledger entry, an alert hit), together with one delivery row per subscribed endpoint and

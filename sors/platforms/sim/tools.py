@@ -12,7 +12,17 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from sors.enrichment.analysis import ToolMissing
+from sors.platforms.base import MediaNotMade
+
+
+class ToolMissing(MediaNotMade):
+    """A required external program (ffmpeg, espeak-ng) is not installed."""
+
+    code = "tool_missing"
+
+    def __init__(self, message: str, *, tool: str = "") -> None:
+        super().__init__(message)
+        self.tool = tool
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sors.catalog.taxonomy import CATEGORIES, MAX_LEAVES, by_id, classify, descendants, tokenize
 from sors.platforms.sim import SimWorld
+from sors.platforms.taxonomy import CATEGORIES, MAX_LEAVES, by_id, classify, descendants, tokenize
 
 
 @pytest.fixture(autouse=True)
@@ -127,7 +127,7 @@ def test_only_grams_starting_a_keyword_are_looked_up() -> None:
     """`_candidate_grams` (what classification looks up) finds every keyword that all the
     1- to 3-word runs of a text would find: simulated captions and bios, accented and
     emoji-laden text included."""
-    from sors.catalog.taxonomy import _MAX_PHRASE, _candidate_grams, _keyword_index
+    from sors.platforms.taxonomy import _MAX_PHRASE, _candidate_grams, _keyword_index
 
     def every_gram(tokens: list[str]) -> set[tuple[str, ...]]:
         return {tuple(tokens[i:i + n]) for n in range(1, _MAX_PHRASE + 1)

@@ -1,7 +1,8 @@
 """The simulated platforms' own post pages, so that links in the demo lead somewhere.
 
 A simulated post carries a platform-style URL (https://www.tiktok.com/@fit.anna/video/…) that
-no real platform serves. In simulation the links sors writes into emails point here instead:
+no real platform serves. In simulation the links sors writes into emails point here instead
+(`sors.alerts.links.post_link`):
 `GET /sim/posts/{postId}`, a plain page with what the platform would show (handle, caption,
 counts, publish time). No key needed, like a public post; 404 outside simulation.
 """
@@ -16,20 +17,12 @@ from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog import repository as catalog
-from sors.config import Settings
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound
 from sors.kit.routing import SorsRoute, get_session
 
 router = APIRouter(route_class=SorsRoute, include_in_schema=False)
 Session = Annotated[AsyncSession, Depends(get_session)]
-
-
-def post_link(settings: Settings, post_id: str, platform_url: str) -> str:
-    """Where a link to a stored post should lead: the platform, or in simulation this page."""
-    if settings.platform_source == "sim":
-        return f"{settings.base_url.rstrip('/')}/sim/posts/{post_id}"
-    return platform_url
 
 
 @router.get("/sim/posts/{post_id}")

@@ -1,5 +1,5 @@
 """Discovery: reading each platform's listing of new creators (where the source has one) into
-`catalog_candidates`, from which the keeper crawls them at a budgeted rate (catalog.keeper).
+`catalog_candidates`, from which the keeper crawls them at a budgeted rate (sors.keeper.service).
 
 Each platform's listing is read at most once per `catalog_discovery_interval_minutes` of the
 process clock, for the interval since the last read; the first read only starts the cursor
@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sors.config import Settings
 from sors.platforms.base import PLATFORMS, DiscoveryUnsupported, PlatformError
 
-log = structlog.get_logger("sors.catalog.discovery")
+log = structlog.get_logger("sors.keeper.discovery")
 LIMIT = 500  # handles per read: a listing that outgrows this is read again next interval
 
 _CURSOR = text("SELECT through_at FROM catalog_discovery WHERE platform = :p FOR UPDATE")

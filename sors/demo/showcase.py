@@ -1,4 +1,4 @@
-"""Which profiles of a planned demo world to build first (sors.catalog.worldbuild).
+"""Which profiles of a planned demo world to build first (sors.demo.worldbuild).
 
 A dozen profiles take seconds to ingest; the whole world takes minutes. So the first slice is
 picked to make the first searches worth running: per platform, creators whose listing has a

@@ -25,12 +25,12 @@ import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.seed import crawl_batch, ensure_categories, ingest_batch
-from sors.catalog.showcase import showcase
+from sors.demo.seed import crawl_batch, ensure_categories, ingest_batch
+from sors.demo.showcase import showcase
 from sors.kit.db import Database
 from sors.platforms.sim.models import SimBuild
 
-log = structlog.get_logger("sors.catalog.worldbuild")
+log = structlog.get_logger("sors.demo.worldbuild")
 
 KEY = "world"
 # Past crawls of every profile before its crawl at `at`, so stat histories, velocities and

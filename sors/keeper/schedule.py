@@ -1,7 +1,7 @@
 """What the scheduler does for the catalog keeper on each tick: read discovery listings, then
 queue the overdue refreshes and discovered creators' first crawls within each platform's
 budget. Like the other checks, each step commits its own short transactions; the keeper's
-per-platform lock (catalog.keeper) keeps even concurrent schedulers apart."""
+per-platform lock (sors.keeper.service) keeps even concurrent schedulers apart."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sors.catalog import discovery, keeper
 from sors.config import get_settings
 from sors.jobs.scheduler import register
+from sors.keeper import discovery
+from sors.keeper import service as keeper
+from sors.platforms import registry
 
 _adapters: dict[Any, Any] = {}
 
@@ -23,18 +25,11 @@ def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
 
 async def _adapter(maker: async_sessionmaker[AsyncSession]) -> Any:
     settings = get_settings()
-    seed = None
-    if settings.platform_source == "sim":
-        from sors.platforms.sim.clock import get_state
-
-        async with maker() as s:
-            state = await get_state(s)
-        seed = state.seed if state is not None else settings.sim_seed
+    async with maker() as s:
+        seed = await registry.world_seed(s, settings)
     key = (settings.platform_source, seed)
     if key not in _adapters:
-        from sors.platforms.registry import get_adapter
-
-        _adapters[key] = get_adapter(settings, sim_seed=seed)
+        _adapters[key] = registry.get_adapter(settings, sim_seed=seed)
     return _adapters[key]
 
 

@@ -1,0 +1,98 @@
+"""Announcing what happened: `emit` writes an event, one delivery per subscribed endpoint
+and the job that makes each first attempt, all in the caller's transaction, so an event
+exists exactly when the change it describes committed.
+
+Each domain builds its own payloads and emits them (credits.* in billing, job.* in jobs,
+alert.triggered in alerts, tracking.new_posts in monitoring); asking who wants an event
+costs a single indexed query when no endpoint does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.events import repository as repo
+from sors.jobs import repository as jobs_repo
+from sors.kit import clock
+from sors.kit.clock import isoformat
+from sors.kit.ids import new_id
+
+EVENT_TYPES = (
+    "job.completed",
+    "job.failed",
+    "alert.triggered",
+    "tracking.new_posts",
+    "credits.low",
+    "credits.added",
+)
+TEST_EVENT = "webhook.test"
+JOB_TYPE = "webhook"  # the job that makes one delivery attempt
+
+
+async def emit(
+    session: AsyncSession,
+    account_id: str | None,
+    type_: str,
+    data: dict[str, Any],
+    *,
+    endpoint_ids: Sequence[str] | None = None,
+    at: datetime | None = None,
+) -> str | None:
+    """Record event `type_` for the account's subscribed endpoints (or exactly
+    `endpoint_ids`); its id, or None when no endpoint wants it."""
+    if account_id is None:
+        return None
+    if endpoint_ids is None:
+        endpoint_ids = await repo.subscribed_endpoint_ids(session, account_id, type_)
+    if not endpoint_ids:
+        return None
+    at = at or clock.now()
+    event_id = new_id("evt")
+    await repo.insert_event(
+        session,
+        {"id": event_id, "account_id": account_id, "type": type_, "occurred_at": at, "data": data},
+    )
+    for endpoint_id in endpoint_ids:
+        delivery_id = new_id("dlv")
+        await repo.insert_delivery(
+            session,
+            {"id": delivery_id, "event_id": event_id, "endpoint_id": endpoint_id,
+             "status": "pending", "next_attempt_at": at, "created_at": at},
+        )
+        await enqueue_attempt(session, delivery_id, 0)
+    return event_id
+
+
+async def accounts_wanting(
+    session: AsyncSession, account_ids: Sequence[str], type_: str
+) -> set[str]:
+    """Which of `account_ids` have an enabled endpoint subscribed to `type_` (to skip
+    building a payload nobody receives)."""
+    return await repo.accounts_subscribed(session, account_ids, type_)
+
+
+async def credits_low_threshold(session: AsyncSession, account_id: str) -> int | None:
+    return await repo.credits_low_threshold(session, account_id)
+
+
+async def enqueue_attempt(session: AsyncSession, delivery_id: str, attempts_before: int) -> None:
+    """The job that attempts a delivery now; one open job per delivery at most. The job
+    names how many attempts the delivery had when it was queued, so a job run again after
+    its attempt was recorded (a worker died before settling it) sends nothing, whatever
+    any process's clock says."""
+    await jobs_repo.insert_job(
+        session,
+        {"id": new_id("job"), "account_id": None, "type": JOB_TYPE,
+         "payload": {"deliveryId": delivery_id, "attempt": attempts_before},
+         "dedupe_key": f"webhook:{delivery_id}",
+         "credits_charged": 0, "max_attempts": 5},
+    )
+
+
+def envelope(event_id: str, type_: str, occurred_at: datetime, data: dict[str, Any]) -> dict[str, Any]:
+    """The body every receiver gets (Standard Webhooks' `type`, `timestamp`, `data`)."""
+    return {"id": event_id, "type": type_, "timestamp": isoformat(occurred_at), "data": data}

@@ -1,0 +1,58 @@
+"""The one place that names every part of the service, by import, so a missing module fails
+at import and nothing is found by name at run time:
+
+- `ROUTERS`: every router, in the order the API document lists them;
+- the job handlers and the scheduler's checks: their modules register them with
+  `sors.jobs.engine.handler` and `sors.jobs.scheduler.register` when imported here;
+- every table, through `sors.models_registry` (which Alembic reads alone).
+
+The doors (the app, the CLI's worker and scheduler) import this module before they start a
+worker or a scheduler; `Worker` and `Scheduler` refuse to start with nothing registered.
+"""
+
+from __future__ import annotations
+
+from sors.accounts import router as accounts
+from sors.alerts import router as alerts
+from sors.alerts import schedule as _alerts_schedule  # noqa: F401
+from sors.api import index, sim_pages
+from sors.billing import checkout_router
+from sors.billing import router as billing
+from sors.breakouts import router as breakouts
+from sors.catalog import router as catalog
+from sors.console import router as console
+from sors.crawling import router as crawling
+from sors.crawling import tasks as _crawling_tasks  # noqa: F401
+from sors.enrichment import router as enrichment
+from sors.enrichment import tasks as _enrichment_tasks  # noqa: F401
+from sors.feedback import router as feedback
+from sors.jobs import router as jobs
+from sors.keeper import schedule as _keeper_schedule  # noqa: F401
+from sors.models_registry import METADATA  # noqa: F401  (every table)
+from sors.monitoring import router as monitoring
+from sors.monitoring import schedule as _monitoring_schedule  # noqa: F401
+from sors.remix import router as remix
+from sors.remix import tasks as _remix_tasks  # noqa: F401
+from sors.webhooks import router as webhooks
+from sors.webhooks import schedule as _webhooks_schedule  # noqa: F401
+from sors.webhooks import tasks as _webhooks_tasks  # noqa: F401
+
+ROUTERS = (
+    index.router,
+    accounts.router,
+    sim_pages.router,
+    billing.router,
+    feedback.router,
+    catalog.router,
+    breakouts.router,
+    jobs.router,
+    crawling.router,
+    enrichment.router,
+    remix.router,
+    monitoring.router,
+    alerts.router,
+    checkout_router.router,
+    console.router,
+    webhooks.router,
+)
+
