@@ -33,6 +33,7 @@ from sors.platforms.live import LiveAdapter, normalize_handle
 from sors.platforms.live import instagram as ig
 from sors.platforms.live import tiktok as tt
 from sors.platforms.live import youtube as yt
+from sors.platforms.live import youtube_map as ytm
 from sors.platforms.live.common import (
     FailureInfo,
     classify_failure,
@@ -81,12 +82,12 @@ def at(iso: str) -> datetime:
     ],
 )
 def test_iso8601_durations(value: Any, seconds: float | None) -> None:
-    assert yt.parse_iso8601_duration(value) == seconds
+    assert ytm.parse_iso8601_duration(value) == seconds
 
 
 def test_api_channel_to_profile() -> None:
-    item = yt.api_channel_item(load("youtube/api_channels_forhandle.json"))
-    profile = yt.map_api_channel(item, "cookwithsam")
+    item = ytm.api_channel_item(load("youtube/api_channels_forhandle.json"))
+    profile = ytm.map_api_channel(item, "cookwithsam")
     assert profile.platform == "youtube"
     assert profile.handle == "cookwithsam"
     assert profile.platform_user_id == "UCx1b2c3d4e5f6g7h8i9j0kA"
@@ -98,21 +99,21 @@ def test_api_channel_to_profile() -> None:
     assert profile.follower_count == 81000
     assert profile.follower_count_approximate is True  # YouTube rounds subscriber counts
     assert profile.url == "https://www.youtube.com/@cookwithsam"
-    assert yt.uploads_playlist_id(item) == "UUx1b2c3d4e5f6g7h8i9j0kA"
-    assert yt.shorts_playlist_id(item["id"]) == "UUSHx1b2c3d4e5f6g7h8i9j0kA"
+    assert ytm.uploads_playlist_id(item) == "UUx1b2c3d4e5f6g7h8i9j0kA"
+    assert ytm.shorts_playlist_id(item["id"]) == "UUSHx1b2c3d4e5f6g7h8i9j0kA"
 
 
 def test_api_channel_hidden_subscribers() -> None:
-    item = copy.deepcopy(yt.api_channel_item(load("youtube/api_channels_forhandle.json")))
+    item = copy.deepcopy(ytm.api_channel_item(load("youtube/api_channels_forhandle.json")))
     item["statistics"]["hiddenSubscriberCount"] = True
-    profile = yt.map_api_channel(item, "cookwithsam")
+    profile = ytm.map_api_channel(item, "cookwithsam")
     assert profile.follower_count is None
     assert profile.follower_count_approximate is False
 
 
 def test_api_channel_not_found() -> None:
     with pytest.raises(ProfileNotFound):
-        yt.api_channel_item(load("youtube/api_channels_forhandle_empty.json"))
+        ytm.api_channel_item(load("youtube/api_channels_forhandle_empty.json"))
 
 
 def _api_item(vid: str) -> dict[str, Any]:
@@ -120,7 +121,7 @@ def _api_item(vid: str) -> dict[str, Any]:
 
 
 def test_api_video_fields() -> None:
-    post = yt.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=False)
+    post = ytm.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=False)
     assert post.platform == "youtube"
     assert post.platform_post_id == "aB3dE5fG7hJ"
     assert post.url == "https://www.youtube.com/watch?v=aB3dE5fG7hJ"
@@ -139,9 +140,9 @@ def test_api_video_fields() -> None:
 
 
 def test_api_short_from_shorts_playlist() -> None:
-    shorts = set(yt.playlist_video_ids(load("youtube/api_playlistitems_shorts.json")))
+    shorts = set(ytm.playlist_video_ids(load("youtube/api_playlistitems_shorts.json")))
     assert shorts == {"Kq9Lm2Np4Rs"}
-    post = yt.map_api_video(_api_item("Kq9Lm2Np4Rs"), is_short="Kq9Lm2Np4Rs" in shorts)
+    post = ytm.map_api_video(_api_item("Kq9Lm2Np4Rs"), is_short="Kq9Lm2Np4Rs" in shorts)
     assert post.content_type == "short"
     assert post.url == "https://www.youtube.com/shorts/Kq9Lm2Np4Rs"
     assert post.duration_seconds == 42.0
@@ -151,7 +152,7 @@ def test_api_short_from_shorts_playlist() -> None:
 
 
 def test_api_hidden_likes_and_disabled_comments() -> None:
-    post = yt.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=False)
+    post = ytm.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=False)
     # 50 s but not in the Shorts playlist: a regular video.
     assert post.content_type == "video"
     assert post.views == 8400
@@ -161,18 +162,18 @@ def test_api_hidden_likes_and_disabled_comments() -> None:
 
 
 def test_api_short_heuristic_without_playlist() -> None:
-    post = yt.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=None)
+    post = ytm.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=None)
     assert post.content_type == "short"  # ≤ 60 s and nothing better to go by
     assert post.extra["content_type_source"] == "heuristic"
-    long = yt.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=None)
+    long = ytm.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=None)
     assert long.content_type == "video"
-    assert yt.guess_is_short(150, "Quick one #Shorts") is True
-    assert yt.guess_is_short(150, "Quick one") is False
-    assert yt.guess_is_short(None) is False
+    assert ytm.guess_is_short(150, "Quick one #Shorts") is True
+    assert ytm.guess_is_short(150, "Quick one") is False
+    assert ytm.guess_is_short(None) is False
 
 
 def test_api_live() -> None:
-    post = yt.map_api_video(_api_item("Tv6Wx8Yz0Ab"), is_short=False)
+    post = ytm.map_api_video(_api_item("Tv6Wx8Yz0Ab"), is_short=False)
     assert post.content_type == "live"
     assert post.url == "https://www.youtube.com/watch?v=Tv6Wx8Yz0Ab"
     assert post.duration_seconds == 3723.0
@@ -181,8 +182,8 @@ def test_api_live() -> None:
 
 
 def test_api_listing_order_and_upcoming() -> None:
-    order = yt.playlist_video_ids(load("youtube/api_playlistitems_uploads.json"))
-    posts = yt.map_api_videos([load("youtube/api_videos.json")], order, shorts_ids={"Kq9Lm2Np4Rs"})
+    order = ytm.playlist_video_ids(load("youtube/api_playlistitems_uploads.json"))
+    posts = ytm.map_api_videos([load("youtube/api_videos.json")], order, shorts_ids={"Kq9Lm2Np4Rs"})
     # The upcoming premiere is not a post yet; the rest keep the uploads order.
     assert [p.platform_post_id for p in posts] == [
         "Kq9Lm2Np4Rs",
@@ -196,7 +197,7 @@ def test_api_listing_order_and_upcoming() -> None:
 
 def test_api_listing_shorts_playlist_cut() -> None:
     # The Shorts page we read only reaches back to 2026-11-01: older videos get the heuristic.
-    posts = yt.map_api_videos(
+    posts = ytm.map_api_videos(
         [load("youtube/api_videos.json")],
         ["Kq9Lm2Np4Rs", "Cd1Ef3Gh5Ij"],
         shorts_ids={"Kq9Lm2Np4Rs"},
@@ -207,38 +208,38 @@ def test_api_listing_shorts_playlist_cut() -> None:
 
 
 def test_api_errors() -> None:
-    quota = yt.map_api_error(403, load("youtube/api_error_quota.json"), subject="profile", now=NOW)
+    quota = ytm.map_api_error(403, load("youtube/api_error_quota.json"), subject="profile", now=NOW)
     assert isinstance(quota, RateLimited)
     # 12:00 UTC is 04:00 in Los Angeles (PST): 20 hours to the quota reset.
     assert quota.retry_after == 20 * 3600
-    bad_key = yt.map_api_error(
+    bad_key = ytm.map_api_error(
         400, load("youtube/api_error_key_invalid.json"), subject="profile", now=NOW
     )
     assert isinstance(bad_key, Blocked)
     assert "API key not valid" in str(bad_key)
-    gone = yt.map_api_error(
+    gone = ytm.map_api_error(
         404, load("youtube/api_error_playlist_not_found.json"), subject="profile", now=NOW
     )
     assert isinstance(gone, ProfileNotFound)
-    assert isinstance(yt.map_api_error(404, None, subject="post", now=NOW), PostNotFound)
-    slow = yt.map_api_error(429, None, subject="profile", now=NOW, retry_after=30)
+    assert isinstance(ytm.map_api_error(404, None, subject="post", now=NOW), PostNotFound)
+    slow = ytm.map_api_error(429, None, subject="profile", now=NOW, retry_after=30)
     assert isinstance(slow, RateLimited) and slow.retry_after == 30
-    assert isinstance(yt.map_api_error(503, "oops", subject="profile", now=NOW), TransientError)
-    other = yt.map_api_error(400, {"error": {"message": "Invalid"}}, subject="profile", now=NOW)
+    assert isinstance(ytm.map_api_error(503, "oops", subject="profile", now=NOW), TransientError)
+    other = ytm.map_api_error(400, {"error": {"message": "Invalid"}}, subject="profile", now=NOW)
     assert type(other) is PlatformError and not other.retryable
 
 
 def test_quota_reset_across_dst() -> None:
     # 2026-11-01 is the switch back to PST; just before midnight PDT on 2026-10-31.
-    assert yt.seconds_until_quota_reset(at("2026-11-01T06:30:00Z")) == 1800
-    assert yt.seconds_until_quota_reset(at("2026-11-10T07:59:30Z")) == 60  # floor
+    assert ytm.seconds_until_quota_reset(at("2026-11-01T06:30:00Z")) == 1800
+    assert ytm.seconds_until_quota_reset(at("2026-11-10T07:59:30Z")) == 60  # floor
 
 
 # ---- YouTube: yt-dlp -------------------------------------------------------------------
 
 
 def test_ytdlp_channel_tab_to_profile() -> None:
-    profile = yt.map_ytdlp_channel(load("youtube/ytdlp_tab_videos.json"), "cookwithsam")
+    profile = ytm.map_ytdlp_channel(load("youtube/ytdlp_tab_videos.json"), "cookwithsam")
     assert profile.platform_user_id == "UCx1b2c3d4e5f6g7h8i9j0kA"
     assert profile.display_name == "Cook with Sam"
     assert profile.bio == "Weeknight cooking and weekend baking. New videos every Tuesday."
@@ -249,7 +250,7 @@ def test_ytdlp_channel_tab_to_profile() -> None:
 
 
 def test_ytdlp_full_video() -> None:
-    post = yt.map_ytdlp_video(load("youtube/ytdlp_video.json"), tab="videos")
+    post = ytm.map_ytdlp_video(load("youtube/ytdlp_video.json"), tab="videos")
     assert post is not None
     assert post.platform_post_id == "aB3dE5fG7hJ"
     assert post.url == "https://www.youtube.com/watch?v=aB3dE5fG7hJ"
@@ -266,7 +267,7 @@ def test_ytdlp_full_video() -> None:
 
 def test_ytdlp_full_short() -> None:
     info = load("youtube/ytdlp_short.json")
-    post = yt.map_ytdlp_video(info, tab="shorts")
+    post = ytm.map_ytdlp_video(info, tab="shorts")
     assert post is not None
     assert post.content_type == "short"
     assert post.url == "https://www.youtube.com/shorts/Kq9Lm2Np4Rs"
@@ -275,23 +276,23 @@ def test_ytdlp_full_short() -> None:
     assert (post.views, post.likes, post.comments) == (1830000, 91000, 1200)
     # Without the tab and media_type, the vertical format and length still say Short.
     bare = {k: v for k, v in info.items() if k != "media_type"}
-    assert yt.ytdlp_content_type(bare) == "short"
-    assert yt.ytdlp_content_type({**bare, "width": 1920, "height": 1080}) == "video"
+    assert ytm.ytdlp_content_type(bare) == "short"
+    assert ytm.ytdlp_content_type({**bare, "width": 1920, "height": 1080}) == "video"
 
 
 def test_ytdlp_full_live_with_hidden_likes() -> None:
-    post = yt.map_ytdlp_video(load("youtube/ytdlp_live.json"), tab="streams")
+    post = ytm.map_ytdlp_video(load("youtube/ytdlp_live.json"), tab="streams")
     assert post is not None
     assert post.content_type == "live"
     assert post.duration_seconds == 3723.0
     assert post.likes is None
     assert post.approximations == {"likes": "hidden"}
-    assert yt.ytdlp_content_type(load("youtube/ytdlp_live.json")) == "live"
+    assert ytm.ytdlp_content_type(load("youtube/ytdlp_live.json")) == "live"
 
 
 def test_ytdlp_flat_entries() -> None:
     entries = load("youtube/ytdlp_tab_videos.json")["entries"]
-    post = yt.map_ytdlp_video(entries[1], tab="videos")
+    post = ytm.map_ytdlp_video(entries[1], tab="videos")
     assert post is not None
     assert post.platform_post_id == "Cd1Ef3Gh5Ij"
     assert post.content_type == "video"
@@ -306,8 +307,8 @@ def test_ytdlp_flat_entries() -> None:
     assert post.extra["source"] == "ytdlp_flat"
     # A Shorts-tab entry carries no date: it cannot be placed in time.
     short_entry = load("youtube/ytdlp_tab_shorts.json")["entries"][0]
-    assert yt.map_ytdlp_video(short_entry, tab="shorts") is None
-    assert yt.ytdlp_content_type(short_entry) == "short"
+    assert ytm.map_ytdlp_video(short_entry, tab="shorts") is None
+    assert ytm.ytdlp_content_type(short_entry) == "short"
 
 
 @pytest.mark.parametrize(
@@ -376,7 +377,7 @@ def test_ytdlp_flat_entries() -> None:
 def test_youtube_ytdlp_errors(
     message: str, status: int | None, subject: Any, expected: type
 ) -> None:
-    err = yt.map_ytdlp_error(FailureInfo(message=message, status=status), subject=subject)
+    err = ytm.map_ytdlp_error(FailureInfo(message=message, status=status), subject=subject)
     assert type(err) is expected
 
 
