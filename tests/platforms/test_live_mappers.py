@@ -31,7 +31,9 @@ from sors.platforms.base import (
 )
 from sors.platforms.live import LiveAdapter, normalize_handle
 from sors.platforms.live import instagram as ig
+from sors.platforms.live import instagram_map as igm
 from sors.platforms.live import tiktok as tt
+from sors.platforms.live import tiktok_map as ttm
 from sors.platforms.live import youtube as yt
 from sors.platforms.live import youtube_map as ytm
 from sors.platforms.live.common import (
@@ -385,7 +387,7 @@ def test_youtube_ytdlp_errors(
 
 
 def _user_detail() -> dict[str, Any]:
-    scope = tt.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
+    scope = ttm.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
     return scope["webapp.user-detail"]
 
 
@@ -394,9 +396,9 @@ def _listing_entry(post_id: str) -> dict[str, Any]:
 
 
 def test_tiktok_embedded_profile_json() -> None:
-    scope = tt.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
+    scope = ttm.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
     assert "webapp.app-context" in scope
-    profile = tt.map_user_detail(scope["webapp.user-detail"], "fit.anna")
+    profile = ttm.map_user_detail(scope["webapp.user-detail"], "fit.anna")
     assert profile.platform == "tiktok"
     assert profile.handle == "fit.anna"
     assert profile.platform_user_id == "6801234567890123456"
@@ -410,13 +412,13 @@ def test_tiktok_embedded_profile_json() -> None:
     # test_exact_counts.py show rounded and exact copies that differ).
     assert profile.follower_count_approximate is True
     assert profile.url == "https://www.tiktok.com/@fit.anna"
-    assert tt.extract_universal_data("<html>captcha</html>") == {}
+    assert ttm.extract_universal_data("<html>captcha</html>") == {}
 
 
 def test_tiktok_profile_stats_without_v2() -> None:
     detail = _user_detail()
     del detail["userInfo"]["statsV2"]
-    assert tt.map_user_detail(detail, "fit.anna").follower_count == 120000
+    assert ttm.map_user_detail(detail, "fit.anna").follower_count == 120000
 
 
 @pytest.mark.parametrize(
@@ -433,11 +435,11 @@ def test_tiktok_profile_missing_or_private(change: Any) -> None:
     detail = _user_detail()
     change(detail)
     with pytest.raises(ProfileNotFound):
-        tt.map_user_detail(detail, "fit.anna")
+        ttm.map_user_detail(detail, "fit.anna")
 
 
 def test_tiktok_listed_video() -> None:
-    post = tt.map_tiktok_post(_listing_entry("7301234567890123456"), handle="fit.anna")
+    post = ttm.map_tiktok_post(_listing_entry("7301234567890123456"), handle="fit.anna")
     assert post is not None
     assert post.platform == "tiktok"
     assert post.platform_post_id == "7301234567890123456"
@@ -458,7 +460,7 @@ def test_tiktok_listed_video() -> None:
 
 
 def test_tiktok_listed_slideshow() -> None:
-    post = tt.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
+    post = ttm.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
     assert post is not None
     assert post.content_type == "slideshow"
     assert post.url == "https://www.tiktok.com/@fit.anna/photo/7304440005556667778"
@@ -474,17 +476,17 @@ def test_tiktok_listed_slideshow() -> None:
 
 
 def test_tiktok_full_extractions() -> None:
-    video = tt.map_tiktok_post(load("tiktok/ytdlp_video.json"), handle="fit.anna")
+    video = ttm.map_tiktok_post(load("tiktok/ytdlp_video.json"), handle="fit.anna")
     assert video is not None and video.content_type == "video"
     assert video.duration_seconds == 31.0
     assert (video.views, video.likes, video.comments, video.shares) == (1830000, 91000, 1200, 3100)
     slideshow_info = load("tiktok/ytdlp_slideshow.json")
-    slideshow = tt.map_tiktok_post(slideshow_info, handle="fit.anna")
+    slideshow = ttm.map_tiktok_post(slideshow_info, handle="fit.anna")
     assert slideshow is not None and slideshow.content_type == "slideshow"
     assert len(slideshow.extra["images"]) == 3
     # Without our extractor's imagePost, the audio-only formats still give it away.
     del slideshow_info["tiktok_image_post"]
-    bare = tt.map_tiktok_post(slideshow_info, handle="fit.anna")
+    bare = ttm.map_tiktok_post(slideshow_info, handle="fit.anna")
     assert bare is not None and bare.content_type == "slideshow"
     assert bare.extra["images"] == []
 
@@ -492,15 +494,15 @@ def test_tiktok_full_extractions() -> None:
 def test_tiktok_hidden_counts_and_bad_entries() -> None:
     entry = _listing_entry("7301234567890123456")
     entry.pop("view_count")
-    post = tt.map_tiktok_post(entry, handle="fit.anna")
+    post = ttm.map_tiktok_post(entry, handle="fit.anna")
     assert post is not None and post.views is None
     assert post.approximations["views"] == "hidden"
-    assert tt.map_tiktok_post({"id": "abc", "timestamp": 1}, handle="fit.anna") is None
-    assert tt.map_tiktok_post({"id": "7301234567890123456"}, handle="fit.anna") is None
+    assert ttm.map_tiktok_post({"id": "abc", "timestamp": 1}, handle="fit.anna") is None
+    assert ttm.map_tiktok_post({"id": "7301234567890123456"}, handle="fit.anna") is None
 
 
 def test_tiktok_crawl_listing() -> None:
-    crawl = tt.map_tiktok_crawl(
+    crawl = ttm.map_tiktok_crawl(
         load("tiktok/ytdlp_user_listing.json"), _user_detail(), handle="fit.anna", now=NOW
     )
     assert crawl.fetched_at == NOW
@@ -518,7 +520,7 @@ def test_tiktok_crawl_listing() -> None:
 
 
 def test_tiktok_crawl_without_page_json() -> None:
-    crawl = tt.map_tiktok_crawl(
+    crawl = ttm.map_tiktok_crawl(
         load("tiktok/ytdlp_user_listing.json"), None, handle="fit.anna", now=NOW
     )
     assert crawl.profile.display_name == "Anna"
@@ -595,7 +597,7 @@ def test_tiktok_extractor_keeps_raw_fields() -> None:
     ],
 )
 def test_tiktok_errors(message: str, subject: Any, status: int | None, expected: type) -> None:
-    err = tt.map_tiktok_error(FailureInfo(message=message), subject=subject, user_status=status)
+    err = ttm.map_tiktok_error(FailureInfo(message=message), subject=subject, user_status=status)
     assert type(err) is expected
 
 
@@ -620,14 +622,14 @@ def test_tiktok_errors_only_warned_about() -> None:
     ]
     for warning, expected in cases:
         info = FailureInfo(message=vague, warnings=(impersonation, warning))
-        assert type(tt.map_tiktok_error(info, subject="profile")) is expected, warning
+        assert type(ttm.map_tiktok_error(info, subject="profile")) is expected, warning
 
 
 # ---- Instagram -------------------------------------------------------------------------
 
 
 def test_instagram_profile() -> None:
-    profile = ig.map_instagram_profile(load("instagram/profile.json"), "cookwithsam")
+    profile = igm.map_instagram_profile(load("instagram/profile.json"), "cookwithsam")
     assert profile.platform == "instagram"
     assert profile.handle == "cookwithsam"
     assert profile.platform_user_id == "1234567890"
@@ -643,11 +645,11 @@ def test_instagram_private_profile() -> None:
     structure = load("instagram/profile.json")
     structure["node"]["is_private"] = True
     with pytest.raises(ProfileNotFound):
-        ig.map_instagram_profile(structure, "cookwithsam")
+        igm.map_instagram_profile(structure, "cookwithsam")
 
 
 def test_instagram_reel() -> None:
-    post = ig.map_instagram_post(load("instagram/post_reel.json"))
+    post = igm.map_instagram_post(load("instagram/post_reel.json"))
     assert post is not None
     assert post.platform == "instagram"
     assert post.platform_post_id == "C9xReelAbC1"
@@ -665,7 +667,7 @@ def test_instagram_reel() -> None:
 
 
 def test_instagram_carousel() -> None:
-    post = ig.map_instagram_post(load("instagram/post_carousel.json"))
+    post = igm.map_instagram_post(load("instagram/post_carousel.json"))
     assert post is not None
     assert post.content_type == "carousel"
     assert post.url == "https://www.instagram.com/p/C8yCarouXyZ/"
@@ -681,7 +683,7 @@ def test_instagram_carousel() -> None:
 
 
 def test_instagram_image() -> None:
-    post = ig.map_instagram_post(load("instagram/post_image.json"))
+    post = igm.map_instagram_post(load("instagram/post_image.json"))
     assert post is not None
     assert post.content_type == "image"
     assert post.url == "https://www.instagram.com/p/C7zImageQwE/"
@@ -696,7 +698,7 @@ def test_instagram_hidden_like_counts() -> None:
     structure = load("instagram/post_reel.json")
     structure["node"]["like_and_view_counts_disabled"] = True
     structure["node"]["comments_disabled"] = True
-    post = ig.map_instagram_post(structure)
+    post = igm.map_instagram_post(structure)
     assert post is not None
     assert (post.views, post.likes, post.comments) == (None, None, None)
     assert post.approximations == {
@@ -720,28 +722,28 @@ def test_instagram_logged_in_node_shape() -> None:
         "video_view_count": 400000,
         "iphone_struct": {"product_type": "clips"},
     }
-    post = ig.map_instagram_post(node)
+    post = igm.map_instagram_post(node)
     assert post is not None
     assert post.content_type == "reel"
     assert (post.views, post.likes, post.comments) == (400000, 18300, 402)
     assert post.caption == "15-minute garlic noodles"
-    assert ig.instagram_content_type({"__typename": "XDTGraphSidecar"}) == "carousel"
-    assert ig.instagram_content_type({"__typename": "GraphImage"}) == "image"
+    assert igm.instagram_content_type({"__typename": "XDTGraphSidecar"}) == "carousel"
+    assert igm.instagram_content_type({"__typename": "GraphImage"}) == "image"
 
 
 def test_instagram_crawl_listing() -> None:
     posts = [load(f"instagram/post_{k}.json") for k in ("reel", "carousel", "image")]
-    crawl = ig.map_instagram_crawl(
+    crawl = igm.map_instagram_crawl(
         load("instagram/profile.json"), posts, handle="cookwithsam", now=NOW
     )
     assert [p.content_type for p in crawl.posts] == ["reel", "carousel", "image"]
     assert crawl.listing_complete is True
     pinned_first = [posts[2], posts[0], posts[1]]
-    crawl = ig.map_instagram_crawl(
+    crawl = igm.map_instagram_crawl(
         load("instagram/profile.json"), pinned_first, handle="cookwithsam", now=NOW
     )
     assert crawl.listing_complete is False
-    crawl = ig.map_instagram_crawl(
+    crawl = igm.map_instagram_crawl(
         load("instagram/profile.json"), posts, handle="cookwithsam", now=NOW, skipped=1
     )
     assert crawl.listing_complete is False  # a post Instagram would not describe: a gap
@@ -751,7 +753,7 @@ def test_instaloader_errors() -> None:
     from instaloader import exceptions as ie
 
     def check(exc: BaseException, subject: Any, expected: type) -> None:
-        assert type(ig.map_instaloader_error(exc, subject=subject)) is expected, exc
+        assert type(igm.map_instaloader_error(exc, subject=subject)) is expected, exc
 
     check(ie.ProfileNotExistsException("Profile ghost does not exist."), "profile", ProfileNotFound)
     check(
@@ -800,20 +802,21 @@ def test_instaloader_errors() -> None:
     )
     check(ie.QueryReturnedForbiddenException("403 Forbidden"), "post", Blocked)
     check(ie.BadResponseException("Fetching Post metadata failed."), "post", PostNotFound)
-    check(ig.InstagramSlowDown(600), "profile", RateLimited)
-    assert ig.map_instaloader_error(ig.InstagramSlowDown(600), subject="profile").retry_after == 600
+    check(igm.InstagramSlowDown(600), "profile", RateLimited)
+    slow_down = igm.map_instaloader_error(igm.InstagramSlowDown(600), subject="profile")
+    assert slow_down.retry_after == 600
     check(OSError("Network is unreachable"), "profile", TransientError)
 
 
 def test_instagram_ytdlp_errors() -> None:
     msg = "Requested content is not available, rate-limit reached or login required"
-    assert type(ig.map_instagram_ytdlp_error(FailureInfo(msg), subject="post")) is RateLimited
+    assert type(igm.map_instagram_ytdlp_error(FailureInfo(msg), subject="post")) is RateLimited
     no_video = FailureInfo("[Instagram] C7zImageQwE: There is no video in this post")
-    assert type(ig.map_instagram_ytdlp_error(no_video, subject="post")) is UnsupportedMedia
+    assert type(igm.map_instagram_ytdlp_error(no_video, subject="post")) is UnsupportedMedia
     restricted = FailureInfo(
         "Restricted Video: You must be 18 years old or over to see this video. Use --cookies"
     )
-    assert type(ig.map_instagram_ytdlp_error(restricted, subject="post")) is Blocked
+    assert type(igm.map_instagram_ytdlp_error(restricted, subject="post")) is Blocked
 
 
 def test_instagram_session_files(tmp_path: Path) -> None:
@@ -1239,7 +1242,7 @@ async def test_tiktok_crawl_no_videos_and_missing() -> None:
 
 async def test_tiktok_slideshow_media_refreshes_expired_links(tmp_path: Path) -> None:
     requested: list[str] = []
-    listed = tt.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
+    listed = ttm.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
     assert listed is not None
     stale = ["https://evil.example/steal.jpeg", *listed.extra["images"][1:]]
 
@@ -1300,7 +1303,7 @@ async def test_instagram_crawl_and_failures(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 async def test_instagram_carousel_media(tmp_path: Path) -> None:
-    post = ig.map_instagram_post(load("instagram/post_carousel.json"))
+    post = igm.map_instagram_post(load("instagram/post_carousel.json"))
     assert post is not None
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -1439,7 +1442,7 @@ async def test_ytdlp_wrapper_offline(tmp_path: Path) -> None:
     assert opts["proxy"] == "http://p:1" and opts["ignore_no_formats_error"] is True
     with pytest.raises(YtDlpFailure) as caught:
         await runner.extract("https://www.tiktok.com/@fit.anna", flat=True, limit=1)
-    assert type(tt.map_tiktok_error(caught.value.info, subject="profile")) is Blocked
+    assert type(ttm.map_tiktok_error(caught.value.info, subject="profile")) is Blocked
 
     video, thumb = tmp_path / "7301.mp4", tmp_path / "7301.webp"
     video.write_bytes(b"v")
