@@ -39,13 +39,13 @@ from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel
 from sors.platforms import taxonomy
 from sors.platforms.base import ALL_CONTENT_TYPES
-from sors.platforms.urls import (
+from sors.platforms.handles import (
     InvalidHandle,
     handle_rules_text,
     handle_schema_rule,
     normalize_handle,
-    profile_url,
 )
+from sors.platforms.urls import profile_url
 
 # ---- request bodies -------------------------------------------------------------------
 

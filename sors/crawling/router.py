@@ -14,7 +14,7 @@ from sors.kit.errors import ValidationFailed
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
-from sors.platforms.urls import InvalidHandle, normalize_handle
+from sors.platforms.handles import InvalidHandle, normalize_handle
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
 

@@ -5,7 +5,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field
 
 from sors.kit.schemas import RequestModel, ResponseModel
-from sors.platforms.urls import handle_rules_text, handle_schema_rule
+from sors.platforms.handles import handle_rules_text, handle_schema_rule
 
 
 class CrawlIn(RequestModel):

@@ -28,7 +28,7 @@ from sors.kit.ids import new_id
 from sors.monitoring import repository as repo
 from sors.monitoring.models import TrackedProfile
 from sors.monitoring.schemas import ProfileTarget
-from sors.platforms import urls
+from sors.platforms import handles, urls
 
 CADENCE = {
     "daily": timedelta(days=1),
@@ -95,8 +95,8 @@ async def resolve_profile(session: AsyncSession, target: ProfileTarget) -> Profi
         found.append(profile)
     if target.platform is not None and target.handle is not None:
         try:
-            handle = urls.normalize_handle(target.platform, target.handle)
-        except urls.InvalidHandle as exc:
+            handle = handles.normalize_handle(target.platform, target.handle)
+        except handles.InvalidHandle as exc:
             raise ValidationFailed.single("handle", str(exc)) from exc
         found.append(await _by_handle(session, target.platform, handle))
     if target.url is not None:

@@ -1,4 +1,4 @@
-"""Platform handles and URLs: parsing and building. Nothing here ever fetches anything.
+"""Platform URLs: parsing and building. Nothing here ever fetches anything.
 
 Callers hand us arbitrary strings, and a URL we accept may later reach a platform adapter,
 so the parser is an allow-list: a URL is a post (or profile) URL only when its scheme, host
@@ -17,24 +17,20 @@ slashes ignored, `www.` optional):
 Short links (vm./vt.tiktok.com, tiktok.com/t/…, instagram.com/share/…) need a request to
 expand, which we refuse to make on a caller's behalf: they get their own error so the
 caller knows to expand them first. A scheme-less paste ("www.tiktok.com/@a/video/1…") is
-read as https.
+read as https. Handles found in URLs are checked by `handles.normalize_handle`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from sors.platforms.base import CONTENT_TYPES, PLATFORMS, Platform
+from sors.platforms.handles import PLATFORM_NAMES, InvalidHandle, normalize_handle
 
 # ---- errors ---------------------------------------------------------------------------
-
-
-class InvalidHandle(ValueError):
-    """The handle does not follow the platform's handle syntax."""
 
 
 class UrlError(ValueError):
@@ -51,108 +47,6 @@ class ShortLinkNotSupported(UrlError):
     """A platform short link; it must be expanded by the caller first."""
 
     code = "short_link_not_supported"
-
-
-# ---- handles --------------------------------------------------------------------------
-
-_PLATFORM_NAMES = {"tiktok": "TikTok", "instagram": "Instagram", "youtube": "YouTube"}
-
-_HANDLE_RE: dict[str, re.Pattern[str]] = {
-    "tiktok": re.compile(r"[a-z0-9._]{2,24}"),
-    "instagram": re.compile(r"[a-z0-9._]{1,30}"),
-    "youtube": re.compile(r"[a-z0-9._-]{3,30}"),
-}
-
-_HANDLE_RULES = {
-    "tiktok": "2-24 characters of letters, digits, '.' and '_', not ending with '.'",
-    "instagram": "1-30 characters of letters, digits, '.' and '_', without '..' and not "
-    "starting or ending with '.'",
-    "youtube": "3-30 characters of letters, digits, '.', '_' and '-'",
-}
-
-
-# The same rules as JSON Schema patterns on the raw input (surrounding whitespace, one
-# leading '@' and upper case allowed, as normalize_handle accepts them), for the API
-# document; tests/platforms/test_handle_patterns.py holds them equal to normalize_handle.
-HANDLE_PATTERNS = {
-    "tiktok": r"^\s*@?[A-Za-z0-9._]{1,23}[A-Za-z0-9_]\s*$",
-    "instagram": r"^\s*@?(?!.*\.\.)[A-Za-z0-9_](?:[A-Za-z0-9._]{0,28}[A-Za-z0-9_])?\s*$",
-    "youtube": r"^\s*@?[A-Za-z0-9._-]{3,30}\s*$",
-}
-
-
-def handle_rules_text() -> str:
-    return "One leading '@' is ignored. " + "; ".join(
-        f"{_PLATFORM_NAMES[p]}: {rule}" for p, rule in _HANDLE_RULES.items()
-    ) + "."
-
-
-def handle_schema_rule() -> dict[str, object]:
-    """JSON Schema for a body with `platform` and `handle`: the handle pattern chosen by the
-    platform, as nested if/then/else (which client generators leave alone, unlike oneOf)."""
-    rule: dict[str, object] = {}
-    for platform, pattern in reversed(list(HANDLE_PATTERNS.items())):
-        branch = {"properties": {"handle": {"pattern": pattern}}}
-        if not rule:
-            rule = branch
-            continue
-        rule = {
-            "if": {"properties": {"platform": {"const": platform}}, "required": ["platform"]},
-            "then": branch,
-            "else": rule,
-        }
-    return rule
-
-
-def _handle_ok(platform: str, h: str) -> bool:
-    if not _HANDLE_RE[platform].fullmatch(h):
-        return False
-    if platform == "tiktok":
-        return not h.endswith(".")
-    if platform == "instagram":
-        return ".." not in h and not h.startswith(".") and not h.endswith(".")
-    return True
-
-
-def normalize_handle(platform: str, raw: str) -> str:
-    """The canonical handle: one leading '@' removed, lower-cased, syntax checked."""
-    if isinstance(raw, str) and isinstance(platform, str):
-        cached = _normalized(platform, raw)
-        if cached is not None:
-            return cached
-    return _normalize(platform, raw)
-
-
-@lru_cache(maxsize=8192)
-def _normalized(platform: str, raw: str) -> str | None:
-    # The simulated world builds every URL of a crawl from the same handle; remembering
-    # recent answers keeps that hot path cheap. Failures are not cached (None), they raise.
-    try:
-        return _normalize(platform, raw)
-    except InvalidHandle:
-        return None
-
-
-def _normalize(platform: str, raw: object) -> str:
-    if platform not in PLATFORMS:
-        raise InvalidHandle(
-            f"Unknown platform {platform!r}; expected one of {', '.join(PLATFORMS)}."
-        )
-    if not isinstance(raw, str):
-        raise InvalidHandle("The handle must be a string.")
-    h = raw.strip()
-    if h.startswith("@"):
-        h = h[1:]
-    # Checked before lower-casing: some non-ASCII letters lower-case to ASCII ones
-    # (KELVIN SIGN -> 'k'), which would let look-alikes through.
-    if not h.isascii():
-        raise InvalidHandle(f"{_PLATFORM_NAMES[platform]} handles use ASCII characters only.")
-    h = h.lower()
-    if not _handle_ok(platform, h):
-        raise InvalidHandle(
-            f"{raw!r} is not a valid {_PLATFORM_NAMES[platform]} handle: {_HANDLE_RULES[platform]}."
-        )
-    return h
 
 
 # ---- hosts ----------------------------------------------------------------------------
@@ -333,7 +227,7 @@ def parse_post_url(url: str) -> ParsedPostUrl:
         parsed = _youtube_post(s)
     if parsed is None:
         raise UnsupportedUrl(
-            f"This is not a {_PLATFORM_NAMES[s.platform]} post URL we recognise "
+            f"This is not a {PLATFORM_NAMES[s.platform]} post URL we recognise "
             "(profile and other pages are not posts)."
         )
     return parsed
@@ -367,7 +261,7 @@ def parse_profile_url(url: str) -> ParsedProfileUrl:
             handle = _url_handle("youtube", seg[0])
     if handle is None:
         raise UnsupportedUrl(
-            f"This is not a {_PLATFORM_NAMES[s.platform]} profile URL, nor a post URL that "
+            f"This is not a {PLATFORM_NAMES[s.platform]} profile URL, nor a post URL that "
             "names its owner."
         )
     return ParsedProfileUrl(s.platform, handle)
@@ -384,9 +278,9 @@ def post_url(platform: str, handle: str | None, platform_post_id: str, content_t
     if platform not in PLATFORMS:
         raise ValueError(f"Unknown platform {platform!r}.")
     if content_type not in CONTENT_TYPES[platform]:
-        raise ValueError(f"{content_type!r} is not a {_PLATFORM_NAMES[platform]} content type.")
+        raise ValueError(f"{content_type!r} is not a {PLATFORM_NAMES[platform]} content type.")
     if not _ID_RE[platform].fullmatch(platform_post_id):
-        raise ValueError(f"{platform_post_id!r} is not a {_PLATFORM_NAMES[platform]} post id.")
+        raise ValueError(f"{platform_post_id!r} is not a {PLATFORM_NAMES[platform]} post id.")
     if platform == "tiktok":
         if handle is None:
             raise ValueError("A TikTok post URL needs the owner's handle.")

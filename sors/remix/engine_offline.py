@@ -4,193 +4,25 @@ The source is cut into beats (one per scene when there is a visual analysis, els
 transcript chunk), each beat keeps its timing, and its spoken line is retold for the target
 niche: the source's topic words give way to the niche, everything else — hook pattern,
 structure, pacing, call to action — stays. The result names itself `sors-offline-1`.
+
+The beats come from `offline_beats`; this module plans the retelling and writes the script,
+title, description and checklist from them.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sors.remix import offline_text as tx
-from sors.remix.schemas_remix import MAX_TOTAL_SECONDS, Remix, RemixError, RemixInput
+from sors.remix.offline_beats import SLIDE_FORMATS, Beat, source_beats
+from sors.remix.schemas_remix import Remix, RemixError, RemixInput
 
 ENGINE_NAME = "sors-offline-1"
-MAX_BEATS = 12
-WORDS_PER_SECOND = 2.6  # conversational short-form speech
-SLIDE_SECONDS = 3.0
 MAX_VOICEOVER_WORDS = 120
-SLIDE_FORMATS = frozenset({"slideshow", "carousel", "image"})
 
 _ENERGETIC = ("energetic", "hype", "excit", "fun", "playful", "bold", "upbeat", "loud")
 _CALM = ("calm", "professional", "serious", "educational", "formal", "informative", "soft")
-
-
-@dataclass
-class Beat:
-    start: float
-    end: float
-    speech: str = ""
-    screen: str = ""
-    colors: list[str] = field(default_factory=list)
-    scenes: tuple[int, int] | None = None  # 1-based source scene numbers it covers
-
-    def absorb(self, other: Beat) -> Beat:
-        scenes = self.scenes or other.scenes
-        if self.scenes and other.scenes:
-            scenes = (min(self.scenes[0], other.scenes[0]), max(self.scenes[1], other.scenes[1]))
-        return Beat(
-            start=min(self.start, other.start),
-            end=max(self.end, other.end),
-            speech=_join(self.speech, other.speech, " "),
-            screen=_join(self.screen, other.screen, " / "),
-            colors=self.colors or other.colors,
-            scenes=scenes,
-        )
-
-
-def _join(a: str, b: str, sep: str) -> str:
-    if not a or a == b:
-        return b
-    return a if not b else f"{a}{sep}{b}"
-
-
-def _num(value: Any, default: float = 0.0) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return default
-    return out if math.isfinite(out) else default
-
-
-# -- the source, cut into beats ------------------------------------------------------------
-
-
-def _segments(inp: RemixInput) -> list[tuple[float, float, str]]:
-    out = []
-    for s in inp.transcript_segments:
-        text = " ".join(str(s.get("text") or "").split())
-        start, end = _num(s.get("start")), _num(s.get("end"))
-        if text and end >= start >= 0:
-            out.append((start, end, text))
-    return sorted(out, key=lambda s: s[0])
-
-
-def _scene_beats(inp: RemixInput) -> list[Beat]:
-    beats = []
-    for position, s in enumerate(sorted(inp.scenes, key=lambda s: _num(s.get("start")))):
-        start, end = _num(s.get("start")), _num(s.get("end"))
-        if end <= start:
-            continue
-        number = int(_num(s.get("index"), position)) + 1
-        colors = [str(c) for c in (s.get("dominant_colors") or []) if str(c).strip()]
-        screen = " ".join(str(s.get("on_screen_text") or "").split())
-        beats.append(Beat(start, end, screen=screen, colors=colors[:3], scenes=(number, number)))
-    return beats
-
-
-def _place_speech(beats: list[Beat], inp: RemixInput) -> None:
-    """Give each scene the words spoken during it (a segment belongs where its middle is)."""
-    segments = _segments(inp)
-    if segments:
-        for start, end, text in segments:
-            middle = (start + end) / 2
-            target = beats[0]
-            for beat in beats:
-                if beat.start <= middle:
-                    target = beat
-            target.speech = _join(target.speech, text, " ")
-        return
-    lines = tx.sentences(inp.transcript_text or "")
-    for i, line in enumerate(lines):
-        beat = beats[i * len(beats) // len(lines)]
-        beat.speech = _join(beat.speech, line, " ")
-
-
-def _timed_lines(lines: list[str], duration: float | None, slides: bool) -> list[Beat]:
-    """Beats for text without timestamps: time shared by word count over the duration."""
-    words = [max(1, len(line.split())) for line in lines]
-    if duration:
-        total = duration
-    elif slides:
-        total = SLIDE_SECONDS * len(lines)
-    else:
-        total = max(sum(words) / WORDS_PER_SECOND, 2.0 * len(lines))
-    beats, clock = [], 0.0
-    for line, count in zip(lines, words, strict=True):
-        length = total / len(lines) if slides else total * count / sum(words)
-        beats.append(Beat(clock, clock + length, speech=line))
-        clock += length
-    return beats
-
-
-def _merge_to(beats: list[Beat], limit: int) -> list[Beat]:
-    """Neighbouring beats merged into at most `limit` balanced groups."""
-    if len(beats) <= limit:
-        return beats
-    size, extra = divmod(len(beats), limit)
-    out, i = [], 0
-    for group in range(limit):
-        take = size + (1 if group < extra else 0)
-        merged = beats[i]
-        for beat in beats[i + 1 : i + take]:
-            merged = merged.absorb(beat)
-        out.append(merged)
-        i += take
-    return out
-
-
-def _retime(beats: list[Beat], duration: float | None) -> list[Beat]:
-    """Contiguous timing: start at 0, each beat ends where the next begins, the last at the
-    end of the source; beats left with no length fold into a neighbour."""
-    beats = sorted(beats, key=lambda b: b.start)
-    tail = max(beats[-1].end, duration or 0.0)
-    timed = []
-    for i, beat in enumerate(beats):
-        start = 0.0 if i == 0 else beat.start
-        end = beats[i + 1].start if i + 1 < len(beats) else tail
-        timed.append(replace(beat, start=round(start, 2), end=round(end, 2)))
-    out: list[Beat] = []
-    carry: Beat | None = None
-    for beat in timed:
-        if carry is not None:
-            beat, carry = replace(carry.absorb(beat), start=carry.start), None
-        if beat.end - beat.start < 0.05:
-            if out:
-                out[-1] = replace(out[-1].absorb(beat), start=out[-1].start)
-            else:
-                carry = beat
-            continue
-        out.append(beat)
-    if carry is not None:  # nothing had any length: give the one beat a readable one
-        words = len((carry.speech or carry.screen).split())
-        out.append(replace(carry, end=round(max(words / WORDS_PER_SECOND, 3.0), 2)))
-    kept = [b for b in out if b.start < MAX_TOTAL_SECONDS]
-    kept[-1] = replace(kept[-1], end=min(kept[-1].end, MAX_TOTAL_SECONDS))
-    return kept
-
-
-def source_beats(inp: RemixInput) -> list[Beat]:
-    duration = _num(inp.duration_seconds) or None
-    slides = inp.content_type in SLIDE_FORMATS
-    beats = _scene_beats(inp)
-    if beats:
-        _place_speech(beats, inp)
-    elif segments := _segments(inp):
-        beats = [Beat(start, end, speech=text) for start, end, text in segments]
-    else:
-        text = (inp.transcript_text or "").strip() or tx.strip_tags(inp.caption)
-        lines = tx.sentences(text) or [text]
-        beats = _timed_lines(_merge_lines(lines), duration, slides)
-    return _retime(_merge_to(beats, MAX_BEATS), duration)
-
-
-def _merge_lines(lines: list[str]) -> list[str]:
-    merged = _merge_to([Beat(i, i + 1, speech=line) for i, line in enumerate(lines)], MAX_BEATS)
-    return [b.speech for b in merged]
-
-
-# -- the remix, written beat by beat -------------------------------------------------------
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from sqlalchemy import text
 
 from sors.catalog.ingest import ingest_crawls
 from sors.platforms.base import CrawlSnapshot
-from sors.platforms.live import instagram as ig
+from sors.platforms.live import instagram_map as igm
 from sors.platforms.live import tiktok as tt
+from sors.platforms.live import tiktok_map as ttm
 from sors.platforms.live.tiktok_counts import looks_display_rounded
 from tests.factories import auth, create_account
 
@@ -41,7 +42,7 @@ def test_tiktok_post_takes_statsv2_where_yt_dlp_reads_the_rounded_copy() -> None
     item = _popular()
     info = _through_ytdlp(item)
     assert info["save_count"] == 59100  # what yt-dlp alone reports: `stats`, rounded
-    post = tt.map_tiktok_post(info, handle="zg.520")
+    post = ttm.map_tiktok_post(info, handle="zg.520")
     assert post is not None
     assert post.extra["save_count"] == 59149  # statsV2's exact count
     # The other counts are display-rounded in both copies: kept, and flagged.
@@ -55,7 +56,7 @@ def test_tiktok_post_takes_statsv2_where_yt_dlp_reads_the_rounded_copy() -> None
 
 def test_tiktok_exact_small_counts_are_not_flagged() -> None:
     item = recorded("tiktok/recorded_user_posts.json")["data"]["itemList"][0]
-    post = tt.map_tiktok_post(_through_ytdlp(item), handle="zg.520")
+    post = ttm.map_tiktok_post(_through_ytdlp(item), handle="zg.520")
     assert post is not None
     assert (post.comments, post.shares, post.extra["save_count"]) == (1_502, 2_528, 5_012)
     assert post.approximations == {"views": "rounded", "likes": "rounded"}
@@ -64,7 +65,7 @@ def test_tiktok_exact_small_counts_are_not_flagged() -> None:
 def test_tiktok_profile_followers_come_from_statsv2() -> None:
     detail = recorded("tiktok/recorded_user_detail.json")["data"]
     assert detail["userInfo"]["stats"]["followerCount"] == 427_700
-    profile = tt.map_user_detail(detail, "zg.520")
+    profile = ttm.map_user_detail(detail, "zg.520")
     assert profile.follower_count == 427_682
     assert profile.follower_count_approximate is False
 
@@ -83,7 +84,7 @@ def _ig_nodes() -> list[dict[str, Any]]:
 
 def test_instagram_listing_video_views_and_missing_durations_are_flagged() -> None:
     nodes = _ig_nodes()
-    reels = [ig.map_instagram_post(n) for n in nodes if n["__typename"] == "GraphVideo"]
+    reels = [igm.map_instagram_post(n) for n in nodes if n["__typename"] == "GraphVideo"]
     assert len(reels) == 9
     first = reels[0]
     assert first is not None and first.content_type == "reel" and first.views == 56
@@ -92,14 +93,14 @@ def test_instagram_listing_video_views_and_missing_durations_are_flagged() -> No
         assert r.approximations == {
             "views": "video_views", "shares": "hidden", "duration_seconds": "hidden"
         }
-    image = ig.map_instagram_post(next(n for n in nodes if n["__typename"] == "GraphImage"))
+    image = igm.map_instagram_post(next(n for n in nodes if n["__typename"] == "GraphImage"))
     assert image is not None and image.approximations == {"views": "hidden", "shares": "hidden"}
 
 
 async def test_exact_counts_and_flags_reach_the_api(db, client: httpx.AsyncClient) -> None:
     at = datetime(2025, 10, 20, tzinfo=UTC)
-    tiktok = tt.map_tiktok_post(_through_ytdlp(_popular()), handle="zg.520")
-    profile = tt.map_user_detail(recorded("tiktok/recorded_user_detail.json")["data"], "zg.520")
+    tiktok = ttm.map_tiktok_post(_through_ytdlp(_popular()), handle="zg.520")
+    profile = ttm.map_user_detail(recorded("tiktok/recorded_user_detail.json")["data"], "zg.520")
     assert tiktok is not None
     async with db.transaction() as s:
         [tiktok_pid] = await ingest_crawls(s, [CrawlSnapshot(profile, [tiktok], at)])
@@ -121,7 +122,7 @@ async def test_exact_counts_and_flags_reach_the_api(db, client: httpx.AsyncClien
     # A profile whose only follower count is a display rounding says so.
     detail = recorded("tiktok/recorded_user_detail.json")["data"]
     del detail["userInfo"]["statsV2"]
-    rounded = tt.map_user_detail(detail, "zg.520")
+    rounded = ttm.map_user_detail(detail, "zg.520")
     assert rounded.follower_count == 427_700 and rounded.follower_count_approximate
     found = await client.post(
         "/api/v1/search/content", json={"query": "china"}, headers=h

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sors.platforms.urls import HANDLE_PATTERNS, InvalidHandle, normalize_handle
+from sors.platforms.handles import HANDLE_PATTERNS, InvalidHandle, normalize_handle
 
 _CHARS = st.text(alphabet="aZ09._-@ .\t\u00e9K\n", max_size=34)
 _SAMPLES = ["anna", "@Anna", " @fit.anna ", "a.", "a..b", ".ab", "ab", "a", "x" * 24, "x" * 25,

@@ -31,8 +31,11 @@ from sors.platforms.base import (
 )
 from sors.platforms.live import LiveAdapter, normalize_handle
 from sors.platforms.live import instagram as ig
+from sors.platforms.live import instagram_map as igm
 from sors.platforms.live import tiktok as tt
+from sors.platforms.live import tiktok_map as ttm
 from sors.platforms.live import youtube as yt
+from sors.platforms.live import youtube_map as ytm
 from sors.platforms.live.common import (
     FailureInfo,
     classify_failure,
@@ -81,12 +84,12 @@ def at(iso: str) -> datetime:
     ],
 )
 def test_iso8601_durations(value: Any, seconds: float | None) -> None:
-    assert yt.parse_iso8601_duration(value) == seconds
+    assert ytm.parse_iso8601_duration(value) == seconds
 
 
 def test_api_channel_to_profile() -> None:
-    item = yt.api_channel_item(load("youtube/api_channels_forhandle.json"))
-    profile = yt.map_api_channel(item, "cookwithsam")
+    item = ytm.api_channel_item(load("youtube/api_channels_forhandle.json"))
+    profile = ytm.map_api_channel(item, "cookwithsam")
     assert profile.platform == "youtube"
     assert profile.handle == "cookwithsam"
     assert profile.platform_user_id == "UCx1b2c3d4e5f6g7h8i9j0kA"
@@ -98,21 +101,21 @@ def test_api_channel_to_profile() -> None:
     assert profile.follower_count == 81000
     assert profile.follower_count_approximate is True  # YouTube rounds subscriber counts
     assert profile.url == "https://www.youtube.com/@cookwithsam"
-    assert yt.uploads_playlist_id(item) == "UUx1b2c3d4e5f6g7h8i9j0kA"
-    assert yt.shorts_playlist_id(item["id"]) == "UUSHx1b2c3d4e5f6g7h8i9j0kA"
+    assert ytm.uploads_playlist_id(item) == "UUx1b2c3d4e5f6g7h8i9j0kA"
+    assert ytm.shorts_playlist_id(item["id"]) == "UUSHx1b2c3d4e5f6g7h8i9j0kA"
 
 
 def test_api_channel_hidden_subscribers() -> None:
-    item = copy.deepcopy(yt.api_channel_item(load("youtube/api_channels_forhandle.json")))
+    item = copy.deepcopy(ytm.api_channel_item(load("youtube/api_channels_forhandle.json")))
     item["statistics"]["hiddenSubscriberCount"] = True
-    profile = yt.map_api_channel(item, "cookwithsam")
+    profile = ytm.map_api_channel(item, "cookwithsam")
     assert profile.follower_count is None
     assert profile.follower_count_approximate is False
 
 
 def test_api_channel_not_found() -> None:
     with pytest.raises(ProfileNotFound):
-        yt.api_channel_item(load("youtube/api_channels_forhandle_empty.json"))
+        ytm.api_channel_item(load("youtube/api_channels_forhandle_empty.json"))
 
 
 def _api_item(vid: str) -> dict[str, Any]:
@@ -120,7 +123,7 @@ def _api_item(vid: str) -> dict[str, Any]:
 
 
 def test_api_video_fields() -> None:
-    post = yt.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=False)
+    post = ytm.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=False)
     assert post.platform == "youtube"
     assert post.platform_post_id == "aB3dE5fG7hJ"
     assert post.url == "https://www.youtube.com/watch?v=aB3dE5fG7hJ"
@@ -139,9 +142,9 @@ def test_api_video_fields() -> None:
 
 
 def test_api_short_from_shorts_playlist() -> None:
-    shorts = set(yt.playlist_video_ids(load("youtube/api_playlistitems_shorts.json")))
+    shorts = set(ytm.playlist_video_ids(load("youtube/api_playlistitems_shorts.json")))
     assert shorts == {"Kq9Lm2Np4Rs"}
-    post = yt.map_api_video(_api_item("Kq9Lm2Np4Rs"), is_short="Kq9Lm2Np4Rs" in shorts)
+    post = ytm.map_api_video(_api_item("Kq9Lm2Np4Rs"), is_short="Kq9Lm2Np4Rs" in shorts)
     assert post.content_type == "short"
     assert post.url == "https://www.youtube.com/shorts/Kq9Lm2Np4Rs"
     assert post.duration_seconds == 42.0
@@ -151,7 +154,7 @@ def test_api_short_from_shorts_playlist() -> None:
 
 
 def test_api_hidden_likes_and_disabled_comments() -> None:
-    post = yt.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=False)
+    post = ytm.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=False)
     # 50 s but not in the Shorts playlist: a regular video.
     assert post.content_type == "video"
     assert post.views == 8400
@@ -161,18 +164,18 @@ def test_api_hidden_likes_and_disabled_comments() -> None:
 
 
 def test_api_short_heuristic_without_playlist() -> None:
-    post = yt.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=None)
+    post = ytm.map_api_video(_api_item("Cd1Ef3Gh5Ij"), is_short=None)
     assert post.content_type == "short"  # ≤ 60 s and nothing better to go by
     assert post.extra["content_type_source"] == "heuristic"
-    long = yt.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=None)
+    long = ytm.map_api_video(_api_item("aB3dE5fG7hJ"), is_short=None)
     assert long.content_type == "video"
-    assert yt.guess_is_short(150, "Quick one #Shorts") is True
-    assert yt.guess_is_short(150, "Quick one") is False
-    assert yt.guess_is_short(None) is False
+    assert ytm.guess_is_short(150, "Quick one #Shorts") is True
+    assert ytm.guess_is_short(150, "Quick one") is False
+    assert ytm.guess_is_short(None) is False
 
 
 def test_api_live() -> None:
-    post = yt.map_api_video(_api_item("Tv6Wx8Yz0Ab"), is_short=False)
+    post = ytm.map_api_video(_api_item("Tv6Wx8Yz0Ab"), is_short=False)
     assert post.content_type == "live"
     assert post.url == "https://www.youtube.com/watch?v=Tv6Wx8Yz0Ab"
     assert post.duration_seconds == 3723.0
@@ -181,8 +184,8 @@ def test_api_live() -> None:
 
 
 def test_api_listing_order_and_upcoming() -> None:
-    order = yt.playlist_video_ids(load("youtube/api_playlistitems_uploads.json"))
-    posts = yt.map_api_videos([load("youtube/api_videos.json")], order, shorts_ids={"Kq9Lm2Np4Rs"})
+    order = ytm.playlist_video_ids(load("youtube/api_playlistitems_uploads.json"))
+    posts = ytm.map_api_videos([load("youtube/api_videos.json")], order, shorts_ids={"Kq9Lm2Np4Rs"})
     # The upcoming premiere is not a post yet; the rest keep the uploads order.
     assert [p.platform_post_id for p in posts] == [
         "Kq9Lm2Np4Rs",
@@ -196,7 +199,7 @@ def test_api_listing_order_and_upcoming() -> None:
 
 def test_api_listing_shorts_playlist_cut() -> None:
     # The Shorts page we read only reaches back to 2026-11-01: older videos get the heuristic.
-    posts = yt.map_api_videos(
+    posts = ytm.map_api_videos(
         [load("youtube/api_videos.json")],
         ["Kq9Lm2Np4Rs", "Cd1Ef3Gh5Ij"],
         shorts_ids={"Kq9Lm2Np4Rs"},
@@ -207,38 +210,38 @@ def test_api_listing_shorts_playlist_cut() -> None:
 
 
 def test_api_errors() -> None:
-    quota = yt.map_api_error(403, load("youtube/api_error_quota.json"), subject="profile", now=NOW)
+    quota = ytm.map_api_error(403, load("youtube/api_error_quota.json"), subject="profile", now=NOW)
     assert isinstance(quota, RateLimited)
     # 12:00 UTC is 04:00 in Los Angeles (PST): 20 hours to the quota reset.
     assert quota.retry_after == 20 * 3600
-    bad_key = yt.map_api_error(
+    bad_key = ytm.map_api_error(
         400, load("youtube/api_error_key_invalid.json"), subject="profile", now=NOW
     )
     assert isinstance(bad_key, Blocked)
     assert "API key not valid" in str(bad_key)
-    gone = yt.map_api_error(
+    gone = ytm.map_api_error(
         404, load("youtube/api_error_playlist_not_found.json"), subject="profile", now=NOW
     )
     assert isinstance(gone, ProfileNotFound)
-    assert isinstance(yt.map_api_error(404, None, subject="post", now=NOW), PostNotFound)
-    slow = yt.map_api_error(429, None, subject="profile", now=NOW, retry_after=30)
+    assert isinstance(ytm.map_api_error(404, None, subject="post", now=NOW), PostNotFound)
+    slow = ytm.map_api_error(429, None, subject="profile", now=NOW, retry_after=30)
     assert isinstance(slow, RateLimited) and slow.retry_after == 30
-    assert isinstance(yt.map_api_error(503, "oops", subject="profile", now=NOW), TransientError)
-    other = yt.map_api_error(400, {"error": {"message": "Invalid"}}, subject="profile", now=NOW)
+    assert isinstance(ytm.map_api_error(503, "oops", subject="profile", now=NOW), TransientError)
+    other = ytm.map_api_error(400, {"error": {"message": "Invalid"}}, subject="profile", now=NOW)
     assert type(other) is PlatformError and not other.retryable
 
 
 def test_quota_reset_across_dst() -> None:
     # 2026-11-01 is the switch back to PST; just before midnight PDT on 2026-10-31.
-    assert yt.seconds_until_quota_reset(at("2026-11-01T06:30:00Z")) == 1800
-    assert yt.seconds_until_quota_reset(at("2026-11-10T07:59:30Z")) == 60  # floor
+    assert ytm.seconds_until_quota_reset(at("2026-11-01T06:30:00Z")) == 1800
+    assert ytm.seconds_until_quota_reset(at("2026-11-10T07:59:30Z")) == 60  # floor
 
 
 # ---- YouTube: yt-dlp -------------------------------------------------------------------
 
 
 def test_ytdlp_channel_tab_to_profile() -> None:
-    profile = yt.map_ytdlp_channel(load("youtube/ytdlp_tab_videos.json"), "cookwithsam")
+    profile = ytm.map_ytdlp_channel(load("youtube/ytdlp_tab_videos.json"), "cookwithsam")
     assert profile.platform_user_id == "UCx1b2c3d4e5f6g7h8i9j0kA"
     assert profile.display_name == "Cook with Sam"
     assert profile.bio == "Weeknight cooking and weekend baking. New videos every Tuesday."
@@ -249,7 +252,7 @@ def test_ytdlp_channel_tab_to_profile() -> None:
 
 
 def test_ytdlp_full_video() -> None:
-    post = yt.map_ytdlp_video(load("youtube/ytdlp_video.json"), tab="videos")
+    post = ytm.map_ytdlp_video(load("youtube/ytdlp_video.json"), tab="videos")
     assert post is not None
     assert post.platform_post_id == "aB3dE5fG7hJ"
     assert post.url == "https://www.youtube.com/watch?v=aB3dE5fG7hJ"
@@ -266,7 +269,7 @@ def test_ytdlp_full_video() -> None:
 
 def test_ytdlp_full_short() -> None:
     info = load("youtube/ytdlp_short.json")
-    post = yt.map_ytdlp_video(info, tab="shorts")
+    post = ytm.map_ytdlp_video(info, tab="shorts")
     assert post is not None
     assert post.content_type == "short"
     assert post.url == "https://www.youtube.com/shorts/Kq9Lm2Np4Rs"
@@ -275,23 +278,23 @@ def test_ytdlp_full_short() -> None:
     assert (post.views, post.likes, post.comments) == (1830000, 91000, 1200)
     # Without the tab and media_type, the vertical format and length still say Short.
     bare = {k: v for k, v in info.items() if k != "media_type"}
-    assert yt.ytdlp_content_type(bare) == "short"
-    assert yt.ytdlp_content_type({**bare, "width": 1920, "height": 1080}) == "video"
+    assert ytm.ytdlp_content_type(bare) == "short"
+    assert ytm.ytdlp_content_type({**bare, "width": 1920, "height": 1080}) == "video"
 
 
 def test_ytdlp_full_live_with_hidden_likes() -> None:
-    post = yt.map_ytdlp_video(load("youtube/ytdlp_live.json"), tab="streams")
+    post = ytm.map_ytdlp_video(load("youtube/ytdlp_live.json"), tab="streams")
     assert post is not None
     assert post.content_type == "live"
     assert post.duration_seconds == 3723.0
     assert post.likes is None
     assert post.approximations == {"likes": "hidden"}
-    assert yt.ytdlp_content_type(load("youtube/ytdlp_live.json")) == "live"
+    assert ytm.ytdlp_content_type(load("youtube/ytdlp_live.json")) == "live"
 
 
 def test_ytdlp_flat_entries() -> None:
     entries = load("youtube/ytdlp_tab_videos.json")["entries"]
-    post = yt.map_ytdlp_video(entries[1], tab="videos")
+    post = ytm.map_ytdlp_video(entries[1], tab="videos")
     assert post is not None
     assert post.platform_post_id == "Cd1Ef3Gh5Ij"
     assert post.content_type == "video"
@@ -306,8 +309,8 @@ def test_ytdlp_flat_entries() -> None:
     assert post.extra["source"] == "ytdlp_flat"
     # A Shorts-tab entry carries no date: it cannot be placed in time.
     short_entry = load("youtube/ytdlp_tab_shorts.json")["entries"][0]
-    assert yt.map_ytdlp_video(short_entry, tab="shorts") is None
-    assert yt.ytdlp_content_type(short_entry) == "short"
+    assert ytm.map_ytdlp_video(short_entry, tab="shorts") is None
+    assert ytm.ytdlp_content_type(short_entry) == "short"
 
 
 @pytest.mark.parametrize(
@@ -376,7 +379,7 @@ def test_ytdlp_flat_entries() -> None:
 def test_youtube_ytdlp_errors(
     message: str, status: int | None, subject: Any, expected: type
 ) -> None:
-    err = yt.map_ytdlp_error(FailureInfo(message=message, status=status), subject=subject)
+    err = ytm.map_ytdlp_error(FailureInfo(message=message, status=status), subject=subject)
     assert type(err) is expected
 
 
@@ -384,7 +387,7 @@ def test_youtube_ytdlp_errors(
 
 
 def _user_detail() -> dict[str, Any]:
-    scope = tt.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
+    scope = ttm.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
     return scope["webapp.user-detail"]
 
 
@@ -393,9 +396,9 @@ def _listing_entry(post_id: str) -> dict[str, Any]:
 
 
 def test_tiktok_embedded_profile_json() -> None:
-    scope = tt.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
+    scope = ttm.extract_universal_data((FIX / "tiktok/profile_page.html").read_text())
     assert "webapp.app-context" in scope
-    profile = tt.map_user_detail(scope["webapp.user-detail"], "fit.anna")
+    profile = ttm.map_user_detail(scope["webapp.user-detail"], "fit.anna")
     assert profile.platform == "tiktok"
     assert profile.handle == "fit.anna"
     assert profile.platform_user_id == "6801234567890123456"
@@ -409,13 +412,13 @@ def test_tiktok_embedded_profile_json() -> None:
     # test_exact_counts.py show rounded and exact copies that differ).
     assert profile.follower_count_approximate is True
     assert profile.url == "https://www.tiktok.com/@fit.anna"
-    assert tt.extract_universal_data("<html>captcha</html>") == {}
+    assert ttm.extract_universal_data("<html>captcha</html>") == {}
 
 
 def test_tiktok_profile_stats_without_v2() -> None:
     detail = _user_detail()
     del detail["userInfo"]["statsV2"]
-    assert tt.map_user_detail(detail, "fit.anna").follower_count == 120000
+    assert ttm.map_user_detail(detail, "fit.anna").follower_count == 120000
 
 
 @pytest.mark.parametrize(
@@ -432,11 +435,11 @@ def test_tiktok_profile_missing_or_private(change: Any) -> None:
     detail = _user_detail()
     change(detail)
     with pytest.raises(ProfileNotFound):
-        tt.map_user_detail(detail, "fit.anna")
+        ttm.map_user_detail(detail, "fit.anna")
 
 
 def test_tiktok_listed_video() -> None:
-    post = tt.map_tiktok_post(_listing_entry("7301234567890123456"), handle="fit.anna")
+    post = ttm.map_tiktok_post(_listing_entry("7301234567890123456"), handle="fit.anna")
     assert post is not None
     assert post.platform == "tiktok"
     assert post.platform_post_id == "7301234567890123456"
@@ -457,7 +460,7 @@ def test_tiktok_listed_video() -> None:
 
 
 def test_tiktok_listed_slideshow() -> None:
-    post = tt.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
+    post = ttm.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
     assert post is not None
     assert post.content_type == "slideshow"
     assert post.url == "https://www.tiktok.com/@fit.anna/photo/7304440005556667778"
@@ -473,17 +476,17 @@ def test_tiktok_listed_slideshow() -> None:
 
 
 def test_tiktok_full_extractions() -> None:
-    video = tt.map_tiktok_post(load("tiktok/ytdlp_video.json"), handle="fit.anna")
+    video = ttm.map_tiktok_post(load("tiktok/ytdlp_video.json"), handle="fit.anna")
     assert video is not None and video.content_type == "video"
     assert video.duration_seconds == 31.0
     assert (video.views, video.likes, video.comments, video.shares) == (1830000, 91000, 1200, 3100)
     slideshow_info = load("tiktok/ytdlp_slideshow.json")
-    slideshow = tt.map_tiktok_post(slideshow_info, handle="fit.anna")
+    slideshow = ttm.map_tiktok_post(slideshow_info, handle="fit.anna")
     assert slideshow is not None and slideshow.content_type == "slideshow"
     assert len(slideshow.extra["images"]) == 3
     # Without our extractor's imagePost, the audio-only formats still give it away.
     del slideshow_info["tiktok_image_post"]
-    bare = tt.map_tiktok_post(slideshow_info, handle="fit.anna")
+    bare = ttm.map_tiktok_post(slideshow_info, handle="fit.anna")
     assert bare is not None and bare.content_type == "slideshow"
     assert bare.extra["images"] == []
 
@@ -491,15 +494,15 @@ def test_tiktok_full_extractions() -> None:
 def test_tiktok_hidden_counts_and_bad_entries() -> None:
     entry = _listing_entry("7301234567890123456")
     entry.pop("view_count")
-    post = tt.map_tiktok_post(entry, handle="fit.anna")
+    post = ttm.map_tiktok_post(entry, handle="fit.anna")
     assert post is not None and post.views is None
     assert post.approximations["views"] == "hidden"
-    assert tt.map_tiktok_post({"id": "abc", "timestamp": 1}, handle="fit.anna") is None
-    assert tt.map_tiktok_post({"id": "7301234567890123456"}, handle="fit.anna") is None
+    assert ttm.map_tiktok_post({"id": "abc", "timestamp": 1}, handle="fit.anna") is None
+    assert ttm.map_tiktok_post({"id": "7301234567890123456"}, handle="fit.anna") is None
 
 
 def test_tiktok_crawl_listing() -> None:
-    crawl = tt.map_tiktok_crawl(
+    crawl = ttm.map_tiktok_crawl(
         load("tiktok/ytdlp_user_listing.json"), _user_detail(), handle="fit.anna", now=NOW
     )
     assert crawl.fetched_at == NOW
@@ -517,7 +520,7 @@ def test_tiktok_crawl_listing() -> None:
 
 
 def test_tiktok_crawl_without_page_json() -> None:
-    crawl = tt.map_tiktok_crawl(
+    crawl = ttm.map_tiktok_crawl(
         load("tiktok/ytdlp_user_listing.json"), None, handle="fit.anna", now=NOW
     )
     assert crawl.profile.display_name == "Anna"
@@ -594,7 +597,7 @@ def test_tiktok_extractor_keeps_raw_fields() -> None:
     ],
 )
 def test_tiktok_errors(message: str, subject: Any, status: int | None, expected: type) -> None:
-    err = tt.map_tiktok_error(FailureInfo(message=message), subject=subject, user_status=status)
+    err = ttm.map_tiktok_error(FailureInfo(message=message), subject=subject, user_status=status)
     assert type(err) is expected
 
 
@@ -619,14 +622,14 @@ def test_tiktok_errors_only_warned_about() -> None:
     ]
     for warning, expected in cases:
         info = FailureInfo(message=vague, warnings=(impersonation, warning))
-        assert type(tt.map_tiktok_error(info, subject="profile")) is expected, warning
+        assert type(ttm.map_tiktok_error(info, subject="profile")) is expected, warning
 
 
 # ---- Instagram -------------------------------------------------------------------------
 
 
 def test_instagram_profile() -> None:
-    profile = ig.map_instagram_profile(load("instagram/profile.json"), "cookwithsam")
+    profile = igm.map_instagram_profile(load("instagram/profile.json"), "cookwithsam")
     assert profile.platform == "instagram"
     assert profile.handle == "cookwithsam"
     assert profile.platform_user_id == "1234567890"
@@ -642,11 +645,11 @@ def test_instagram_private_profile() -> None:
     structure = load("instagram/profile.json")
     structure["node"]["is_private"] = True
     with pytest.raises(ProfileNotFound):
-        ig.map_instagram_profile(structure, "cookwithsam")
+        igm.map_instagram_profile(structure, "cookwithsam")
 
 
 def test_instagram_reel() -> None:
-    post = ig.map_instagram_post(load("instagram/post_reel.json"))
+    post = igm.map_instagram_post(load("instagram/post_reel.json"))
     assert post is not None
     assert post.platform == "instagram"
     assert post.platform_post_id == "C9xReelAbC1"
@@ -664,7 +667,7 @@ def test_instagram_reel() -> None:
 
 
 def test_instagram_carousel() -> None:
-    post = ig.map_instagram_post(load("instagram/post_carousel.json"))
+    post = igm.map_instagram_post(load("instagram/post_carousel.json"))
     assert post is not None
     assert post.content_type == "carousel"
     assert post.url == "https://www.instagram.com/p/C8yCarouXyZ/"
@@ -680,7 +683,7 @@ def test_instagram_carousel() -> None:
 
 
 def test_instagram_image() -> None:
-    post = ig.map_instagram_post(load("instagram/post_image.json"))
+    post = igm.map_instagram_post(load("instagram/post_image.json"))
     assert post is not None
     assert post.content_type == "image"
     assert post.url == "https://www.instagram.com/p/C7zImageQwE/"
@@ -695,7 +698,7 @@ def test_instagram_hidden_like_counts() -> None:
     structure = load("instagram/post_reel.json")
     structure["node"]["like_and_view_counts_disabled"] = True
     structure["node"]["comments_disabled"] = True
-    post = ig.map_instagram_post(structure)
+    post = igm.map_instagram_post(structure)
     assert post is not None
     assert (post.views, post.likes, post.comments) == (None, None, None)
     assert post.approximations == {
@@ -719,28 +722,28 @@ def test_instagram_logged_in_node_shape() -> None:
         "video_view_count": 400000,
         "iphone_struct": {"product_type": "clips"},
     }
-    post = ig.map_instagram_post(node)
+    post = igm.map_instagram_post(node)
     assert post is not None
     assert post.content_type == "reel"
     assert (post.views, post.likes, post.comments) == (400000, 18300, 402)
     assert post.caption == "15-minute garlic noodles"
-    assert ig.instagram_content_type({"__typename": "XDTGraphSidecar"}) == "carousel"
-    assert ig.instagram_content_type({"__typename": "GraphImage"}) == "image"
+    assert igm.instagram_content_type({"__typename": "XDTGraphSidecar"}) == "carousel"
+    assert igm.instagram_content_type({"__typename": "GraphImage"}) == "image"
 
 
 def test_instagram_crawl_listing() -> None:
     posts = [load(f"instagram/post_{k}.json") for k in ("reel", "carousel", "image")]
-    crawl = ig.map_instagram_crawl(
+    crawl = igm.map_instagram_crawl(
         load("instagram/profile.json"), posts, handle="cookwithsam", now=NOW
     )
     assert [p.content_type for p in crawl.posts] == ["reel", "carousel", "image"]
     assert crawl.listing_complete is True
     pinned_first = [posts[2], posts[0], posts[1]]
-    crawl = ig.map_instagram_crawl(
+    crawl = igm.map_instagram_crawl(
         load("instagram/profile.json"), pinned_first, handle="cookwithsam", now=NOW
     )
     assert crawl.listing_complete is False
-    crawl = ig.map_instagram_crawl(
+    crawl = igm.map_instagram_crawl(
         load("instagram/profile.json"), posts, handle="cookwithsam", now=NOW, skipped=1
     )
     assert crawl.listing_complete is False  # a post Instagram would not describe: a gap
@@ -750,7 +753,7 @@ def test_instaloader_errors() -> None:
     from instaloader import exceptions as ie
 
     def check(exc: BaseException, subject: Any, expected: type) -> None:
-        assert type(ig.map_instaloader_error(exc, subject=subject)) is expected, exc
+        assert type(igm.map_instaloader_error(exc, subject=subject)) is expected, exc
 
     check(ie.ProfileNotExistsException("Profile ghost does not exist."), "profile", ProfileNotFound)
     check(
@@ -799,20 +802,21 @@ def test_instaloader_errors() -> None:
     )
     check(ie.QueryReturnedForbiddenException("403 Forbidden"), "post", Blocked)
     check(ie.BadResponseException("Fetching Post metadata failed."), "post", PostNotFound)
-    check(ig.InstagramSlowDown(600), "profile", RateLimited)
-    assert ig.map_instaloader_error(ig.InstagramSlowDown(600), subject="profile").retry_after == 600
+    check(igm.InstagramSlowDown(600), "profile", RateLimited)
+    slow_down = igm.map_instaloader_error(igm.InstagramSlowDown(600), subject="profile")
+    assert slow_down.retry_after == 600
     check(OSError("Network is unreachable"), "profile", TransientError)
 
 
 def test_instagram_ytdlp_errors() -> None:
     msg = "Requested content is not available, rate-limit reached or login required"
-    assert type(ig.map_instagram_ytdlp_error(FailureInfo(msg), subject="post")) is RateLimited
+    assert type(igm.map_instagram_ytdlp_error(FailureInfo(msg), subject="post")) is RateLimited
     no_video = FailureInfo("[Instagram] C7zImageQwE: There is no video in this post")
-    assert type(ig.map_instagram_ytdlp_error(no_video, subject="post")) is UnsupportedMedia
+    assert type(igm.map_instagram_ytdlp_error(no_video, subject="post")) is UnsupportedMedia
     restricted = FailureInfo(
         "Restricted Video: You must be 18 years old or over to see this video. Use --cookies"
     )
-    assert type(ig.map_instagram_ytdlp_error(restricted, subject="post")) is Blocked
+    assert type(igm.map_instagram_ytdlp_error(restricted, subject="post")) is Blocked
 
 
 def test_instagram_session_files(tmp_path: Path) -> None:
@@ -1238,7 +1242,7 @@ async def test_tiktok_crawl_no_videos_and_missing() -> None:
 
 async def test_tiktok_slideshow_media_refreshes_expired_links(tmp_path: Path) -> None:
     requested: list[str] = []
-    listed = tt.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
+    listed = ttm.map_tiktok_post(_listing_entry("7304440005556667778"), handle="fit.anna")
     assert listed is not None
     stale = ["https://evil.example/steal.jpeg", *listed.extra["images"][1:]]
 
@@ -1299,7 +1303,7 @@ async def test_instagram_crawl_and_failures(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 async def test_instagram_carousel_media(tmp_path: Path) -> None:
-    post = ig.map_instagram_post(load("instagram/post_carousel.json"))
+    post = igm.map_instagram_post(load("instagram/post_carousel.json"))
     assert post is not None
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -1438,7 +1442,7 @@ async def test_ytdlp_wrapper_offline(tmp_path: Path) -> None:
     assert opts["proxy"] == "http://p:1" and opts["ignore_no_formats_error"] is True
     with pytest.raises(YtDlpFailure) as caught:
         await runner.extract("https://www.tiktok.com/@fit.anna", flat=True, limit=1)
-    assert type(tt.map_tiktok_error(caught.value.info, subject="profile")) is Blocked
+    assert type(ttm.map_tiktok_error(caught.value.info, subject="profile")) is Blocked
 
     video, thumb = tmp_path / "7301.mp4", tmp_path / "7301.webp"
     video.write_bytes(b"v")

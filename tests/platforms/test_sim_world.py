@@ -24,11 +24,12 @@ from sors.platforms.base import (
     ProfileNotFound,
     UnsupportedMedia,
 )
+from sors.platforms.handles import normalize_handle
 from sors.platforms.registry import get_adapter
 from sors.platforms.sim import LISTING_SIZE, SimAdapter, SimWorld, posts
 from sors.platforms.sim.content import niche_for_handle, niches
 from sors.platforms.sim.rng import Rng
-from sors.platforms.urls import normalize_handle, parse_post_url, post_url
+from sors.platforms.urls import parse_post_url, post_url
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

@@ -7,14 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sors.platforms.base import CONTENT_TYPES
+from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.platforms.urls import (
-    InvalidHandle,
     ParsedPostUrl,
     ShortLinkNotSupported,
     UnsupportedUrl,
     UrlError,
     is_platform_host,
-    normalize_handle,
     parse_post_url,
     parse_profile_url,
     post_url,

@@ -14,7 +14,7 @@ from datetime import date, datetime
 
 from sors.kit.clock import isoformat
 from sors.platforms import taxonomy
-from sors.platforms.live.youtube import YouTubeDataAPI
+from sors.platforms.live.youtube_api import YouTubeDataAPI
 
 
 class YouTubeDiscovery:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sors.platforms.base import Platform
+from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.platforms.sim import content
 from sors.platforms.sim.rng import Rng, stable_int
-from sors.platforms.urls import InvalidHandle, normalize_handle
 
 _PLATFORM_WEIGHTS: tuple[tuple[Platform, float], ...] = (
     ("tiktok", 0.4),

@@ -40,10 +40,10 @@ import math
 from datetime import UTC, datetime
 
 from sors.platforms.base import CrawlSnapshot, Platform, PostNotFound, PostSnapshot, ProfileNotFound
+from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.platforms.sim import posts
 from sors.platforms.sim.accounts import B64, EPOCH_TS, Account, derive_account, profile_snapshot
 from sors.platforms.sim.rng import stable_int, unit_floats
-from sors.platforms.urls import InvalidHandle, normalize_handle
 
 LISTING_SIZE = 60
 RENAMED_SHARE = 0.01
