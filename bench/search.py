@@ -162,7 +162,7 @@ class Direct:
 def _compiled(path: str, body: dict[str, Any]) -> Direct:
     from sqlalchemy.dialects import postgresql
 
-    from sors.catalog import repository as repo
+    from sors.catalog import search_repository as repo
     from sors.catalog import service
     from sors.catalog.schemas import RESULT_WINDOW, SearchContentIn, SearchProfilesIn
 

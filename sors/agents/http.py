@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
 from fastapi import FastAPI
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.routing import Route
@@ -21,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from sors.agents.catalog import ToolSpec, build_tools
 from sors.agents.dispatch import Dispatcher
 from sors.agents.server import make_server
+from sors.api import inprocess
 from sors.billing.pricing import get_pricing, render_price_list
 from sors.kit.errors import Unauthorized, Unavailable
 from sors.kit.middleware import extract_api_key
@@ -35,10 +35,7 @@ class McpDoor:
         self.manager: StreamableHTTPSessionManager | None = None
         self._tools: list[ToolSpec] | None = None
         # The app itself is the transport: a tool call is an in-process HTTP call.
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False,
-                                        client=("127.0.0.1", 0))
-        self.dispatcher = Dispatcher(httpx.AsyncClient(transport=transport,
-                                                       base_url="http://sors.internal"))
+        self.dispatcher = Dispatcher(inprocess.client(app))
         self.server = make_server(self.tools, self.caller)
 
     async def tools(self) -> list[ToolSpec]:

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.deps import current_account_id
 from sors.billing.deps import Bill, get_bill
-from sors.catalog import csv_export, service
+from sors.catalog import csv_export, service, trends
 from sors.catalog.schemas import (
     Category,
     CompareIn,
@@ -209,7 +209,7 @@ async def compare_profiles(
     _: AccountId,
     body: Annotated[CompareIn | None, Body()] = None,
 ) -> JSONResponse:
-    return JSONResponse(await service.compare_profiles(session, body or CompareIn()))
+    return JSONResponse(await trends.compare_profiles(session, body or CompareIn()))
 
 
 @router.post(
@@ -226,7 +226,7 @@ async def niche_trends(
     _: AccountId,
     body: Annotated[TrendsIn | None, Body()] = None,
 ) -> JSONResponse:
-    return JSONResponse(await service.niche_trends(session, body or TrendsIn()))
+    return JSONResponse(await trends.niche_trends(session, body or TrendsIn()))
 
 
 @router.get(
@@ -239,5 +239,5 @@ async def niche_trends(
     responses=problems(key=False),
 )
 async def trending(request: Request, session: Session) -> JSONResponse:
-    body, max_age = await service.trending(session, cache_key=id(request.app.state.db))
+    body, max_age = await trends.trending(session, cache_key=id(request.app.state.db))
     return JSONResponse(body, headers={"Cache-Control": f"public, max-age={max_age}"})

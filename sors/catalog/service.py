@@ -6,8 +6,6 @@ as plain dicts; failures are `ApiError`s.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -17,14 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog import growth
 from sors.catalog import repository as repo
+from sors.catalog import search_repository as search_repo
 from sors.catalog.models import WINDOWS
 from sors.catalog.schemas import (
     RESULT_WINDOW,
-    CompareIn,
-    HandleRef,
     SearchContentIn,
     SearchProfilesIn,
-    TrendsIn,
     flat_post,
     page_envelope,
     post_record,
@@ -44,11 +40,6 @@ from sors.platforms import taxonomy, urls
 DEFAULT_SCORE_WINDOW = "three_months"
 DEFAULT_SCORE_METHOD = "mean"
 RECENT_POSTS = 12
-TRENDS_DEFAULT_LIMIT = 20
-TRENDS_DEFAULT_TIME_FRAME = "one_week"
-TRENDING_LIMIT = 50
-TRENDING_DAYS = 7
-TRENDING_TTL = timedelta(hours=2)
 
 
 def since(time_frame: str | None) -> datetime | None:
@@ -91,8 +82,8 @@ async def _paged(rows: list[Any], p: _Page, count: Any) -> tuple[list[Any], int,
 # ---- searches -------------------------------------------------------------------------
 
 
-def content_filter(body: SearchContentIn) -> repo.PostFilter:
-    return repo.PostFilter(
+def content_filter(body: SearchContentIn) -> search_repo.PostFilter:
+    return search_repo.PostFilter(
         query=body.query,
         platforms=body.platforms,
         content_types=body.contentTypes,
@@ -109,11 +100,11 @@ async def search_content(session: AsyncSession, body: SearchContentIn) -> dict[s
     f = content_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)
-    rows = await repo.search_posts(
+    rows = await search_repo.search_posts(
         session, f, sort_by=body.sortBy or "outlier_score", limit=p.limit + 1, offset=p.offset
     )
     rows, total, capped, more = await _paged(
-        rows, p, lambda: repo.count_posts(session, f, cap=RESULT_WINDOW)
+        rows, p, lambda: search_repo.count_posts(session, f, cap=RESULT_WINDOW)
     )
     results = []
     for r in rows:
@@ -137,14 +128,14 @@ def scored_value(record: dict[str, Any], window: str, method: str) -> float | No
     return record["outlier_scores"][window]
 
 
-async def _profile_records(session: AsyncSession, rows: Sequence[repo.Row]) -> list[dict[str, Any]]:
+async def profile_records(session: AsyncSession, rows: Sequence[repo.Row]) -> list[dict[str, Any]]:
     cats = await repo.category_ids(session, [r["id"] for r in rows])
     return [profile_record(r, cats.get(r["id"], ())) for r in rows]
 
 
-def profiles_filter(body: SearchProfilesIn) -> repo.ProfileFilter:
+def profiles_filter(body: SearchProfilesIn) -> search_repo.ProfileFilter:
     query = body.query.removeprefix("@") if body.query else None
-    return repo.ProfileFilter(
+    return search_repo.ProfileFilter(
         query=query or None,
         platforms=body.platforms,
         category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
@@ -155,12 +146,12 @@ async def search_profiles(session: AsyncSession, body: SearchProfilesIn) -> dict
     f = profiles_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)
-    rows = await repo.search_profiles(session, f, limit=p.limit + 1, offset=p.offset)
+    rows = await search_repo.search_profiles(session, f, limit=p.limit + 1, offset=p.offset)
     rows, total, capped, more = await _paged(
-        rows, p, lambda: repo.count_profiles(session, f, cap=RESULT_WINDOW)
+        rows, p, lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW)
     )
     return page_envelope(
-        await _profile_records(session, rows),
+        await profile_records(session, rows),
         page=page,
         page_size=size,
         total=total,
@@ -173,7 +164,7 @@ async def list_categories(session: AsyncSession) -> list[dict[str, Any]]:
     """The taxonomy, flat, parents before their children; `profileCount` counts the distinct
     profiles in the category's subtree (what search_profiles with that categoryId finds)."""
     subtrees = {c.id: taxonomy.descendants(c.id) for c in taxonomy.CATEGORIES}
-    counts = await repo.category_profile_counts(session, subtrees)
+    counts = await search_repo.category_profile_counts(session, subtrees)
     return [
         {"id": c.id, "name": c.name, "parentId": c.parent_id, "profileCount": counts[c.id]}
         for c in sorted(taxonomy.CATEGORIES, key=lambda c: c.id)
@@ -248,7 +239,7 @@ async def get_profile(session: AsyncSession, profile_id: str) -> dict[str, Any]:
             f"No profile with id {profile_id!r}. Unknown creators can be added with "
             "POST /api/v1/crawls."
         )
-    out = (await _profile_records(session, [row]))[0]
+    out = (await profile_records(session, [row]))[0]
     recent = await repo.recent_posts(session, profile_id, limit=RECENT_POSTS)
     out["recent_posts"] = [flat_post(r) for r in recent]
     return out
@@ -287,164 +278,3 @@ async def resolve_post_url(session: AsyncSession, url: str) -> dict[str, Any]:
         "profileTracked": tracked,
         "reason": reason,
     }
-
-
-# ---- comparison -----------------------------------------------------------------------
-
-
-def _ranked(records: list[dict[str, Any]], value: Any) -> tuple[list[str], str | None]:
-    """Ids by `value` descending (missing values last, request order on ties), and the top
-    id when it has a value."""
-    keyed = [(value(r), i, r["id"]) for i, r in enumerate(records)]
-    keyed.sort(key=lambda k: (k[0] is None, -(k[0] or 0), k[1]))
-    ids = [k[2] for k in keyed]
-    top = keyed[0][2] if keyed and keyed[0][0] is not None else None
-    return ids, top
-
-
-async def compare_profiles(session: AsyncSession, body: CompareIn) -> dict[str, Any]:
-    ids = body.profileIds or []
-    handles = [h for h in body.handles or [] if isinstance(h, HandleRef)]  # decoded when a string
-    total = len(ids) + len(handles)
-    if not 2 <= total <= 5:
-        # Name the field the caller actually used (both, or neither: profileIds).
-        field = "handles" if body.handles is not None and body.profileIds is None else "profileIds"
-        raise ValidationFailed.single(
-            field,
-            f"Compare 2-5 profiles in total across profileIds and handles (got {total}).",
-        )
-    by_id = await repo.get_profiles(session, ids)
-    found: list[repo.Row] = []
-    not_found: list[dict[str, str]] = []
-    for pid in ids:
-        if pid in by_id:
-            found.append(by_id[pid])
-        else:
-            not_found.append({"profileId": pid})
-    for ref in handles:
-        row = await repo.profile_by_handle(session, ref.platform, ref.handle)
-        if row is None:
-            not_found.append({"platform": ref.platform, "handle": ref.handle})
-        else:
-            found.append(row)
-    unique = list({r["id"]: r for r in found}.values())
-    records = await _profile_records(session, unique)
-    by_followers, top_followers = _ranked(records, lambda r: r["follower_count"])
-    by_engagement, top_engagement = _ranked(
-        records, lambda r: r["averages"][DEFAULT_SCORE_WINDOW]["engagement_rate"]
-    )
-    return {
-        "profiles": records,
-        "ranking": {
-            "topByFollowers": top_followers,
-            "topByEngagement": top_engagement,
-            "byFollowers": by_followers,
-            "byEngagement": by_engagement,
-            "engagementWindow": DEFAULT_SCORE_WINDOW,
-        },
-        "notFound": not_found,
-    }
-
-
-# ---- trends ---------------------------------------------------------------------------
-
-
-def _r4(v: float | None) -> float | None:
-    return None if v is None else round(float(v), 4)
-
-
-async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
-    time_frame = body.timeFrame or TRENDS_DEFAULT_TIME_FRAME
-    window = body.scoreWindow or DEFAULT_SCORE_WINDOW
-    f = repo.TrendFilter(
-        published_since=since(time_frame), query=body.query, platforms=body.platforms
-    )
-    rows = await repo.trend_posts(
-        session, f, score_window=window, limit=body.limit or TRENDS_DEFAULT_LIMIT
-    )
-    groups = await repo.trend_content_types(session, f, score_window=window)
-    matched = sum(g["count"] for g in groups)
-    content_types = sorted(
-        (
-            {
-                "platform": g["platform"],
-                "contentType": g["content_type"],
-                "count": g["count"],
-                "share": round(g["count"] / matched, 4),
-                "avgOutlierScore": _r4(g["avg_score"]),
-            }
-            for g in groups
-        ),
-        key=lambda c: (-c["count"], c["platform"], c["contentType"]),
-    )
-    order = list(dict.fromkeys(r["profile_id"] for r in rows))
-    stats = await repo.trend_creators(session, f, score_window=window, profile_ids=order)
-    first: dict[str, repo.Row] = {}
-    for r in rows:
-        first.setdefault(r["profile_id"], r)
-    creators = [
-        {
-            "profileId": pid,
-            "platform": first[pid]["platform"],
-            "handle": first[pid]["profile_handle"],
-            "followerCount": first[pid]["profile_follower_count"],
-            "postCount": stats[pid]["post_count"],
-            "bestOutlierScore": _r4(stats[pid]["best_score"]),
-        }
-        for pid in order
-    ]
-    return {
-        "timeFrame": time_frame,
-        "scoreWindow": window,
-        "query": body.query,
-        "posts": [flat_post(r) for r in rows],
-        "contentTypes": content_types,
-        "creators": creators,
-    }
-
-
-# ---- trending (public, cached) --------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Cached:
-    body: dict[str, Any]
-    generated_at: datetime  # service clock (simulated time in sim mode)
-    made: float  # time.monotonic()
-
-
-_trending_cache: dict[int, _Cached] = {}
-_trending_lock = asyncio.Lock()
-
-
-def clear_trending_cache() -> None:
-    _trending_cache.clear()
-
-
-def _remaining(entry: _Cached, now: datetime) -> int:
-    """Seconds the entry stays fresh (0: stale). Either clock moving 2 h ends it, and so does
-    the service clock going backwards (a simulation reset)."""
-    ttl = TRENDING_TTL.total_seconds()
-    by_clock = (now - entry.generated_at).total_seconds()
-    by_wall = time.monotonic() - entry.made
-    if by_clock < 0:
-        return 0
-    return max(0, int(ttl - max(by_clock, by_wall)))
-
-
-async def trending(session: AsyncSession, *, cache_key: int) -> tuple[dict[str, Any], int]:
-    """The trending posts and how many seconds clients may cache them."""
-    entry = _trending_cache.get(cache_key)
-    if entry is not None and (left := _remaining(entry, clock.now())) > 0:
-        return entry.body, left
-    async with _trending_lock:
-        now = clock.now()
-        entry = _trending_cache.get(cache_key)
-        if entry is not None and (left := _remaining(entry, now)) > 0:
-            return entry.body, left
-        rows = await repo.trending_posts(
-            session, since=now - timedelta(days=TRENDING_DAYS), limit=TRENDING_LIMIT
-        )
-        body = {"generatedAt": clock.isoformat(now), "posts": [flat_post(r) for r in rows]}
-        _trending_cache[cache_key] = _Cached(body, now, time.monotonic())
-        return body, int(TRENDING_TTL.total_seconds())

@@ -1,8 +1,9 @@
 """Console actions dispatched in-process into the API's own routes.
 
 A console page does not reimplement anything: it sends the very request a client would send
-to /api/v1/…, through the whole ASGI app (rate limit, idempotency, `SorsRoute`'s unit of
-work and charge), with the signed-in principal placed in the scope instead of a raw key. So
+to /api/v1/…, through the whole ASGI app (rate limit, idempotency, the paid unit of work and
+its charge) by the one in-process client (`sors.api.inprocess`, also the MCP tools'), with
+the signed-in principal instead of a raw key. So
 the console is charged, limited and validated exactly like the API, and reads what it charged
 from the same `X-Credits-*` headers.
 """
@@ -11,14 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 import orjson
 from starlette.requests import Request
 
 from sors.accounts.principal import Principal
+from sors.api import inprocess
 from sors.console.auth import SignInRequired
-from sors.kit.middleware import IN_PROCESS_PRINCIPAL
 
 
 @dataclass
@@ -78,54 +78,18 @@ async def call(
     idempotency_key: str | None = None,
     accept: str = "application/json",
 ) -> ApiResult:
-    body = b"" if json is None else orjson.dumps(json)
-    headers = [(b"accept", accept.encode()), (b"user-agent", b"sors-console")]
-    if json is not None:
-        headers += [(b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode())]
+    headers = {"accept": accept, "user-agent": "sors-console"}
     if idempotency_key:
-        headers.append((b"idempotency-key", idempotency_key.encode()))
-    query = urlencode({k: v for k, v in (params or {}).items() if v is not None}, doseq=True)
-    scope: dict[str, Any] = {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": request.url.scheme,
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query.encode(),
-        "root_path": "",
-        "headers": headers,
-        "client": request.scope.get("client"),
-        "server": request.scope.get("server"),
-        "state": {},
-        IN_PROCESS_PRINCIPAL: principal,
-    }
-    sent = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return {"type": "http.disconnect"}
-
-    status = 500
-    response_headers: dict[str, str] = {}
-    chunks: list[bytes] = []
-
-    async def send(message: dict[str, Any]) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-            for k, v in message.get("headers", []):
-                response_headers[k.decode("latin-1").lower()] = v.decode("latin-1")
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-
-    await request.app(scope, receive, send)
-    if status == 401:
+        headers["idempotency-key"] = idempotency_key
+    query = {k: v for k, v in (params or {}).items() if v is not None}
+    async with inprocess.client(request.app) as api:
+        response = await api.request(
+            method, path, content=None if json is None else orjson.dumps(json),
+            params=query or None, headers=headers if json is None else
+            {**headers, "content-type": "application/json"},
+            extensions={inprocess.PRINCIPAL: principal} if principal is not None else None,
+        )
+    if response.status_code == 401:
         # The session's key was revoked since the cookie was signed: sign the console out.
         raise SignInRequired("revoked")
-    return ApiResult(status, response_headers, b"".join(chunks))
+    return ApiResult(response.status_code, dict(response.headers), response.content)

@@ -234,7 +234,7 @@ async def _set(session: AsyncSession, **values: object) -> BuildState:
 async def run_in_background(db: Database) -> None:
     """The demo's background role: build the rest, log the progress, start over (resuming)
     after a failure; cancelled when the demo stops (the batches in flight roll back)."""
-    from sors.catalog.service import clear_trending_cache
+    from sors.catalog.trends import clear_trending_cache
 
     started, wall = time.monotonic(), datetime.now(UTC)
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 import uvicorn
 
-from sors.catalog.service import clear_trending_cache
+from sors.catalog.trends import clear_trending_cache
 from sors.config import Settings
 from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import text
 
 from sors.catalog.ingest import ingest_crawls
-from sors.catalog.service import clear_trending_cache
+from sors.catalog.trends import clear_trending_cache
 from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database

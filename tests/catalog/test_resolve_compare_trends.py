@@ -9,7 +9,7 @@ import orjson
 import pytest
 from sqlalchemy import text
 
-from sors.catalog import service
+from sors.catalog import service, trends
 from tests.catalog.conftest import World
 from tests.catalog.helpers import charged, desc_key, fold_words, ok, post
 from tests.factories import auth, create_account
@@ -358,7 +358,7 @@ async def test_trends_query_limit_platforms_and_time_frame(world: World) -> None
 
 
 async def test_trending_is_public_cached_and_one_per_creator(world: World) -> None:
-    service.clear_trending_cache()
+    trends.clear_trending_cache()
     r = await world.client.get("/api/v1/trending")
     assert r.status_code == 200, r.text
     assert "x-credits-charged" not in r.headers
@@ -390,7 +390,7 @@ async def test_trending_is_public_cached_and_one_per_creator(world: World) -> No
     try:
         again = (await world.client.get("/api/v1/trending")).json()
         assert again == data
-        service.clear_trending_cache()
+        trends.clear_trending_cache()
         fresh = (await world.client.get("/api/v1/trending")).json()
         assert fresh["posts"][0]["id"] == rows[-1]["id"]
     finally:
@@ -399,20 +399,20 @@ async def test_trending_is_public_cached_and_one_per_creator(world: World) -> No
                 text("UPDATE posts SET score_three_months = :v WHERE id = :i"),
                 {"i": rows[-1]["id"], "v": rows[-1]["score_three_months"]},
             )
-        service.clear_trending_cache()
+        trends.clear_trending_cache()
 
 
 async def test_trending_expires_after_two_hours_of_clock(world: World) -> None:
-    service.clear_trending_cache()
+    trends.clear_trending_cache()
     first = await world.client.get("/api/v1/trending")
-    entry = next(iter(service._trending_cache.values()))
-    service._trending_cache[next(iter(service._trending_cache))] = service._Cached(
+    entry = next(iter(trends._trending_cache.values()))
+    trends._trending_cache[next(iter(trends._trending_cache))] = trends._Cached(
         entry.body, entry.generated_at - timedelta(hours=2, seconds=1), entry.made
     )
     second = await world.client.get("/api/v1/trending")
     assert second.json()["generatedAt"] == first.json()["generatedAt"]  # recomputed at NOW
     assert int(second.headers["cache-control"].split("=")[1]) == 7200
-    service.clear_trending_cache()
+    trends.clear_trending_cache()
 
 
 # ---- billing edges --------------------------------------------------------------------

@@ -11,19 +11,20 @@ import pytest
 from sqlalchemy import text
 
 from sors.catalog import repository as repo
+from sors.catalog import search_repository as search_repo
 from sors.catalog.models import SCORE_INDEX_FLOOR, WINDOW_SCORES
 from tests.catalog.conftest import World
 
 FILTERS = [
-    repo.PostFilter(),
-    repo.PostFilter(platforms=["tiktok"]),
-    repo.PostFilter(score_window="one_week"),  # mostly no score: a long tail of NULLs
-    repo.PostFilter(score_window="one_month", score_method="median"),
-    repo.PostFilter(platforms=["youtube"], min_score=0.5),  # a minimum below the floor
+    search_repo.PostFilter(),
+    search_repo.PostFilter(platforms=["tiktok"]),
+    search_repo.PostFilter(score_window="one_week"),  # mostly no score: a long tail of NULLs
+    search_repo.PostFilter(score_window="one_month", score_method="median"),
+    search_repo.PostFilter(platforms=["youtube"], min_score=0.5),  # a minimum below the floor
 ]
 
 
-async def _all(world: World, f: repo.PostFilter) -> list[dict]:
+async def _all(world: World, f: search_repo.PostFilter) -> list[dict]:
     """The reference: one statement, no split, every match in order."""
     async with world.db.session() as s:
         built = repo.search_posts_stmt(f, sort_by="outlier_score", limit=100_000, offset=0)
@@ -32,7 +33,7 @@ async def _all(world: World, f: repo.PostFilter) -> list[dict]:
 
 @pytest.mark.parametrize("f", FILTERS)
 async def test_pages_across_the_floor_are_one_statements_pages(world: World,
-                                                               f: repo.PostFilter) -> None:
+                                                               f: search_repo.PostFilter) -> None:
     expected = await _all(world, f)
     col = repo.score_column(f.score_window, f.score_method).name
     head = sum(1 for r in expected if r[col] is not None and r[col] >= SCORE_INDEX_FLOOR)
@@ -53,15 +54,15 @@ async def test_a_minimum_from_the_floor_up_reads_the_index_only(world: World) ->
     """minOutlierScore >= 1: no tail step (nothing below the floor can match), and the
     statement states the index's predicate as a literal, so even a prepared generic plan
     can use the partial index."""
-    f = repo.PostFilter(min_score=1.0)
-    assert not repo._split(f, "outlier_score")
+    f = search_repo.PostFilter(min_score=1.0)
+    assert not search_repo._split(f, "outlier_score")
     sql = str(repo.search_posts_stmt(f, sort_by="outlier_score", limit=5, offset=0)
               .compile(compile_kwargs={"literal_binds": False}))
     assert f"score_three_months >= {SCORE_INDEX_FLOOR}" in sql
     below = replace(f, min_score=0.99)
-    assert repo._split(below, "outlier_score")
+    assert search_repo._split(below, "outlier_score")
     # age-matched scores keep a full index: never split
-    assert not repo._split(repo.PostFilter(score_method="age_adjusted"), "outlier_score")
+    assert not search_repo._split(search_repo.PostFilter(score_method="age_adjusted"), "outlier_score")
 
 
 async def test_the_window_score_indexes_are_partial(world: World) -> None:

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from sors.catalog import repository as repo
+from sors.catalog import search_repository as repo
 from sors.kit import db as kit_db
 from tests.catalog.conftest import World
 

@@ -1,0 +1,196 @@
+"""The catalog's comparisons over many posts: profiles side by side, a niche's trends, and
+the public trending list (cached for hours)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog import repository as repo
+from sors.catalog.schemas import (
+    CompareIn,
+    HandleRef,
+    TrendsIn,
+    flat_post,
+)
+from sors.catalog.service import (
+    DEFAULT_SCORE_WINDOW,
+    profile_records,
+    since,
+)
+from sors.kit import clock
+from sors.kit.errors import (
+    ValidationFailed,
+)
+
+TRENDS_DEFAULT_LIMIT = 20
+TRENDS_DEFAULT_TIME_FRAME = "one_week"
+TRENDING_LIMIT = 50
+TRENDING_DAYS = 7
+TRENDING_TTL = timedelta(hours=2)
+
+
+# ---- comparison -----------------------------------------------------------------------
+
+
+def _ranked(records: list[dict[str, Any]], value: Any) -> tuple[list[str], str | None]:
+    """Ids by `value` descending (missing values last, request order on ties), and the top
+    id when it has a value."""
+    keyed = [(value(r), i, r["id"]) for i, r in enumerate(records)]
+    keyed.sort(key=lambda k: (k[0] is None, -(k[0] or 0), k[1]))
+    ids = [k[2] for k in keyed]
+    top = keyed[0][2] if keyed and keyed[0][0] is not None else None
+    return ids, top
+
+
+async def compare_profiles(session: AsyncSession, body: CompareIn) -> dict[str, Any]:
+    ids = body.profileIds or []
+    handles = [h for h in body.handles or [] if isinstance(h, HandleRef)]  # decoded when a string
+    total = len(ids) + len(handles)
+    if not 2 <= total <= 5:
+        # Name the field the caller actually used (both, or neither: profileIds).
+        field = "handles" if body.handles is not None and body.profileIds is None else "profileIds"
+        raise ValidationFailed.single(
+            field,
+            f"Compare 2-5 profiles in total across profileIds and handles (got {total}).",
+        )
+    by_id = await repo.get_profiles(session, ids)
+    found: list[repo.Row] = []
+    not_found: list[dict[str, str]] = []
+    for pid in ids:
+        if pid in by_id:
+            found.append(by_id[pid])
+        else:
+            not_found.append({"profileId": pid})
+    for ref in handles:
+        row = await repo.profile_by_handle(session, ref.platform, ref.handle)
+        if row is None:
+            not_found.append({"platform": ref.platform, "handle": ref.handle})
+        else:
+            found.append(row)
+    unique = list({r["id"]: r for r in found}.values())
+    records = await profile_records(session, unique)
+    by_followers, top_followers = _ranked(records, lambda r: r["follower_count"])
+    by_engagement, top_engagement = _ranked(
+        records, lambda r: r["averages"][DEFAULT_SCORE_WINDOW]["engagement_rate"]
+    )
+    return {
+        "profiles": records,
+        "ranking": {
+            "topByFollowers": top_followers,
+            "topByEngagement": top_engagement,
+            "byFollowers": by_followers,
+            "byEngagement": by_engagement,
+            "engagementWindow": DEFAULT_SCORE_WINDOW,
+        },
+        "notFound": not_found,
+    }
+
+
+# ---- trends ---------------------------------------------------------------------------
+
+
+def _r4(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)
+
+
+async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
+    time_frame = body.timeFrame or TRENDS_DEFAULT_TIME_FRAME
+    window = body.scoreWindow or DEFAULT_SCORE_WINDOW
+    f = repo.TrendFilter(
+        published_since=since(time_frame), query=body.query, platforms=body.platforms
+    )
+    rows = await repo.trend_posts(
+        session, f, score_window=window, limit=body.limit or TRENDS_DEFAULT_LIMIT
+    )
+    groups = await repo.trend_content_types(session, f, score_window=window)
+    matched = sum(g["count"] for g in groups)
+    content_types = sorted(
+        (
+            {
+                "platform": g["platform"],
+                "contentType": g["content_type"],
+                "count": g["count"],
+                "share": round(g["count"] / matched, 4),
+                "avgOutlierScore": _r4(g["avg_score"]),
+            }
+            for g in groups
+        ),
+        key=lambda c: (-c["count"], c["platform"], c["contentType"]),
+    )
+    order = list(dict.fromkeys(r["profile_id"] for r in rows))
+    stats = await repo.trend_creators(session, f, score_window=window, profile_ids=order)
+    first: dict[str, repo.Row] = {}
+    for r in rows:
+        first.setdefault(r["profile_id"], r)
+    creators = [
+        {
+            "profileId": pid,
+            "platform": first[pid]["platform"],
+            "handle": first[pid]["profile_handle"],
+            "followerCount": first[pid]["profile_follower_count"],
+            "postCount": stats[pid]["post_count"],
+            "bestOutlierScore": _r4(stats[pid]["best_score"]),
+        }
+        for pid in order
+    ]
+    return {
+        "timeFrame": time_frame,
+        "scoreWindow": window,
+        "query": body.query,
+        "posts": [flat_post(r) for r in rows],
+        "contentTypes": content_types,
+        "creators": creators,
+    }
+
+
+# ---- trending (public, cached) --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Cached:
+    body: dict[str, Any]
+    generated_at: datetime  # service clock (simulated time in sim mode)
+    made: float  # time.monotonic()
+
+
+_trending_cache: dict[int, _Cached] = {}
+_trending_lock = asyncio.Lock()
+
+
+def clear_trending_cache() -> None:
+    _trending_cache.clear()
+
+
+def _remaining(entry: _Cached, now: datetime) -> int:
+    """Seconds the entry stays fresh (0: stale). Either clock moving 2 h ends it, and so does
+    the service clock going backwards (a simulation reset)."""
+    ttl = TRENDING_TTL.total_seconds()
+    by_clock = (now - entry.generated_at).total_seconds()
+    by_wall = time.monotonic() - entry.made
+    if by_clock < 0:
+        return 0
+    return max(0, int(ttl - max(by_clock, by_wall)))
+
+
+async def trending(session: AsyncSession, *, cache_key: int) -> tuple[dict[str, Any], int]:
+    """The trending posts and how many seconds clients may cache them."""
+    entry = _trending_cache.get(cache_key)
+    if entry is not None and (left := _remaining(entry, clock.now())) > 0:
+        return entry.body, left
+    async with _trending_lock:
+        now = clock.now()
+        entry = _trending_cache.get(cache_key)
+        if entry is not None and (left := _remaining(entry, now)) > 0:
+            return entry.body, left
+        rows = await repo.trending_posts(
+            session, since=now - timedelta(days=TRENDING_DAYS), limit=TRENDING_LIMIT
+        )
+        body = {"generatedAt": clock.isoformat(now), "posts": [flat_post(r) for r in rows]}
+        _trending_cache[cache_key] = _Cached(body, now, time.monotonic())
+        return body, int(TRENDING_TTL.total_seconds())
