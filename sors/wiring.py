@@ -16,7 +16,7 @@ from sors.accounts import router as accounts
 from sors.alerts import router as alerts
 from sors.alerts import schedule as _alerts_schedule  # noqa: F401
 from sors.api import index, sim_pages
-from sors.billing import checkout_router
+from sors.billing import checkout_router, checkout_service
 from sors.billing import router as billing
 from sors.breakouts import router as breakouts
 from sors.catalog import router as catalog
@@ -31,6 +31,7 @@ from sors.keeper import schedule as _keeper_schedule  # noqa: F401
 from sors.models_registry import METADATA  # noqa: F401  (every table)
 from sors.monitoring import router as monitoring
 from sors.monitoring import schedule as _monitoring_schedule  # noqa: F401
+from sors.monitoring import service as monitoring_service
 from sors.remix import router as remix
 from sors.remix import tasks as _remix_tasks  # noqa: F401
 from sors.webhooks import router as webhooks
@@ -56,3 +57,5 @@ ROUTERS = (
     webhooks.router,
 )
 
+# Events between domains that have no floor between them, connected here.
+checkout_service.on_payment(monitoring_service.resume_paused)  # paused monitoring resumes

@@ -1,9 +1,11 @@
 """Top-up links, keyless checkout, and completing payments: credits are granted exactly once
-per checkout session."""
+per checkout session; what waits for the credits (paused monitoring) resumes in the
+payment's transaction."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -36,6 +38,17 @@ LINK_LIFETIME = timedelta(hours=24)
 RATE_WINDOW = timedelta(hours=1)
 KEYLESS_PACK = "pack_s"
 _LOCK_CLASS = 0x534F5253 + 2  # advisory lock class: top-up links of one account
+
+
+# The in-process event "a checkout paid into an existing account", in the payment's
+# transaction. Subscribers are connected in one place, `sors.wiring`.
+PaymentHook = Callable[[AsyncSession, str, datetime], Awaitable[Any]]
+PAYMENT_HOOKS: list[PaymentHook] = []
+
+
+def on_payment(hook: PaymentHook) -> PaymentHook:
+    PAYMENT_HOOKS.append(hook)
+    return hook
 
 
 def pack(pack_id: str) -> Pack:
@@ -216,8 +229,11 @@ async def complete(
     cs.status = "completed"
     cs.completed_at = now
     if cs.account_id is not None:
-        # Monitoring paused for credits resumes on the scheduler's next tick
-        # (`monitoring.resume`, for credits from anywhere): billing knows nothing of it.
+        # What waits for this payment (monitoring paused for credits: `sors.wiring` connects
+        # it) runs before the account row is locked: the scheduler's refresh takes its locks
+        # in that order too, so the two cannot deadlock.
+        for hook in PAYMENT_HOOKS:
+            await hook(session, cs.account_id, now)
         await billing.grant(
             session,
             cs.account_id,

@@ -167,6 +167,19 @@ async def resume_funded(session: AsyncSession, now: datetime, cost: int) -> int:
     return len((await session.execute(_RESUME_FUNDED, {"now": now, "cost": cost})).all())
 
 
+async def resume_account(session: AsyncSession, account_id: str, now: datetime) -> int:
+    stmt = (
+        update(TrackedProfile)
+        .where(
+            TrackedProfile.account_id == account_id,
+            TrackedProfile.paused_reason == "insufficient_credits",
+        )
+        .values(paused_reason=None, paused_at=None, next_crawl_at=now, updated_at=now)
+        .returning(TrackedProfile.profile_id)
+    )
+    return len((await session.execute(stmt)).all())
+
+
 async def entries_for_profiles(
     session: AsyncSession, account_id: str, profile_ids: Sequence[str]
 ) -> list[TrackedProfile]:

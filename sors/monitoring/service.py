@@ -193,6 +193,11 @@ async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[st
     return {"results": [flat_post(r) for r in rows], "hasMore": has_more}
 
 
+async def resume_paused(session: AsyncSession, account_id: str, now: datetime) -> int:
+    """Credits arrived: paused entries resume and are due at once."""
+    return await repo.resume_account(session, account_id, now)
+
+
 # ---- scheduled refreshes ------------------------------------------------------------------
 
 

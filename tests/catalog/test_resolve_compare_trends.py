@@ -9,7 +9,7 @@ import orjson
 import pytest
 from sqlalchemy import text
 
-from sors.catalog import service, trends
+from sors.catalog import trends
 from tests.catalog.conftest import World
 from tests.catalog.helpers import charged, desc_key, fold_words, ok, post
 from tests.factories import auth, create_account
