@@ -1,4 +1,4 @@
-"""Viral alert request body and record (camelCase, CONTRACT §3 "Viral alerts")."""
+"""Viral alert request body and record (camelCase, docs/API.md, "Viral alerts")."""
 
 from __future__ import annotations
 

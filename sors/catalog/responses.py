@@ -1,4 +1,4 @@
-"""Catalog response models (CONTRACT §2-3): the post and profile records (snake_case, as the
+"""Catalog response models (docs/API.md): the post and profile records (snake_case, as the
 platform data they mirror) and the envelopes around them (camelCase). Re-exported by
 `sors.catalog.schemas`; the MCP tools use them as output schemas."""
 

@@ -1,4 +1,4 @@
-"""Catalog request bodies and the post / profile record shapes (CONTRACT §2).
+"""Catalog request bodies and the post / profile record shapes (docs/API.md).
 
 Request fields are camelCase; records mirror the platforms' data and are snake_case.
 Records are built from plain row mappings (see `catalog.repository`): the post columns under

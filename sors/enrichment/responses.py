@@ -1,6 +1,6 @@
 """Enrichment response models: the transcript and visual-analysis records nested in a post
-(snake_case, CONTRACT §2) and the bodies of request_transcript / download_post_media
-(camelCase, CONTRACT §3). Re-exported by `sors.enrichment.schemas`."""
+(snake_case, docs/API.md) and the bodies of request_transcript / download_post_media
+(camelCase, docs/API.md). Re-exported by `sors.enrichment.schemas`."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ class TargetIn(RequestModel):
     postId: OptionalText = None  # the contract's field name
 
 
-# ---- records (CONTRACT §2) ---------------------------------------------------------------
+# ---- records (docs/API.md) ---------------------------------------------------------------
 
 
 SEGMENT_KEYS = ("start", "end", "text")

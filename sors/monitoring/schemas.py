@@ -1,4 +1,4 @@
-"""Tracking request bodies and the tracking entry record (camelCase, CONTRACT §3)."""
+"""Tracking request bodies and the tracking entry record (camelCase, docs/API.md)."""
 
 from __future__ import annotations
 

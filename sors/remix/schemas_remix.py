@@ -1,6 +1,6 @@
 """The remix a job produces: inputs, the validated result, and the engine's error.
 
-`Remix.to_dict()` is exactly the `remix` object of get_remix_result (CONTRACT §3). Both
+`Remix.to_dict()` is exactly the `remix` object of get_remix_result (docs/API.md). Both
 engines build a `Remix`, so the invariants below hold whatever wrote it: every text field is
 non-empty, segments are numbered 1..n, start at 0 and follow each other without gaps.
 """
