@@ -6,6 +6,8 @@ Imports are lazy: the live adapters pull in yt-dlp and instaloader, which the si
 
 from __future__ import annotations
 
+import importlib
+
 from typing import Any
 
 from sors.platforms.base import PlatformAdapter
@@ -29,7 +31,7 @@ def get_adapter(settings: Any, *, sim_seed: int | None = None, db: Any = None) -
         latency = float(getattr(settings, "sim_latency_seconds", 0.0) or 0.0)
         return SimAdapter(SimWorld(int(seed or 0)), latency=latency)
     if source == "live":
-        from sors.platforms import live
+        live = importlib.import_module("sors.platforms.live")  # lazy: yt-dlp, instaloader
         from sors.platforms.shared_pacing import registry_for
 
         adapter: PlatformAdapter = live.LiveAdapter(settings, pacers=registry_for(settings, db))

@@ -27,7 +27,7 @@ FILTERS = [
 async def _all(world: World, f: search_repo.PostFilter) -> list[dict]:
     """The reference: one statement, no split, every match in order."""
     async with world.db.session() as s:
-        built = repo.search_posts_stmt(f, sort_by="outlier_score", limit=100_000, offset=0)
+        built = search_repo.search_posts_stmt(f, sort_by="outlier_score", limit=100_000, offset=0)
         return [dict(r._mapping) for r in (await s.execute(built)).all()]
 
 
@@ -43,7 +43,7 @@ async def test_pages_across_the_floor_are_one_statements_pages(world: World,
         for size in (1, 3, 7, head, head + 1):
             for offset in sorted({0, head - 1, head, head + 1, max(0, head - size),
                                   len(expected) - 1, len(expected) + 2}):
-                got = await repo.search_posts(s, f, sort_by="outlier_score", limit=size,
+                got = await search_repo.search_posts(s, f, sort_by="outlier_score", limit=size,
                                               offset=max(0, offset))
                 want = expected[max(0, offset):max(0, offset) + size]
                 assert [r["id"] for r in got] == [r["id"] for r in want], (size, offset)
@@ -56,7 +56,7 @@ async def test_a_minimum_from_the_floor_up_reads_the_index_only(world: World) ->
     can use the partial index."""
     f = search_repo.PostFilter(min_score=1.0)
     assert not search_repo._split(f, "outlier_score")
-    sql = str(repo.search_posts_stmt(f, sort_by="outlier_score", limit=5, offset=0)
+    sql = str(search_repo.search_posts_stmt(f, sort_by="outlier_score", limit=5, offset=0)
               .compile(compile_kwargs={"literal_binds": False}))
     assert f"score_three_months >= {SCORE_INDEX_FLOOR}" in sql
     below = replace(f, min_score=0.99)
