@@ -7,7 +7,6 @@ Imports are lazy: the live adapters pull in yt-dlp and instaloader, which the si
 from __future__ import annotations
 
 import importlib
-
 from typing import Any
 
 from sors.platforms.base import PlatformAdapter
