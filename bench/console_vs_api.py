@@ -108,7 +108,7 @@ def main() -> None:
 
     from sors.kit import migrate
     from sors.kit.db import to_async_url
-    from tests.e2e.cluster import free_port
+    from tests.factories.cluster import free_port
 
     name = f"sors_bench_console_{os.getpid()}"
     with psycopg.connect(args.admin_url, autocommit=True) as conn:

@@ -211,7 +211,7 @@ def run(args: argparse.Namespace) -> None:
         "one Python process: the streams' Python work shares one core); each transaction "
         "commits.",
         (f"- Posts whose written columns differ between the two copies afterwards: {differ}."
-         if compare else "- No value comparison in this mode (tests/scores checks the "
+         if compare else "- No value comparison in this mode (tests/breakouts checks the "
          "values against the reference implementation)."),
         f"- Server: {settings}; "
         + (f"{'both copies' if compare else 'the copy'}: posts, post_stats, profiles and their "

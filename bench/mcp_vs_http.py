@@ -121,7 +121,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from sors.kit.db import to_async_url
-    from tests.e2e.cluster import free_port
+    from tests.factories.cluster import free_port
 
     name = f"sors_bench_mcp_{os.getpid()}"
     with psycopg.connect(args.admin_url, autocommit=True) as conn:

@@ -80,7 +80,7 @@ def settings(pg_url: str, data_dir: Path) -> Settings:
         log_json=True,
         log_level="WARNING",
         # The keeper would queue refreshes of every overdue profile on each scheduler tick;
-        # tests of other domains count their own jobs. tests/catalog_keeper turns it on.
+        # tests of other domains count their own jobs. tests/keeper turns it on.
         catalog_keeper=False,
     )
     set_settings(s)

@@ -5,7 +5,7 @@ picked to make the first searches worth running: per platform, creators whose li
 post far above their usual views with the README tour's query in its caption, under the
 tour's follower limit, and creators with any strong outlier. Picking reads the simulated
 posts only (no database); whether the slice delivers is checked through the real API
-(tests/firsthour/test_demo_first_start.py).
+(tests/demo/test_demo_first_start.py).
 """
 
 from __future__ import annotations

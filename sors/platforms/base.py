@@ -110,6 +110,10 @@ class MediaNotMade(PlatformError):
 
     code = "render_failed"
 
+    @property
+    def message(self) -> str:
+        return str(self)
+
 
 class ProfileNotFound(PlatformError):
     """The platform has no such public profile (missing, private or banned)."""

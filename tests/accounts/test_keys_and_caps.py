@@ -23,8 +23,8 @@ from sors.config import Settings
 from sors.kit.db import Database
 from sors.platforms.sim.clock import set_time
 from sors.platforms.sim.world import SimWorld
-from tests.e2e.cluster import free_port
 from tests.factories import auth, balance_and_ledger_sum, create_account
+from tests.factories.cluster import free_port
 
 AT = datetime(2026, 11, 1, tzinfo=UTC)
 

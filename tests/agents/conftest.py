@@ -21,8 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from sors.config import Settings
 from sors.kit.db import Database
 from tests.conftest import KEEP_TABLES
-from tests.e2e.cluster import free_port, tail
 from tests.factories import reset_tables
+from tests.factories.cluster import free_port, tail
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from sqlalchemy import text
 from sors.billing.pricing import get_pricing
 from sors.kit.db import Base, Database
 from tests.agents.walk import make_targets
-from tests.enrichment.api_support import run_jobs
 from tests.factories import auth, create_account
+from tests.factories.jobs import run_jobs_until_idle
 
 DRY = {"X-Dry-Run": "true"}
 # The simulated clock's row, made by the first request of any kind (not by a skill).
@@ -73,7 +73,7 @@ async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Databas
 
     for skill, args, cost in calls:
         if skill == "run_jobs":
-            assert await run_jobs(db, settings) >= 1
+            assert await run_jobs_until_idle(db, settings, timeout=300) >= 1
             continue
         before = await _state(db, account_id)
         quote = await _request(client, key, skill, args, DRY)

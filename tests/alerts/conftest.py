@@ -1,3 +1,3 @@
-from tests.monitoring.world import sim_time_restored
+from tests.factories.world import sim_time_restored
 
 __all__ = ["sim_time_restored"]

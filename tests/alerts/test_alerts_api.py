@@ -20,7 +20,7 @@ from sors.billing import service as billing
 from sors.config import get_settings, set_settings
 from sors.jobs.scheduler import Scheduler
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.monitoring.world import (
+from tests.factories.world import (
     hand_crawl,
     ingest,
     outlier_posts,

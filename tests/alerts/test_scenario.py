@@ -19,7 +19,7 @@ import pytest
 from sors.platforms.sim.world import SimWorld
 from tests.alerts.predict import Replay, hit_days
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.monitoring.world import rows, run_once, scalar, seed_profile, set_time
+from tests.factories.world import rows, run_once, scalar, seed_profile, set_time
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
 

@@ -19,7 +19,7 @@ from sors.billing import checkout_service
 from sors.billing.providers import CheckoutLink, CheckoutRequest
 from sors.kit import clock
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.monitoring.world import (  # noqa: F401 - sim_time_restored is a fixture
+from tests.factories.world import (  # noqa: F401 - sim_time_restored is a fixture
     rows,
     run_once,
     scalar,

@@ -27,6 +27,9 @@ from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 from sors.platforms.sim.clock import set_time
 from tests.conftest import KEEP_TABLES
 from tests.factories import auth, create_account, reset_tables
+from tests.factories.world import sim_time_restored
+
+__all__ = ["sim_time_restored"]  # a fixture: the modules that move the simulated clock use it
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 SIM_PROFILES = 60

@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from sors.catalog.ingest import ingest_crawls
 from sors.platforms.base import CrawlSnapshot
-from tests.scores.test_baselines import T, post, profile
+from tests.catalog.test_baselines import T, post, profile
 
 T0 = T - timedelta(days=1)
 

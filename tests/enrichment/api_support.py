@@ -1,4 +1,4 @@
-"""Helpers for the enrichment and remix API tests: simulated posts in the catalog, the worker,
+"""Helpers for the enrichment and remix API tests: simulated posts in the catalog,
 job and ledger checks."""
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from sqlalchemy import select, text
 
 from sors.catalog.ingest import ingest_crawls
 from sors.catalog.models import Post
-from sors.config import Settings
-from sors.jobs.engine import JobContext, Worker
 from sors.kit.db import Database
 from sors.platforms.base import PostNotFound, PostSnapshot
 from sors.platforms.sim.clock import ensure_state
@@ -99,12 +97,6 @@ async def slideshow_post(db: Database) -> SimPost:
         "slideshow",
         lambda p: len(p.extra["slides"]) >= 3,
         lambda p: len(p.extra["slides"]),
-    )
-
-
-async def run_jobs(db: Database, settings: Settings) -> int:
-    return await Worker(JobContext(db=db, settings=settings), concurrency=1).run_until_idle(
-        timeout=300
     )
 
 

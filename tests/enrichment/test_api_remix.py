@@ -14,9 +14,10 @@ from sqlalchemy import text
 
 from sors.remix.engines import OFFLINE_ENGINE_NAME
 from tests.factories import auth, balance_and_ledger_sum, create_account
+from tests.factories.jobs import run_jobs_until_idle
 from tests.remix.fake_openai import FakeOpenAI, closed_port_url, json_answer, text_answer
 
-from .api_support import assert_complete_remix, charged, job, ledger_kinds, run_jobs, slideshow_post
+from .api_support import assert_complete_remix, charged, job, ledger_kinds, slideshow_post
 
 REMIX = "/api/v1/remixes"
 
@@ -71,7 +72,7 @@ async def test_offline_remix_end_to_end(client: httpx.AsyncClient, db, settings)
         "error": None,
     }
 
-    assert await run_jobs(db, settings) == 1
+    assert await run_jobs_until_idle(db, settings, timeout=300) == 1
     # The jobRef may arrive URL-encoded (even twice).
     encoded = job_ref.replace("_", "%255F", 1)
     r = await client.get(f"{REMIX}/{encoded}", headers=auth(key))
@@ -161,7 +162,7 @@ async def test_llm_remix_wired_through_settings(
         text_answer('```json\n{"still": "wrong"}\n```'),
     )
 
-    assert await run_jobs(db, llm_settings) == 2
+    assert await run_jobs_until_idle(db, llm_settings, timeout=300) == 2
     r = (await client.get(f"{REMIX}/{good}", headers=auth(key))).json()
     assert r["status"] == "completed", r
     assert_complete_remix(r["remix"])
@@ -182,7 +183,7 @@ async def test_llm_remix_wired_through_settings(
     # The endpoint down: retried while attempts remain, then failed and refunded once.
     down = settings.model_copy(update={"llm_base_url": closed_port_url(), "llm_model": "fake-llm"})
     job_ref = (await client.post(REMIX, json=body, headers=auth(key))).json()["jobRef"]
-    await run_jobs(db, down)
+    await run_jobs_until_idle(db, down, timeout=300)
     r = (await client.get(f"{REMIX}/{job_ref}", headers=auth(key))).json()
     # Waiting for another attempt, with the transient error visible.
     assert r["status"] == "pending" and r["error"]["code"] == "llm_unavailable", r
@@ -192,7 +193,7 @@ async def test_llm_remix_wired_through_settings(
             text("UPDATE jobs SET run_after = now(), max_attempts = attempts + 1 WHERE id = :j"),
             {"j": job_ref},
         )
-    await run_jobs(db, down)
+    await run_jobs_until_idle(db, down, timeout=300)
     r = (await client.get(f"{REMIX}/{job_ref}", headers=auth(key))).json()
     assert r["status"] == "failed" and r["error"]["code"] == "llm_unavailable"
     assert (await job(client, key, job_ref))["creditsRefunded"] == 20

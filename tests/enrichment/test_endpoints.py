@@ -15,6 +15,7 @@ from sors.jobs.models import Job
 from sors.kit import clock
 from sors.remix.engines import OFFLINE_ENGINE_NAME
 from tests.factories import auth, balance_and_ledger_sum, create_account
+from tests.factories.jobs import run_jobs_until_idle
 
 from .api_support import (
     assert_complete_remix,
@@ -22,7 +23,6 @@ from .api_support import (
     job,
     ledger_kinds,
     pick,
-    run_jobs,
     slideshow_post,
     video_post,
     word_error_rate,
@@ -52,7 +52,7 @@ async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settin
     assert r.json() == {"status": "pending", "jobRef": job_ref, "postId": post.id}
     assert charged(r) == 0
 
-    assert await run_jobs(db, settings) == 1
+    assert await run_jobs_until_idle(db, settings, timeout=300) == 1
     st = await job(client, key, job_ref)
     assert st["status"] == "completed", st
     assert st["type"] == "transcription" and st["result"] == {"postId": post.id}
@@ -107,7 +107,7 @@ async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settin
         headers=auth(key),
     )
     assert charged(r) == 20
-    assert await run_jobs(db, settings) == 1
+    assert await run_jobs_until_idle(db, settings, timeout=300) == 1
     remix = (await client.get(f"/api/v1/remixes/{r.json()['jobRef']}", headers=auth(key))).json()
     assert remix["status"] == "completed", remix
     assert_complete_remix(remix["remix"])
@@ -123,7 +123,7 @@ async def test_slideshow_transcript_is_its_rendered_text(
     _, key = await create_account(db, credits=10)
     r = await client.post(TX, json={"postId": post.id}, headers=auth(key))
     assert charged(r) == 10, r.text
-    await run_jobs(db, settings)
+    await run_jobs_until_idle(db, settings, timeout=300)
     assert (await job(client, key, r.json()["jobRef"]))["status"] == "completed"
 
     from sors.enrichment.service import transcript_for, visual_analysis_for
@@ -209,7 +209,7 @@ async def _fails_with(
     r = await client.post(path, json={"postId": post_id}, headers=auth(key))
     assert r.status_code == 200 and charged(r) == cost, r.text
     job_ref = r.json()["jobRef"]
-    await run_jobs(db, ctx_settings or settings)
+    await run_jobs_until_idle(db, ctx_settings or settings, timeout=300)
     st = await job(client, key, job_ref)
     assert st["status"] == "failed", st
     assert st["error"]["code"] == code and st["error"]["message"], st
@@ -296,7 +296,7 @@ async def test_video_media_download_and_links(client: httpx.AsyncClient, db, set
     r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key))
     assert r.json()["jobRef"] == job_ref and charged(r) == 0
 
-    await run_jobs(db, settings)
+    await run_jobs_until_idle(db, settings, timeout=300)
     st = await job(client, key, job_ref)
     assert (
         st["status"] == "completed"
@@ -364,7 +364,7 @@ async def test_slideshow_and_youtube_media(client: httpx.AsyncClient, db, settin
     for p in (slides, short):
         r = await client.post(MEDIA, json={"postId": p.id}, headers=auth(key))
         assert r.json()["status"] == "pending" and charged(r) == 3
-    await run_jobs(db, settings)
+    await run_jobs_until_idle(db, settings, timeout=300)
 
     r = await client.post(MEDIA, json={"postId": slides.id}, headers=auth(key))
     media = r.json()["media"]
@@ -390,7 +390,7 @@ async def test_free_follow_up_is_per_account_and_once(
     _, key1 = await create_account(db, credits=20, email="a@example.com")
     _, key2 = await create_account(db, credits=20, email="b@example.com")
     await client.post(MEDIA, json={"postId": post.id}, headers=auth(key1))
-    await run_jobs(db, settings)
+    await run_jobs_until_idle(db, settings, timeout=300)
     # Another account did not wait for that job: it pays.
     r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key2))
     assert r.json()["status"] == "ready" and charged(r) == 3
@@ -404,7 +404,7 @@ async def test_free_follow_up_is_per_account_and_once(
         await s.execute(text("DELETE FROM post_media"))
     r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key3))
     job_ref = r.json()["jobRef"]
-    await run_jobs(db, settings)
+    await run_jobs_until_idle(db, settings, timeout=300)
     async with db.transaction() as s:
         await s.execute(
             text("UPDATE jobs SET finished_at = now() - interval '25 hours' WHERE id = :j"),

@@ -6,13 +6,10 @@ import httpx
 from sqlalchemy import func, select, text
 
 from sors.catalog.models import Post, Profile
-from sors.jobs.engine import JobContext, Worker, reap
+from sors.jobs.engine import reap
 from sors.jobs.models import Job
 from tests.factories import auth, balance_and_ledger_sum, create_account
-
-
-def worker(db, settings) -> Worker:
-    return Worker(JobContext(db=db, settings=settings), concurrency=1)
+from tests.factories.jobs import run_jobs_until_idle
 
 
 async def test_crawl_new_handle_completes_and_is_stored(client: httpx.AsyncClient, db, settings) -> None:
@@ -31,7 +28,7 @@ async def test_crawl_new_handle_completes_and_is_stored(client: httpx.AsyncClien
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "pending" and st["type"] == "crawl" and st["creditsCharged"] == 40
 
-    assert await worker(db, settings).run_until_idle() == 1
+    assert await run_jobs_until_idle(db, settings) == 1
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "completed", st
     assert st["result"]["postsSeen"] > 0 and st["result"]["newPosts"] == st["result"]["postsSeen"]
@@ -68,7 +65,7 @@ async def test_ghost_handle_fails_and_is_refunded_once(client: httpx.AsyncClient
     r = await client.post("/api/v1/crawls", json={"platform": "instagram", "handle": "ghost_account"}, headers=auth(key))
     job_ref = r.json()["jobRef"]
     assert r.headers["x-credits-balance"] == "0"
-    await worker(db, settings).run_until_idle()
+    await run_jobs_until_idle(db, settings)
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "failed"
     assert st["error"]["code"] == "profile_not_found"

@@ -13,7 +13,8 @@ from sors.catalog.ingest import ingest_crawls
 from sors.jobs.scheduler import Scheduler
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.monitoring.world import (
+from tests.factories.jobs import run_jobs_until_idle
+from tests.factories.world import (
     hand_crawl,
     hand_post,
     rows,
@@ -21,7 +22,6 @@ from tests.monitoring.world import (
     scalar,
     seed_profile,
     set_time,
-    worker,
 )
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
@@ -317,4 +317,4 @@ async def test_two_schedulers_never_refresh_an_entry_twice(
     assert sum(r.get("monitoring.refresh", 0) for r in results) == len(pids)
     assert await scalar(db, "SELECT count(*) FROM jobs WHERE type = 'refresh'") == len(pids)
     assert await balance_and_ledger_sum(db, account_id) == (1000 - 10 * len(pids),) * 2
-    assert await worker(db, settings).run_until_idle() == len(pids)
+    assert await run_jobs_until_idle(db, settings) == len(pids)

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.monitoring.world import sim_time_restored
+from tests.factories.world import sim_time_restored
 from tests.webhooks.receiver import Receiver, running_receiver
 
 __all__ = ["sim_time_restored"]

@@ -1,4 +1,5 @@
-"""Driving webhook deliveries in tests: the worker, the scheduler, and reading the log."""
+"""Driving webhook deliveries in tests: the scheduler, endpoints, and reading the log (the
+worker: tests.factories.jobs)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,8 @@ from typing import Any
 import httpx
 from sqlalchemy import text
 
-from sors.jobs.engine import JobContext, Worker
 from sors.jobs.scheduler import Scheduler
 from tests.factories import auth
-
-
-async def run_jobs(db, settings) -> int:
-    return await Worker(JobContext(db=db, settings=settings), concurrency=1).run_until_idle(timeout=120)
 
 
 async def tick(db, settings) -> dict[str, int]:

@@ -8,8 +8,9 @@ import pytest
 
 from tests.alerts.test_scenario import T0, day_at, pick_new_posts, pick_outlier
 from tests.factories import auth, create_account
-from tests.monitoring.world import rows, run_once, seed_profile, set_time
-from tests.webhooks.helpers import count, create_endpoint, run_jobs
+from tests.factories.jobs import run_jobs_until_idle
+from tests.factories.world import rows, run_once, seed_profile, set_time
+from tests.webhooks.helpers import count, create_endpoint
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
 
@@ -38,7 +39,7 @@ async def test_alert_triggered_and_tracking_new_posts(
     await set_time(db, day_at(1, 12), app)
     _, ran, second = await run_once(db, settings)
     assert ran >= 2 and second["alerts.detect"] > 0 and second["alerts.digests"] == 0
-    await run_jobs(db, settings)
+    await run_jobs_until_idle(db, settings, timeout=120)
 
     hits = await rows(db, "SELECT post_id FROM alert_hits WHERE alert_id = :a ORDER BY post_id", a=alert_id)
     triggered = [r.verify(ep["secret"]) for r in receiver.of_type("alert.triggered")]

@@ -13,7 +13,8 @@ from sqlalchemy import text
 from sors.kit.ids import new_id
 from sors.webhooks import ssrf
 from tests.factories import auth, create_account
-from tests.webhooks.helpers import count, deliveries, run_jobs
+from tests.factories.jobs import run_jobs_until_idle
+from tests.webhooks.helpers import count, deliveries
 
 PUBLIC = "93.184.216.34"
 REFUSED_URLS = [
@@ -130,7 +131,7 @@ async def test_refused_at_delivery(client: httpx.AsyncClient, db, settings, reso
     ids[r.json()["id"]] = ("https://rebind.example.com/ok", key2)
     for wid, (_, k) in ids.items():
         assert (await client.post(f"/api/v1/webhooks/{wid}/test", headers=auth(k))).status_code == 200
-    await run_jobs(db, settings)
+    await run_jobs_until_idle(db, settings, timeout=120)
     for wid, (url, k) in ids.items():
         [d] = await deliveries(client, k, wid)
         assert d["status"] == "pending" and d["attempts"] == 1, url
@@ -150,7 +151,7 @@ async def test_loopback_needs_the_operator_setting(client: httpx.AsyncClient, db
         wid = (await client.post("/api/v1/webhooks", json={"url": receiver.url}, headers=h)).json()["id"]
         monkeypatch.setattr(settings, "webhooks_allow_loopback", False)
         await client.post(f"/api/v1/webhooks/{wid}/test", headers=h)
-        await run_jobs(db, settings)
+        await run_jobs_until_idle(db, settings, timeout=120)
         assert receiver.received == []
     [d] = await deliveries(client, key, wid)
     assert d["error"].startswith("refused:") and "127.0.0.1" in d["error"]

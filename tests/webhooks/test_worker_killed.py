@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 
 from sors.billing import service as billing
-from tests.e2e.cluster import SorsProcess
 from tests.factories import create_account
+from tests.factories.cluster import SorsProcess
 from tests.webhooks.helpers import count, create_endpoint
 from tests.webhooks.receiver import running_receiver
 

@@ -12,7 +12,7 @@ batch (docs/PERFORMANCE.md, "Ingest at a million posts"). Now one set-returning 
 `sors_posts_ideas(ids, captions)`, extracts them for all the statement's posts in one plan,
 pairing neighbours by unnesting two slices of the word array side by side; the per-caption
 functions are that function for one caption, so there is still one definition of an idea.
-The rules are unchanged (tests/scores/test_breakouts_ideas.py compares the results with
+The rules are unchanged (tests/breakouts/test_breakouts_ideas.py compares the results with
 0014's definitions), so the stored ideas stay as they are: no backfill.
 """
 

@@ -15,9 +15,9 @@ from sors.breakouts import repository as repo
 from sors.demo.seed import seed_world
 from sors.platforms import taxonomy
 from sors.platforms.base import CrawlSnapshot
-from tests.scores.breakouts_reference import reference_breakouts
-from tests.scores.test_baselines import T, ingest
-from tests.scores.test_breakouts import _baker
+from tests.breakouts.breakouts_reference import reference_breakouts
+from tests.breakouts.test_breakouts import _baker
+from tests.catalog.test_baselines import T, ingest
 
 KINDS = ("hashtag", "phrase", "format", "sound")
 # Captions that exercise every rule: repeated and mixed-case tags, one-letter tags, accents,

@@ -32,7 +32,7 @@ import psycopg
 import pytest
 
 from sors.platforms.sim.world import SimWorld
-from tests.e2e.cluster import (
+from tests.factories.cluster import (
     PostgresServer,
     RedisServer,
     SorsProcess,

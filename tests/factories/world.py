@@ -1,9 +1,9 @@
-"""Driving the simulated world in monitoring and alert tests: its clock, seeded profiles,
-and what `sors scheduler run-once` does (tick, run the queued jobs, tick again)."""
+"""Driving the simulated world in tests (monitoring, alerts, webhooks, the keeper, …): its
+clock, seeded and hand-made crawls, and what `sors scheduler run-once` does (tick, run the
+queued jobs, tick again)."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,36 +13,13 @@ from sqlalchemy import text
 
 from sors.catalog.ingest import ingest_crawls
 from sors.config import Settings
-from sors.jobs.engine import JobContext, Worker
 from sors.jobs.scheduler import Scheduler
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database
-from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileNotFound, ProfileSnapshot
+from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 from sors.platforms.sim import clock as sim_clock
 from sors.platforms.sim.world import SimWorld
-
-
-class WorldAdapter:
-    """The simulated world behind the adapter seam, used only while the platform registry
-    (sors.platforms.registry) is not in the tree yet."""
-
-    def __init__(self, seed: int) -> None:
-        self.world = SimWorld(seed)
-
-    async def fetch_profile(self, platform: str, handle: str, *, now: datetime):
-        try:
-            return self.world.crawl(platform, handle, now)  # type: ignore[arg-type]
-        except ProfileNotFound:
-            raise
-        except ValueError as exc:
-            raise ProfileNotFound(str(exc)) from exc
-
-
-def worker(db: Database, settings: Settings) -> Worker:
-    ctx = JobContext(db=db, settings=settings)
-    if importlib.util.find_spec("sors.platforms.registry") is None:
-        ctx._adapter = WorldAdapter(settings.sim_seed)  # type: ignore[attr-defined]
-    return Worker(ctx, concurrency=1)
+from tests.factories.jobs import run_jobs_until_idle
 
 
 async def set_time(db: Database, at: datetime, app: Any = None) -> None:
@@ -59,7 +36,7 @@ async def run_once(db: Database, settings: Settings) -> tuple[dict[str, int], in
     """`sors scheduler run-once`: tick, run the jobs it queued, tick again."""
     sched = Scheduler(db, settings)
     first = await sched.tick()
-    ran = await worker(db, settings).run_until_idle(timeout=120)
+    ran = await run_jobs_until_idle(db, settings, timeout=120)
     second = await sched.tick()
     return first, ran, second
 

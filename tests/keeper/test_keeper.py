@@ -13,9 +13,10 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 from sors.catalog.freshness import Policy
 from sors.jobs.scheduler import Scheduler
 from sors.keeper import service as keeper
-from tests.catalog_keeper.helpers import CountingAdapter, profile_with_posts, worker_with
 from tests.factories import auth, create_account
-from tests.monitoring.world import rows, scalar, seed_profile, set_time
+from tests.factories.jobs import job_worker, run_jobs_until_idle
+from tests.factories.world import rows, scalar, seed_profile, set_time
+from tests.keeper.helpers import CountingAdapter, profile_with_posts
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored", "keeper_on")
 
@@ -38,7 +39,7 @@ async def test_tiers_from_each_crawl_and_most_overdue_first(client, db, app, set
 
         await deactivate(s, gone, T0)
     # An outlier published in the last 30 days makes a profile hot too.
-    from tests.monitoring.world import hand_crawl, hand_post, ingest
+    from tests.factories.world import hand_crawl, hand_post, ingest
 
     posts = [hand_post("outlier.maker", i, T0 - timedelta(days=15 + i)) for i in range(8)]
     posts.append(hand_post("outlier.maker", 99, T0 - timedelta(days=12), views=50_000))
@@ -101,8 +102,7 @@ async def test_budget_per_platform_per_hour_and_no_ledger(client, db, app, setti
         ("refresh", "catalog", None, 0)}
 
     # Within the same hour nothing more for TikTok, even after its jobs ran.
-    worker = worker_with(db, settings, CountingAdapter())
-    assert await worker.run_until_idle() == 5
+    assert await run_jobs_until_idle(db, settings, adapter=CountingAdapter()) == 5
     await set_time(db, T0 + timedelta(days=2, minutes=59), app)
     assert (await sched.tick())["catalog.keeper"] == 0
     # An hour after the first three, the other two.
@@ -157,7 +157,7 @@ async def test_a_paid_refresh_and_a_keeper_crawl_of_one_profile_fetch_once(
 
     # Two workers take both jobs at once; the platform is asked once.
     adapter = CountingAdapter(delay=0.5)
-    w1, w2 = worker_with(db, settings, adapter), worker_with(db, settings, adapter)
+    w1, w2 = job_worker(db, settings, adapter=adapter), job_worker(db, settings, adapter=adapter)
     await asyncio.gather(w1.run_one(), w2.run_one())
     assert adapter.fetches == [("tiktok", "shared.target")]
     done = {j["origin"]: j for j in await rows(
@@ -188,7 +188,7 @@ async def test_a_keeper_crawl_that_finds_the_profile_gone_deactivates_it(
 
         raise ProfileNotFound("no such profile")
 
-    assert await worker_with(db, settings, CountingAdapter(snapshots=gone)).run_until_idle() == 1
+    assert await run_jobs_until_idle(db, settings, adapter=CountingAdapter(snapshots=gone)) == 1
     [p] = await rows(db, "SELECT is_active, catalog_tier FROM profiles WHERE id = :i", i=pid)
     assert (p["is_active"], p["catalog_tier"]) == (False, "inactive")
     [job] = await rows(db, "SELECT status, result FROM jobs")

@@ -22,8 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.cluster import free_port
-from tests.firsthour.tour import (
+from tests.demo.tour import (
     Demo,
     clean_env,
     link_venv,
@@ -33,6 +32,7 @@ from tests.firsthour.tour import (
     tour_script,
     tour_texts,
 )
+from tests.factories.cluster import free_port
 
 SEED_PROFILES = 200
 URL = re.compile(r"https?://[^\s'\"<>]+")

@@ -11,9 +11,10 @@ from sors.catalog.status import status
 from sors.jobs.scheduler import Scheduler
 from sors.platforms.sim.discovery import discover
 from sors.platforms.sim.world import SimWorld
-from tests.catalog_keeper.helpers import CountingAdapter, profile_with_posts, worker_with
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.monitoring.world import hand_crawl, hand_post, outlier_posts, rows, scalar, set_time
+from tests.factories.jobs import run_jobs_until_idle
+from tests.factories.world import hand_crawl, hand_post, outlier_posts, rows, scalar, set_time
+from tests.keeper.helpers import CountingAdapter, profile_with_posts
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored", "keeper_on")
 
@@ -36,7 +37,7 @@ async def test_discovery_adds_simulated_creators_at_a_budgeted_rate(
     done = await sched.tick()
     assert done["catalog.discover"] == sum(len(v) for v in surfaced.values())
     assert done["catalog.keeper"] == 12  # 4 per platform this hour
-    assert await worker_with(db, settings, CountingAdapter()).run_until_idle() == 12
+    assert await run_jobs_until_idle(db, settings, adapter=CountingAdapter()) == 12
     found = await rows(db, "SELECT platform, handle FROM profiles")
     for platform, handles in surfaced.items():
         mine = [r["handle"] for r in found if r["platform"] == platform]
@@ -54,7 +55,7 @@ async def test_keeper_crawls_feed_the_updates_feed_and_alerts(client, db, app, s
     await set_time(db, T0, app)
     # Ordinary posts, one of them recent: a hot profile, due again in 24 h.
     posts = [hand_post(handle, i, T0 - timedelta(days=20 - 2 * i)) for i in range(10)]
-    from tests.monitoring.world import ingest
+    from tests.factories.world import ingest
 
     pid = await ingest(db, hand_crawl(handle, posts, T0))
     owner = "watcher@example.com"
@@ -79,7 +80,7 @@ async def test_keeper_crawls_feed_the_updates_feed_and_alerts(client, db, app, s
     fresh = outlier_posts(handle, t1)
 
     adapter = CountingAdapter(snapshots=lambda p, hd, now: hand_crawl(hd, [*posts, *fresh], now))
-    assert await worker_with(db, settings, adapter).run_until_idle() == 1
+    assert await run_jobs_until_idle(db, settings, adapter=adapter) == 1
     [job] = await rows(db, "SELECT origin, status, result FROM jobs WHERE type = 'refresh'")
     assert job["origin"] == "catalog" and job["status"] == "completed"
     assert job["result"]["newPosts"] == len(fresh)
@@ -114,7 +115,7 @@ async def test_catalog_status_and_metrics(client, db, app, settings) -> None:
     assert tt["lastHour"]["pending"] == 3 and tt["budget"]["usedLastHour"] == 3
     assert tt["budget"]["perHour"] == 5000
 
-    await worker_with(db, settings, CountingAdapter()).run_until_idle()
+    await run_jobs_until_idle(db, settings, adapter=CountingAdapter())
     r = await client.get("/metrics")
     body = r.text
     assert 'sors_catalog_staleness_seconds_count{platform="tiktok"} 4.0' in body

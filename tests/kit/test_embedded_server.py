@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sors.kit import embedded
-from tests.e2e.cluster import SorsProcess, free_port, run_cli, sors_command, wait_healthy
+from tests.factories.cluster import SorsProcess, free_port, run_cli, sors_command, wait_healthy
 
 STOP_WITHIN = 10.0
 

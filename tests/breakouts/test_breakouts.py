@@ -9,8 +9,8 @@ from datetime import timedelta
 
 from sors.platforms.base import CrawlSnapshot
 from sors.platforms.sim.clock import set_time
+from tests.catalog.test_baselines import T, ingest, post, profile
 from tests.factories import auth, create_account
-from tests.scores.test_baselines import T, ingest, post, profile
 
 BIO = "Sourdough baking and bread recipes at home"
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
-from sors.jobs.engine import JobContext, Worker
 from sors.platforms.sim.world import SimWorld
-from tests.monitoring.world import hand_crawl, hand_post, ingest
+from tests.factories.world import hand_crawl, hand_post, ingest
 
 
 async def profile_with_posts(db, handle: str, at: datetime, ages_days: list[float]) -> str:
@@ -31,10 +30,3 @@ class CountingAdapter:
         if self.snapshots is not None:
             return self.snapshots(platform, handle, now)
         return self.world.crawl(platform, handle, now)
-
-
-def worker_with(db, settings, adapter, concurrency: int = 1) -> Worker:
-    ctx = JobContext(db=db, settings=settings)
-    # adapter_for() keeps the adapter it finds for the stored world seed (0 in tests).
-    ctx._adapter = (0, adapter)  # type: ignore[attr-defined]
-    return Worker(ctx, concurrency=concurrency)

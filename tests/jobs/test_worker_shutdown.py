@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from sors.jobs import service as jobs
-from tests.e2e.cluster import SorsProcess, free_port
+from tests.factories.cluster import SorsProcess, free_port
 
 
 async def _job(db, handle: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.monitoring.world import sim_time_restored
+from tests.factories.world import sim_time_restored
 
 __all__ = ["sim_time_restored"]
 

@@ -27,8 +27,8 @@ import pytest
 from sors.demo.worldbuild import HISTORY
 from sors.kit import embedded
 from sors.platforms.sim.world import SimWorld
-from tests.e2e.cluster import free_port
-from tests.firsthour.tour import Demo, link_venv, sors, stop_embedded_postgres
+from tests.demo.tour import Demo, link_venv, sors, stop_embedded_postgres
+from tests.factories.cluster import free_port
 
 PROFILES = 60
 START = datetime(2026, 9, 22, 10, tzinfo=UTC)  # DEMO_START: where a new demo's clock starts

@@ -1,4 +1,4 @@
-"""Plain factory functions for tests."""
+"""Accounts, API keys and money for tests; and emptying the tables between tests."""
 
 from __future__ import annotations
 

@@ -18,6 +18,9 @@ from sors.catalog.ingest import ingest_crawls
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 from tests.factories import auth, create_account
 
+# The shared simulated clock is put back after each test.
+pytestmark = pytest.mark.usefixtures("sim_time_restored")
+
 T = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 

@@ -16,6 +16,9 @@ from sors.platforms.sim.clock import set_time
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, create_account
 
+# The shared simulated clock is put back after each test.
+pytestmark = pytest.mark.usefixtures("sim_time_restored")
+
 T0 = datetime(2026, 9, 1, 0, 0, tzinfo=UTC)
 STEP = timedelta(hours=6)
 CRAWLS = 13  # three days
@@ -130,8 +133,8 @@ async def test_the_demo_seed_starts_with_history(db, client: httpx.AsyncClient) 
 async def test_history_from_monitoring_refreshes(db, app, settings, client) -> None:
     """The real path: a tracked profile, the simulated clock moved a day at a time and the
     scheduler run (what `sors sim clock advance 1d` + `sors scheduler run-once` do)."""
-    from tests.monitoring.world import run_once, seed_profile
-    from tests.monitoring.world import set_time as move_clock
+    from tests.factories.world import run_once, seed_profile
+    from tests.factories.world import set_time as move_clock
 
     t0 = datetime(2026, 10, 5, 6, 0, tzinfo=UTC)
     world = SimWorld(settings.sim_seed)

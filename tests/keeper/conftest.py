@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.monitoring.world import sim_time_restored
+from tests.factories.world import sim_time_restored
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
-"""Real processes on loopback for the multi-process tests: a throwaway PostgreSQL from the
-Debian packages, a throwaway Redis, and `sors api` / `sors worker` processes.
+"""Real processes on loopback for the multi-process tests (tests/app) and the other tests
+that start `sors` itself (tests/kit, tests/jobs, tests/webhooks, …): a throwaway PostgreSQL
+from the Debian packages, a throwaway Redis, `sors api` / `sors worker` processes, and a
+free loopback port.
 
 Every process started here is stopped by its `stop()`; the fixtures register those as
 finalizers, so nothing outlives the test module (short of the test runner itself being

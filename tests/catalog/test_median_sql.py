@@ -5,7 +5,11 @@ from __future__ import annotations
 import itertools
 import statistics
 
+import pytest
 from sqlalchemy import text
+
+# The shared simulated clock is put back after each test.
+pytestmark = pytest.mark.usefixtures("sim_time_restored")
 
 
 async def test_median_without_matches_python(db) -> None:
