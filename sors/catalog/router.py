@@ -68,9 +68,12 @@ async def search_content(
     request: Request,
     session: Session,
     _: AccountId,
+    bill: CurrentBill,
     body: Annotated[SearchContentIn | None, Body()] = None,
 ) -> Response:
-    envelope = await service.search_content(session, body or SearchContentIn())
+    envelope = await service.search_content(
+        session, body or SearchContentIn(), ride_along=bill.ride
+    )
     return _answer(request, envelope, csv_export.POST_COLUMNS)
 
 
@@ -102,9 +105,12 @@ async def search_profiles(
     request: Request,
     session: Session,
     _: AccountId,
+    bill: CurrentBill,
     body: Annotated[SearchProfilesIn | None, Body()] = None,
 ) -> Response:
-    envelope = await service.search_profiles(session, body or SearchProfilesIn())
+    envelope = await service.search_profiles(
+        session, body or SearchProfilesIn(), ride_along=bill.ride
+    )
     return _answer(request, envelope, csv_export.PROFILE_COLUMNS)
 
 

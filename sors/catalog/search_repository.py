@@ -44,7 +44,7 @@ from sors.catalog.repository import (
     score_column,
     text_match,
 )
-from sors.kit.db import fetch_all, fetch_one, shape_of, sql_for_shape
+from sors.kit.db import RidesAlong, fetch_all, fetch_one, shape_of, sql_for_shape
 
 # ---- post search ----------------------------------------------------------------------
 
@@ -228,18 +228,21 @@ async def _posts_page(
 
 
 async def count_posts(
-    session: AsyncSession, f: PostFilter, *, cap: int, part: str | None = None
+    session: AsyncSession, f: PostFilter, *, cap: int, part: str | None = None,
+    ride_along: RidesAlong | None = None,
 ) -> int:
     p = post_params(f)
     sql = sql_for_shape(
         ("posts.count", f.score_window, f.score_method, _guarded(f), part, *shape_of(p)),
         lambda: count_posts_stmt(f, cap=cap, part=part),
     )
-    return await _count(session, sql, {**p, "cap": cap + 1})
+    return await _count(session, sql, {**p, "cap": cap + 1}, ride_along)
 
 
-async def _count(session: AsyncSession, sql: str, params: dict[str, Any]) -> int:
-    row = await fetch_one(session, sql, params)
+async def _count(
+    session: AsyncSession, sql: str, params: dict[str, Any], ride_along: RidesAlong | None
+) -> int:
+    row = await fetch_one(session, sql, params, ride_along=ride_along)
     assert row is not None  # an aggregate without GROUP BY: always one row
     return int(next(iter(row.values())))
 
@@ -324,10 +327,12 @@ async def search_profiles(
     return await fetch_all(session, sql, {**p, "limit": limit, "offset": offset})
 
 
-async def count_profiles(session: AsyncSession, f: ProfileFilter, *, cap: int) -> int:
+async def count_profiles(
+    session: AsyncSession, f: ProfileFilter, *, cap: int, ride_along: RidesAlong | None = None
+) -> int:
     p = profile_params(f)
     sql = sql_for_shape(("profiles.count", *shape_of(p)), lambda: count_profiles_stmt(f, cap=cap))
-    return await _count(session, sql, {**p, "cap": cap + 1})
+    return await _count(session, sql, {**p, "cap": cap + 1}, ride_along)
 
 
 async def category_profile_counts(

@@ -96,7 +96,11 @@ def content_filter(body: SearchContentIn) -> search_repo.PostFilter:
     )
 
 
-async def search_content(session: AsyncSession, body: SearchContentIn) -> dict[str, Any]:
+async def search_content(
+    session: AsyncSession, body: SearchContentIn, *, ride_along: RidesAlong | None = None
+) -> dict[str, Any]:
+    """A page of outlier posts; `ride_along`: the paid read's charge, carried by the count
+    when one is needed (else charged after)."""
     f = content_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)
@@ -104,7 +108,7 @@ async def search_content(session: AsyncSession, body: SearchContentIn) -> dict[s
         session, f, sort_by=body.sortBy or "outlier_score", limit=p.limit + 1, offset=p.offset
     )
     rows, total, capped, more = await _paged(
-        rows, p, lambda: search_repo.count_posts(session, f, cap=RESULT_WINDOW)
+        rows, p, lambda: search_repo.count_posts(session, f, cap=RESULT_WINDOW, ride_along=ride_along)
     )
     results = []
     for r in rows:
@@ -142,13 +146,15 @@ def profiles_filter(body: SearchProfilesIn) -> search_repo.ProfileFilter:
     )
 
 
-async def search_profiles(session: AsyncSession, body: SearchProfilesIn) -> dict[str, Any]:
+async def search_profiles(
+    session: AsyncSession, body: SearchProfilesIn, *, ride_along: RidesAlong | None = None
+) -> dict[str, Any]:
     f = profiles_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)
     rows = await search_repo.search_profiles(session, f, limit=p.limit + 1, offset=p.offset)
     rows, total, capped, more = await _paged(
-        rows, p, lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW)
+        rows, p, lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW, ride_along=ride_along)
     )
     return page_envelope(
         await profile_records(session, rows),

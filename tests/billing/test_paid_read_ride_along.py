@@ -74,6 +74,26 @@ async def test_the_charge_rides_along_the_read(client: httpx.AsyncClient, db: Da
     assert await balance_and_ledger_sum(db, account_id) == (7, 7)
 
 
+async def test_a_search_charge_rides_along_its_count_when_it_needs_one(
+    client: httpx.AsyncClient, db: Database, ordinary_charges: list[int]
+) -> None:
+    for handle in ("ride.search", "ride.search2"):  # two profiles with dozens of posts
+        await _post_id(db, handle)
+    account_id, key = await create_account(db, credits=10)
+    query = {"query": None, "pageSize": 1}
+    # Page 1 of many: the total needs a count, which carries the charge.
+    r = await client.post("/api/v1/search/content", json=query, headers=auth(key))
+    assert r.status_code == 200 and r.json()["total"] > 1, r.text
+    assert r.headers["x-credits-charged"] == "1" and ordinary_charges == []
+    r = await client.post("/api/v1/search/profiles", json={"pageSize": 1}, headers=auth(key))
+    assert r.status_code == 200 and r.headers["x-credits-balance"] == "8"
+    # One page holds everything: no count runs, and the charge is a statement of its own.
+    r = await client.post("/api/v1/search/profiles", json={}, headers=auth(key))
+    assert r.status_code == 200 and r.headers["x-credits-balance"] == "7"
+    assert ordinary_charges == [1]
+    assert await balance_and_ledger_sum(db, account_id) == (7, 7)
+
+
 async def test_crossing_credits_low_writes_its_event_once(
     client: httpx.AsyncClient, live_server: str, db: Database, loopback_allowed,
     ordinary_charges: list[int],
