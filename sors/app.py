@@ -1,4 +1,5 @@
-"""The FastAPI app factory: routers, middleware, error handlers."""
+"""The FastAPI app factory: the routers named in `sors.wiring`, the paid unit of work, the
+middleware and error handlers, the injected clock sync (simulated time)."""
 
 from __future__ import annotations
 
