@@ -95,7 +95,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None) 
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
-        from sors.catalog.status import COLLECTOR
+        from sors.keeper.status import COLLECTOR
         from sors.kit import clock
 
         # The catalog's gauges come from the database; without it, the rest still shows.

@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.principal import Principal
 from sors.accounts.service import authenticate, principal_for_key_id
 from sors.kit.db import Database
+from sors.kit.principal import Principal
 from sors.kit.security import hash_api_key, looks_like_api_key
 
 TTL_SECONDS = 1.0

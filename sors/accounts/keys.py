@@ -15,10 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as repo
 from sors.accounts.models import ApiKey
-from sors.accounts.principal import Principal
 from sors.accounts.service import issue_key
 from sors.kit import clock
 from sors.kit.errors import ApiError, NotFound
+from sors.kit.principal import Principal
 
 
 class LastKey(ApiError):

@@ -9,8 +9,6 @@ from fastapi import APIRouter, Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import keys
-from sors.accounts.deps import current_principal
-from sors.accounts.principal import Principal
 from sors.accounts.schemas import (
     KeyCreated,
     KeyIn,
@@ -20,6 +18,7 @@ from sors.accounts.schemas import (
     KeyRevoked,
     key_out,
 )
+from sors.kit.principal import Principal, current_principal
 from sors.kit.problems import problems
 from sors.kit.routing import SorsRoute, context_of, get_session
 

@@ -8,10 +8,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as repo
 from sors.accounts.models import Account, ApiKey
-from sors.accounts.principal import Principal
 from sors.billing import service as billing
 from sors.kit import clock
 from sors.kit.ids import new_id
+from sors.kit.principal import Principal
 from sors.kit.security import display_prefix, generate_api_key, hash_api_key, looks_like_api_key
 
 

@@ -9,10 +9,10 @@ import structlog
 from fastapi import APIRouter, Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.alerts import digests, pages, service
 from sors.alerts.schemas import AlertIn, AlertList, AlertOut, AlertUpsert
 from sors.kit import clock
+from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session

@@ -1,13 +1,13 @@
 """The OpenAPI document's knowledge of keys: an operation needs a key when it depends on the
-caller's principal (`sors.accounts.deps`)."""
+caller's principal (`sors.kit.principal`)."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from sors.accounts.deps import current_account_id, current_principal
 from sors.kit import openapi
+from sors.kit.principal import current_account_id, current_principal
 
 _KEYED = {current_account_id, current_principal}
 

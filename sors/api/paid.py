@@ -34,12 +34,12 @@ from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
-from sors.accounts.principal import Principal
 from sors.billing import service as billing
 from sors.billing.deps import Bill
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
 from sors.kit.errors import InsufficientCredits, SpendCapReached, Unauthorized, ValidationFailed
+from sors.kit.principal import Principal
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import (
     Endpoint,

@@ -12,7 +12,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
-from sors.accounts.deps import current_account_id
 from sors.billing import checkout_service as service
 from sors.billing.checkout_models import CheckoutSession
 from sors.billing.providers import (
@@ -28,6 +27,7 @@ from sors.email.addresses import normalize_email
 from sors.kit import clock
 from sors.kit.errors import MalformedRequest, NotFound, RateLimited
 from sors.kit.middleware import client_ip
+from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session

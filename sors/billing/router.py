@@ -5,11 +5,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.billing import repository as repo
 from sors.billing import service
 from sors.billing.pricing import get_pricing, render_price_list
 from sors.billing.schemas import CreditBalance, LedgerPage, PriceList, ledger_entry
+from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.breakouts import service
 from sors.breakouts.schemas import BreakoutsIn, BreakoutsOut
+from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session

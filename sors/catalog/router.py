@@ -7,7 +7,6 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.billing.deps import Bill, get_bill
 from sors.catalog import csv_export, service, trends
 from sors.catalog.schemas import (
@@ -28,6 +27,7 @@ from sors.catalog.schemas import (
     TrendsIn,
     UnresolvedPost,
 )
+from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session

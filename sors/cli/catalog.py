@@ -30,7 +30,7 @@ async def _now(db: Database) -> datetime:
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Profiles per freshness tier, the share within its target age, the oldest data, the
     keeper's crawls in the last hour and its budget use, per platform."""
-    from sors.catalog.status import status as read_status
+    from sors.keeper.status import status as read_status
 
     async def run(db: Database):
         now = await _now(db)

@@ -16,9 +16,9 @@ from typing import Any
 import orjson
 from starlette.requests import Request
 
-from sors.accounts.principal import Principal
 from sors.api import inprocess
 from sors.console.auth import SignInRequired
+from sors.kit.principal import Principal
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
-from sors.accounts.principal import Principal
+from sors.kit.principal import Principal
 from sors.kit.security import TokenError
 
 COOKIE = "sors_console"

@@ -5,12 +5,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
 from sors.crawling import service
 from sors.crawling.schemas import CrawlAlreadyTracked, CrawlIn, CrawlQueued
 from sors.kit.errors import ValidationFailed
+from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session

@@ -12,35 +12,11 @@ from sors.catalog.models import Post
 from sors.crawling import exclusive
 from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.models import Job
+from sors.jobs.platform import adapter_for, sync_clock
 from sors.kit import clock
 from sors.monitoring import service as monitoring
-from sors.platforms import registry, shared_pacing
+from sors.platforms import shared_pacing
 from sors.platforms.base import ProfileNotFound
-
-
-def adapter_for(ctx: JobContext):
-    """The worker's platform adapter. In simulation it is built for the world seed stored
-    with the data (read by `sync_clock`): another seed would be another world."""
-    seed = getattr(ctx, "_sim_seed", None)
-    cached = getattr(ctx, "_adapter", None)
-    if cached is None or cached[0] != seed:
-        cached = (seed, registry.get_adapter(ctx.settings, sim_seed=seed, db=ctx.db))
-        ctx._adapter = cached  # type: ignore[attr-defined]
-    return cached[1]
-
-
-async def sync_clock(ctx: JobContext) -> None:
-    if ctx.settings.platform_source == "sim":
-        holder = ctx.app_state if ctx.app_state is not None else ctx
-        if not hasattr(holder, "db"):
-            holder.db = ctx.db
-        if not hasattr(holder, "settings"):
-            holder.settings = ctx.settings
-        if not hasattr(holder, "sim_clock"):
-            holder.sim_clock = None
-        await registry.sync_clock(holder)
-        async with ctx.db.session() as s:
-            ctx._sim_seed = await registry.world_seed(s, ctx.settings)  # type: ignore[attr-defined]
 
 
 async def crawl_and_ingest(ctx: JobContext, job: Job) -> dict[str, Any]:
@@ -102,7 +78,7 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
 async def _counted(ctx: JobContext, job: Job) -> dict[str, Any]:
     if job.origin != "catalog":
         return await crawl_and_ingest(ctx, job)
-    from sors.catalog.status import KEEPER_CRAWLS
+    from sors.keeper.status import KEEPER_CRAWLS
 
     platform = job.payload["platform"]
     try:

@@ -84,8 +84,3 @@ class MediaGrant(Base):
     post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
     request_id: Mapped[str | None] = mapped_column(String(128))
     used_at: Mapped[datetime] = mapped_column(server_default=sql("now()"))
-
-
-# The remix domain's table lives in sors.remix.models; importing it here keeps it known to
-# Base.metadata (Alembic, tests) through the one registry entry this package has.
-from sors.remix import models as _remix_models  # noqa: E402, F401

@@ -8,7 +8,6 @@ from fastapi import APIRouter, Body, Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import FileResponse
 
-from sors.accounts.deps import current_account_id
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
 from sors.enrichment import service
@@ -21,6 +20,7 @@ from sors.enrichment.schemas import (
 from sors.enrichment.storage import LocalMediaStore, MediaStore, get_media_store
 from sors.kit import clock
 from sors.kit.errors import NotFound
+from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session

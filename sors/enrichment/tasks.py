@@ -21,13 +21,13 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from sors.catalog.models import Post
-from sors.crawling.tasks import adapter_for, sync_clock
 from sors.enrichment import analysis, pipeline
 from sors.enrichment import repository as repo
 from sors.enrichment.service import API_MEDIA_KINDS, SLIDE_TYPES, SPEECH_TYPES, stored_media
 from sors.enrichment.storage import MediaStore, get_media_store
 from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.models import Job
+from sors.jobs.platform import adapter_for, sync_clock
 from sors.kit import clock
 from sors.platforms.base import MediaFile, MediaNotMade, PlatformError, PostRef
 

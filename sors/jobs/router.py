@@ -6,10 +6,10 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.jobs import repository as repo
 from sors.jobs.schemas import JobStatus, job_record
 from sors.kit.errors import JobNotFound
+from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session

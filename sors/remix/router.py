@@ -8,11 +8,11 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
 from sors.enrichment.schemas import JobQueued
 from sors.enrichment.service import resolve_target
+from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Path, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.deps import current_account_id
 from sors.kit import clock
+from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.routing import SorsRoute, get_session
 from sors.webhooks import service, ssrf

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sors.crawling.tasks import sync_clock
 from sors.events.service import JOB_TYPE
 from sors.jobs.engine import JobContext, handler
 from sors.jobs.models import Job
+from sors.jobs.platform import sync_clock
 from sors.kit import clock
 from sors.webhooks import sender, service, ssrf
 

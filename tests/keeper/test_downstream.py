@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sors.catalog.status import status
 from sors.jobs.scheduler import Scheduler
+from sors.keeper.status import status
 from sors.platforms.sim.discovery import discover
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, balance_and_ledger_sum, create_account

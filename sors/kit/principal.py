@@ -1,11 +1,22 @@
-"""FastAPI dependencies other routers use to know who is calling."""
+"""Who is calling: the account and the key a request was authenticated with.
+
+`kit.middleware` resolves the key (or an in-process caller's principal) into
+`request.state.principal`; routes depend on `current_principal` / `current_account_id`,
+which refuse with 401 when there is none."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fastapi import Request
 
-from sors.accounts.principal import Principal
 from sors.kit.errors import Unauthorized
+
+
+@dataclass(frozen=True)
+class Principal:
+    account_id: str
+    key_id: str
 
 
 # Async on purpose: FastAPI runs a plain `def` dependency in its thread pool, a thread hop
