@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, exists, func, select, text, update
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.alerts.models import Alert, AlertAddress, AlertHit
@@ -230,13 +229,9 @@ async def alerts_to_end(
     """(alert id, reason) of active alerts past their expiry or out of emails, locked."""
     stmt = (
         select(Alert.id, Alert.expires_at, Alert.emails_sent)
-        .where(
-            Alert.status == "active",
-            (Alert.expires_at <= now) | (Alert.emails_sent >= MAX_EMAILS),
-        )
-        .order_by(Alert.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
+        .where(Alert.status == "active",
+               (Alert.expires_at <= now) | (Alert.emails_sent >= MAX_EMAILS))
+        .order_by(Alert.id).limit(limit).with_for_update(skip_locked=True)
     )
     return [
         (i, "emails_exhausted" if sent >= MAX_EMAILS else "expired")
@@ -396,11 +391,7 @@ async def exhausted_among(session: AsyncSession, alert_ids: Sequence[str]) -> li
     return list((await session.execute(stmt)).scalars())
 
 
-async def insert_address_if_missing(session: AsyncSession, values: dict[str, Any]) -> None:
-    await session.execute(insert(AlertAddress).values(**values).on_conflict_do_nothing())
-
-
 async def owners(session: AsyncSession, alert_ids: Sequence[str]) -> dict[str, str]:
     """alert id -> its account id."""
     stmt = select(Alert.id, Alert.account_id).where(Alert.id.in_(alert_ids))
-    return {a: acc for a, acc in (await session.execute(stmt)).all()}
+    return dict((await session.execute(stmt)).tuples().all())
