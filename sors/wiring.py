@@ -16,7 +16,6 @@ from sors.accounts import router as accounts
 from sors.alerts import router as alerts
 from sors.alerts import schedule as _alerts_schedule  # noqa: F401
 from sors.api import index, sim_pages
-from sors.billing import checkout_router, checkout_service
 from sors.billing import router as billing
 from sors.breakouts import router as breakouts
 from sors.catalog import router as catalog
@@ -32,6 +31,8 @@ from sors.models_registry import METADATA  # noqa: F401  (every table)
 from sors.monitoring import router as monitoring
 from sors.monitoring import schedule as _monitoring_schedule  # noqa: F401
 from sors.monitoring import service as monitoring_service
+from sors.payments import router as payments
+from sors.payments import service as payments_service
 from sors.remix import router as remix
 from sors.remix import tasks as _remix_tasks  # noqa: F401
 from sors.webhooks import router as webhooks
@@ -52,10 +53,10 @@ ROUTERS = (
     remix.router,
     monitoring.router,
     alerts.router,
-    checkout_router.router,
+    payments.router,
     console.router,
     webhooks.router,
 )
 
 # Events between domains that have no floor between them, connected here.
-checkout_service.on_payment(monitoring_service.resume_paused)  # paused monitoring resumes
+payments_service.on_payment(monitoring_service.resume_paused)  # paused monitoring resumes

@@ -1,5 +1,6 @@
-"""The house holds its floors: the layering contract (.importlinter) is kept, and no module of
-sors reaches itself back through any chain of imports (a circle anywhere is a bug)."""
+"""The house holds its floors: the layering contract (.importlinter: the floors, and no circle
+between siblings at any depth) is kept, and no module of sors reaches itself back through any
+chain of imports (a circle anywhere is a bug)."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Computed, Float, ForeignKey, Index, String, Text, text
+from sqlalchemy import text as sql  # beside a column named `text`
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -279,3 +280,36 @@ class PostStat(Base):
     likes: Mapped[int | None]
     comments: Mapped[int | None]
     shares: Mapped[int | None]
+
+
+# ---- what enrichment found in a post -------------------------------------------------------
+# One transcript and one visual analysis per post (whoever asked first paid for it; everyone
+# reads it), made by `sors.enrichment` and shown in the post record.
+
+
+class TranscriptRecord(Base):
+    __tablename__ = "transcripts"
+
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    text: Mapped[str] = mapped_column(Text)
+    language: Mapped[str | None] = mapped_column(String(16))
+    source: Mapped[str] = mapped_column(String(20))  # "speech" | "on_screen_text"
+    segments: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, server_default=sql("'[]'::jsonb"))
+    # Which speech model (or "ocr") produced it, for operators comparing models.
+    engine: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(server_default=sql("now()"))
+
+
+class VisualAnalysisRecord(Base):
+    __tablename__ = "visual_analyses"
+
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    scene_count: Mapped[int]
+    avg_scene_seconds: Mapped[float | None] = mapped_column(Float)
+    scenes: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, server_default=sql("'[]'::jsonb"))
+    on_screen_text: Mapped[str] = mapped_column(Text, server_default=sql("''"))
+    created_at: Mapped[datetime] = mapped_column(server_default=sql("now()"))

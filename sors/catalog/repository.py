@@ -40,6 +40,8 @@ from sors.catalog.models import (
     PostStat,
     Profile,
     ProfileCategory,
+    TranscriptRecord,
+    VisualAnalysisRecord,
 )
 from sors.kit.db import RidesAlong, fetch_all, fetch_one, plain_sql
 
@@ -155,6 +157,14 @@ async def posts_first_seen(
         .order_by(Post.published_at, Post.id)
     )
     return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def get_transcript(session: AsyncSession, post_id: str) -> TranscriptRecord | None:
+    return await session.get(TranscriptRecord, post_id)
+
+
+async def get_visual_analysis(session: AsyncSession, post_id: str) -> VisualAnalysisRecord | None:
+    return await session.get(VisualAnalysisRecord, post_id)
 
 
 async def post_stats(session: AsyncSession, post_id: str) -> list[Row]:

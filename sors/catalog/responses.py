@@ -1,15 +1,77 @@
 """Catalog response models (docs/API.md): the post and profile records (snake_case, as the
-platform data they mirror) and the envelopes around them (camelCase). Re-exported by
-`sors.catalog.schemas`; the MCP tools use them as output schemas."""
+platform data they mirror, with the transcript and visual analysis found in a post) and the
+envelopes around them (camelCase). Re-exported by `sors.catalog.schemas`; the MCP tools use
+them as output schemas."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from sors.enrichment.responses import TranscriptOut, VisualAnalysisOut
+from sors.catalog.models import TranscriptRecord, VisualAnalysisRecord
+from sors.kit.clock import isoformat
 from sors.kit.schemas import ResponseModel, Timestamp
+
+
+class TranscriptSegment(ResponseModel):
+    start: float
+    end: float
+    text: str
+
+
+class TranscriptOut(ResponseModel):
+    text: str
+    language: str | None = Field(description="ISO 639-1; null when unknown (OCR)")
+    source: Literal["speech", "on_screen_text"]
+    segments: list[TranscriptSegment]
+    created_at: Timestamp | None
+
+
+class Scene(ResponseModel):
+    index: int
+    start: float
+    end: float
+    on_screen_text: str | None
+    dominant_colors: list[str] = Field(description='"#rrggbb", most frequent first')
+
+
+class VisualAnalysisOut(ResponseModel):
+    scene_count: int
+    avg_scene_seconds: float | None
+    scenes: list[Scene]
+    on_screen_text: str | None
+    created_at: Timestamp | None
+
+
+SEGMENT_KEYS = ("start", "end", "text")
+SCENE_KEYS = ("index", "start", "end", "on_screen_text", "dominant_colors")
+
+
+def _pick(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    # JSONB stores keys in its own order; answer in the documented one.
+    return {k: item.get(k) for k in keys}
+
+
+def transcript_record(t: TranscriptRecord) -> dict[str, Any]:
+    return {
+        "text": t.text,
+        "language": t.language,
+        "source": t.source,
+        "segments": [_pick(seg, SEGMENT_KEYS) for seg in t.segments or []],
+        "created_at": isoformat(t.created_at),
+    }
+
+
+def visual_analysis_record(v: VisualAnalysisRecord) -> dict[str, Any]:
+    return {
+        "scene_count": v.scene_count,
+        "avg_scene_seconds": v.avg_scene_seconds,
+        "scenes": [_pick(scene, SCENE_KEYS) for scene in v.scenes or []],
+        "on_screen_text": v.on_screen_text,
+        "created_at": isoformat(v.created_at),
+    }
+
 
 Platform = Literal["tiktok", "instagram", "youtube"]
 WindowName = Literal[

@@ -17,6 +17,7 @@ from sors.catalog import growth
 from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
 from sors.catalog.models import WINDOWS
+from sors.catalog.responses import transcript_record, visual_analysis_record
 from sors.catalog.schemas import (
     RESULT_WINDOW,
     SearchContentIn,
@@ -181,18 +182,15 @@ async def list_categories(session: AsyncSession) -> list[dict[str, Any]]:
 
 
 async def transcript_for(session: AsyncSession, post_id: str) -> dict[str, Any] | None:
-    """The stored transcript in the contract's shape, or None (the enrichment domain owns
-    the table and its shape)."""
-    from sors.enrichment import service as enrichment
-
-    return await enrichment.transcript_for(session, post_id)
+    """The post's transcript in the contract's shape (GET /posts/{id}), or None."""
+    t = await repo.get_transcript(session, post_id)
+    return None if t is None else transcript_record(t)
 
 
 async def visual_analysis_for(session: AsyncSession, post_id: str) -> dict[str, Any] | None:
-    """The stored visual analysis in the contract's shape, or None (enrichment's table)."""
-    from sors.enrichment import service as enrichment
-
-    return await enrichment.visual_analysis_for(session, post_id)
+    """The post's visual analysis in the contract's shape (GET /posts/{id}), or None."""
+    v = await repo.get_visual_analysis(session, post_id)
+    return None if v is None else visual_analysis_record(v)
 
 
 async def get_post(

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Profile
 from sors.jobs import service as jobs
-from sors.jobs.models import Job
+from sors.queue.models import Job
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ from sors.catalog.ingest import ingest_crawls
 from sors.catalog.models import Post
 from sors.crawling import exclusive
 from sors.jobs.engine import JobContext, JobFailed, handler
-from sors.jobs.models import Job
 from sors.jobs.platform import adapter_for, sync_clock
 from sors.kit import clock
 from sors.monitoring import service as monitoring
 from sors.platforms import shared_pacing
 from sors.platforms.base import ProfileNotFound
+from sors.queue.models import Job
 
 
 async def crawl_and_ingest(ctx: JobContext, job: Job) -> dict[str, Any]:

@@ -1,50 +1,20 @@
-"""What enrichment stores about a post: its transcript, its visual analysis, its media files,
-and the free media calls an account has used.
+"""What enrichment stores beside the catalog: a post's media files and the free media calls an
+account has used (the transcripts and visual analyses it makes are the catalog's records of
+a post: `catalog.models`).
 
-One transcript and one visual analysis per post (whoever asked first paid for it; everyone
-reads it). Media rows point at files in the media store (local directory or S3 bucket) by
-key; the store, not the database, holds the bytes.
+Media rows point at files in the media store (local directory or S3 bucket) by key; the
+store, not the database, holds the bytes.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Float, ForeignKey, Index, String, Text
+from sqlalchemy import Float, ForeignKey, Index, String
 from sqlalchemy import text as sql
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from sors.kit.db import Base
-
-
-class TranscriptRecord(Base):
-    __tablename__ = "transcripts"
-
-    post_id: Mapped[str] = mapped_column(
-        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
-    )
-    text: Mapped[str] = mapped_column(Text)
-    language: Mapped[str | None] = mapped_column(String(16))
-    source: Mapped[str] = mapped_column(String(20))  # "speech" | "on_screen_text"
-    segments: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, server_default=sql("'[]'::jsonb"))
-    # Which speech model (or "ocr") produced it, for operators comparing models.
-    engine: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(server_default=sql("now()"))
-
-
-class VisualAnalysisRecord(Base):
-    __tablename__ = "visual_analyses"
-
-    post_id: Mapped[str] = mapped_column(
-        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
-    )
-    scene_count: Mapped[int]
-    avg_scene_seconds: Mapped[float | None] = mapped_column(Float)
-    scenes: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, server_default=sql("'[]'::jsonb"))
-    on_screen_text: Mapped[str] = mapped_column(Text, server_default=sql("''"))
-    created_at: Mapped[datetime] = mapped_column(server_default=sql("now()"))
 
 
 class PostMedia(Base):

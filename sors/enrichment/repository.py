@@ -9,8 +9,8 @@ from sqlalchemy import delete, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.models import Post, Profile
-from sors.enrichment.models import MediaGrant, PostMedia, TranscriptRecord, VisualAnalysisRecord
+from sors.catalog.models import Post, Profile, TranscriptRecord, VisualAnalysisRecord
+from sors.enrichment.models import MediaGrant, PostMedia
 
 # ---- posts -------------------------------------------------------------------------------
 
@@ -35,14 +35,6 @@ async def set_post_flags(session: AsyncSession, post_id: str, **flags: bool) -> 
 
 
 # ---- transcripts and visual analyses -----------------------------------------------------
-
-
-async def get_transcript(session: AsyncSession, post_id: str) -> TranscriptRecord | None:
-    return await session.get(TranscriptRecord, post_id)
-
-
-async def get_visual_analysis(session: AsyncSession, post_id: str) -> VisualAnalysisRecord | None:
-    return await session.get(VisualAnalysisRecord, post_id)
 
 
 async def has_transcript(session: AsyncSession, post_id: str) -> bool:

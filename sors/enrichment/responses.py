@@ -1,6 +1,6 @@
-"""Enrichment response models: the transcript and visual-analysis records nested in a post
-(snake_case, docs/API.md) and the bodies of request_transcript / download_post_media
-(camelCase, docs/API.md). Re-exported by `sors.enrichment.schemas`."""
+"""Enrichment response models: the bodies of request_transcript / download_post_media
+(camelCase, docs/API.md); the transcript and visual-analysis records nested in a post are
+the catalog's (`catalog.responses`). Re-exported by `sors.enrichment.schemas`."""
 
 from __future__ import annotations
 
@@ -9,36 +9,6 @@ from typing import Literal
 from pydantic import Field
 
 from sors.kit.schemas import ResponseModel, Timestamp
-
-
-class TranscriptSegment(ResponseModel):
-    start: float
-    end: float
-    text: str
-
-
-class TranscriptOut(ResponseModel):
-    text: str
-    language: str | None = Field(description="ISO 639-1; null when unknown (OCR)")
-    source: Literal["speech", "on_screen_text"]
-    segments: list[TranscriptSegment]
-    created_at: Timestamp | None
-
-
-class Scene(ResponseModel):
-    index: int
-    start: float
-    end: float
-    on_screen_text: str | None
-    dominant_colors: list[str] = Field(description='"#rrggbb", most frequent first')
-
-
-class VisualAnalysisOut(ResponseModel):
-    scene_count: int
-    avg_scene_seconds: float | None
-    scenes: list[Scene]
-    on_screen_text: str | None
-    created_at: Timestamp | None
 
 
 class TranscriptCompleted(ResponseModel):

@@ -6,16 +6,14 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field
 
-from sors.enrichment.models import PostMedia, TranscriptRecord, VisualAnalysisRecord
+from sors.catalog.responses import TranscriptOut, VisualAnalysisOut  # noqa: F401
+from sors.enrichment.models import PostMedia
 from sors.enrichment.responses import (  # noqa: F401  (the domain's models, in one place)
     JobQueued,
     MediaItem,
     MediaReady,
     TranscriptCompleted,
-    TranscriptOut,
-    VisualAnalysisOut,
 )
-from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel
 
 
@@ -46,35 +44,6 @@ class TargetIn(RequestModel):
 
 
 # ---- records (docs/API.md) ---------------------------------------------------------------
-
-
-SEGMENT_KEYS = ("start", "end", "text")
-SCENE_KEYS = ("index", "start", "end", "on_screen_text", "dominant_colors")
-
-
-def _pick(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    # JSONB stores keys in its own order; answer in the documented one.
-    return {k: item.get(k) for k in keys}
-
-
-def transcript_record(t: TranscriptRecord) -> dict[str, Any]:
-    return {
-        "text": t.text,
-        "language": t.language,
-        "source": t.source,
-        "segments": [_pick(seg, SEGMENT_KEYS) for seg in t.segments or []],
-        "created_at": isoformat(t.created_at),
-    }
-
-
-def visual_analysis_record(v: VisualAnalysisRecord) -> dict[str, Any]:
-    return {
-        "scene_count": v.scene_count,
-        "avg_scene_seconds": v.avg_scene_seconds,
-        "scenes": [_pick(scene, SCENE_KEYS) for scene in v.scenes or []],
-        "on_screen_text": v.on_screen_text,
-        "created_at": isoformat(v.created_at),
-    }
 
 
 def media_item(m: PostMedia, url: str) -> dict[str, Any]:

@@ -19,12 +19,9 @@ from sors.enrichment import repository as repo
 from sors.enrichment.schemas import (
     TargetIn,
     media_item,
-    transcript_record,
-    visual_analysis_record,
 )
 from sors.enrichment.storage import LocalMediaStore, MediaStore
 from sors.jobs import service as jobs
-from sors.jobs.models import Job
 from sors.kit import clock
 from sors.kit.errors import (
     ApiError,
@@ -35,6 +32,7 @@ from sors.kit.errors import (
     ValidationFailed,
 )
 from sors.platforms import urls
+from sors.queue.models import Job
 
 # What each content type is transcribed from.
 SPEECH_TYPES = frozenset({"video", "reel", "short", "live"})
@@ -121,18 +119,6 @@ async def request_transcript(
         max_attempts=max_attempts,
     )
     return Queued(job, created)
-
-
-async def transcript_for(session: AsyncSession, post_id: str) -> dict[str, Any] | None:
-    """The post's transcript in the contract's shape (GET /posts/{id}), or None."""
-    t = await repo.get_transcript(session, post_id)
-    return None if t is None else transcript_record(t)
-
-
-async def visual_analysis_for(session: AsyncSession, post_id: str) -> dict[str, Any] | None:
-    """The post's visual analysis in the contract's shape (GET /posts/{id}), or None."""
-    v = await repo.get_visual_analysis(session, post_id)
-    return None if v is None else visual_analysis_record(v)
 
 
 # ---- download_post_media -----------------------------------------------------------------

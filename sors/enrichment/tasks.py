@@ -20,16 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
+from sors.catalog import repository as catalog_repo
 from sors.catalog.models import Post
 from sors.enrichment import analysis, pipeline
 from sors.enrichment import repository as repo
 from sors.enrichment.service import API_MEDIA_KINDS, SLIDE_TYPES, SPEECH_TYPES, stored_media
 from sors.enrichment.storage import MediaStore, get_media_store
 from sors.jobs.engine import JobContext, JobFailed, handler
-from sors.jobs.models import Job
 from sors.jobs.platform import adapter_for, sync_clock
 from sors.kit import clock
 from sors.platforms.base import MediaFile, MediaNotMade, PlatformError, PostRef
+from sors.queue.models import Job
 
 OCR_ENGINE = "rapidocr"
 
@@ -69,8 +70,8 @@ async def load_post(ctx: JobContext, post_id: str) -> PostInfo:
         return PostInfo(
             post,
             await repo.owner_handle(s, post.profile_id),
-            await repo.get_transcript(s, post_id) is not None,
-            await repo.get_visual_analysis(s, post_id) is not None,
+            await catalog_repo.get_transcript(s, post_id) is not None,
+            await catalog_repo.get_visual_analysis(s, post_id) is not None,
         )
 
 

@@ -16,10 +16,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.events import repository as repo
-from sors.jobs import repository as jobs_repo
 from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.ids import new_id
+from sors.queue import repository as jobs_repo
 
 EVENT_TYPES = (
     "job.completed",

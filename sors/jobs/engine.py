@@ -22,13 +22,13 @@ import psycopg
 import structlog
 
 from sors.config import Settings
-from sors.jobs import repository as repo
 from sors.jobs import service
-from sors.jobs.models import Job
 from sors.kit.db import Database, to_plain_url
 from sors.kit.ids import new_id
 from sors.kit.metrics import JOBS
 from sors.platforms.base import PlatformError
+from sors.queue import repository as repo
+from sors.queue.models import Job
 
 log = structlog.get_logger("sors.jobs")
 

@@ -6,13 +6,13 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.jobs import repository as repo
 from sors.jobs.schemas import JobStatus, job_record
 from sors.kit.errors import JobNotFound
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
+from sors.queue import repository as repo
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["jobs"])
 

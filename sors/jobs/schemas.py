@@ -4,9 +4,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from sors.jobs.models import Job
 from sors.kit.clock import isoformat
 from sors.kit.schemas import ResponseModel, Timestamp
+from sors.queue.models import Job
 
 
 class JobError(ResponseModel):

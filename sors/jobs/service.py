@@ -10,10 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import service as billing
 from sors.events import service as events
-from sors.jobs import repository as repo
-from sors.jobs.models import Job
 from sors.jobs.schemas import job_record
 from sors.kit.ids import new_id
+from sors.queue import repository as repo
+from sors.queue.models import Job
 
 
 async def enqueue(

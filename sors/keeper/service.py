@@ -22,9 +22,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.freshness import TIERS, Policy
 from sors.config import Settings
-from sors.jobs.repository import NOTIFY_CHANNEL
 from sors.kit.ids import new_id
 from sors.platforms.base import PLATFORMS
+from sors.queue.repository import NOTIFY_CHANNEL
 
 HOUR = timedelta(hours=1)
 KEEP_LOG = timedelta(days=7)

@@ -11,9 +11,6 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-# The checkout tables have no domain package of their own to be registered from; importing
-# them here puts them in Base.metadata for Alembic and the tests (see sors.models_registry).
-from sors.billing import checkout_models as _checkout_models  # noqa: F401
 from sors.kit.db import Base
 
 FREQUENCIES = ("daily", "every_3_days", "weekly")

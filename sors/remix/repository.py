@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.jobs.models import Job
+from sors.queue.models import Job
 from sors.remix.models import RemixRecord
 
 

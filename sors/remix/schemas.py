@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from sors.enrichment.schemas import TargetIn
-from sors.jobs.models import Job
 from sors.jobs.schemas import JobError
 from sors.kit.schemas import ResponseModel, trimmed_length
+from sors.queue.models import Job
 from sors.remix.models import RemixRecord
 
 NICHE_MIN, NICHE_MAX = 5, 500

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from sors.catalog import repository as catalog_repo
 from sors.enrichment import repository as enrichment_repo
 from sors.enrichment.tasks import enrich_post
 from sors.jobs.engine import JobContext, JobFailed, RetryableJobError, handler
-from sors.jobs.models import Job
+from sors.queue.models import Job
 from sors.remix import repository as repo
 from sors.remix.engines import RemixEngine, RemixError, RemixInput, get_engine
 
@@ -30,8 +31,8 @@ async def build_input(ctx: JobContext, job_id: str, post_id: str) -> RemixInput:
         if post is None:
             raise JobFailed("post_not_found", f"The post {post_id} is no longer in the catalog.")
         handle = await enrichment_repo.owner_handle(s, post.profile_id)
-        transcript = await enrichment_repo.get_transcript(s, post_id)
-        visual = await enrichment_repo.get_visual_analysis(s, post_id)
+        transcript = await catalog_repo.get_transcript(s, post_id)
+        visual = await catalog_repo.get_visual_analysis(s, post_id)
     score = post.score_three_months if post.score_three_months is not None else post.score_all_time
     return RemixInput(
         platform=post.platform,

@@ -11,9 +11,9 @@ from typing import Any
 
 from sors.events.service import JOB_TYPE
 from sors.jobs.engine import JobContext, handler
-from sors.jobs.models import Job
 from sors.jobs.platform import sync_clock
 from sors.kit import clock
+from sors.queue.models import Job
 from sors.webhooks import sender, service, ssrf
 
 

@@ -11,8 +11,8 @@ from PIL import Image
 from sqlalchemy import func, select, text
 
 from sors.enrichment.router import media_store
-from sors.jobs.models import Job
 from sors.kit import clock
+from sors.queue.models import Job
 from sors.remix.engines import OFFLINE_ENGINE_NAME
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
@@ -126,7 +126,7 @@ async def test_slideshow_transcript_is_its_rendered_text(
     await run_jobs_until_idle(db, settings, timeout=300)
     assert (await job(client, key, r.json()["jobRef"]))["status"] == "completed"
 
-    from sors.enrichment.service import transcript_for, visual_analysis_for
+    from sors.catalog.service import transcript_for, visual_analysis_for
 
     async with db.session() as s:
         transcript = await transcript_for(s, post.id)

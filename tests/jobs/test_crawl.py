@@ -7,7 +7,7 @@ from sqlalchemy import func, select, text
 
 from sors.catalog.models import Post, Profile
 from sors.jobs.engine import reap
-from sors.jobs.models import Job
+from sors.queue.models import Job
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
 

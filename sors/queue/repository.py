@@ -8,7 +8,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.jobs.models import Job
+from sors.queue.models import Job
 
 NOTIFY_CHANNEL = "sors_jobs"
 

@@ -10,7 +10,7 @@ from typing import Any
 import stripe
 import structlog
 
-from sors.billing.providers.base import (
+from sors.payments.providers.base import (
     WEBHOOK_TOLERANCE_SECONDS,
     CheckoutCreationError,
     CheckoutLink,

@@ -21,7 +21,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from sors.billing.providers import (
+from sors.config import Settings
+from sors.payments.providers import (
     CheckoutCreationError,
     CheckoutRequest,
     LocalProvider,
@@ -32,7 +33,6 @@ from sors.billing.providers import (
     WebhooksNotSupportedError,
     get_provider,
 )
-from sors.config import Settings
 
 WEBHOOK_SECRET = "whsec_test_0123456789abcdef"
 SECRET_KEY = "sk_test_sors_fake"

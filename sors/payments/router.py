@@ -12,14 +12,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
-from sors.billing import checkout_service as service
-from sors.billing.checkout_models import CheckoutSession
-from sors.billing.providers import (
-    PaymentProvider,
-    WebhookSignatureError,
-    WebhooksNotSupportedError,
-    get_provider,
-)
 from sors.billing.schemas import TopupIn, TopupLink
 from sors.config import Settings
 from sors.email import messages, outbox
@@ -31,6 +23,14 @@ from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session
+from sors.payments import service
+from sors.payments.models import CheckoutSession
+from sors.payments.providers import (
+    PaymentProvider,
+    WebhookSignatureError,
+    WebhooksNotSupportedError,
+    get_provider,
+)
 
 log = structlog.get_logger("sors.checkout")
 

@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from sors.app import create_app
-from sors.billing import checkout_service
-from sors.billing.providers import CheckoutLink, CheckoutRequest
 from sors.kit import clock
+from sors.payments import service as checkout_service
+from sors.payments.providers import CheckoutLink, CheckoutRequest
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.world import (  # noqa: F401 - sim_time_restored is a fixture
     rows,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from urllib.parse import quote
 
-from sors.billing.providers.base import (
+from sors.payments.providers.base import (
     CheckoutLink,
     CheckoutRequest,
     PaymentEvent,

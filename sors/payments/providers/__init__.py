@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sors.billing.providers.base import (
+from sors.payments.providers.base import (
     WEBHOOK_TOLERANCE_SECONDS,
     CheckoutCreationError,
     CheckoutLink,
@@ -17,8 +17,8 @@ from sors.billing.providers.base import (
     WebhookSignatureError,
     WebhooksNotSupportedError,
 )
-from sors.billing.providers.local import LocalProvider
-from sors.billing.providers.stripe_provider import StripeProvider
+from sors.payments.providers.local import LocalProvider
+from sors.payments.providers.stripe_provider import StripeProvider
 
 if TYPE_CHECKING:
     from sors.config import Settings

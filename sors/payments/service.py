@@ -19,18 +19,18 @@ from sors.accounts import repository as accounts_repo
 from sors.accounts import service as accounts
 from sors.accounts.models import Account
 from sors.billing import service as billing
-from sors.billing.checkout_models import CheckoutSession, PaymentEvent
 from sors.billing.pricing import Pack, get_pricing
-from sors.billing.providers import (
-    CheckoutCreationError,
-    CheckoutRequest,
-    PaymentProvider,
-)
-from sors.billing.providers import PaymentEvent as ProviderEvent
 from sors.config import Settings
 from sors.kit.clock import isoformat
 from sors.kit.errors import RateLimited, Unavailable, ValidationFailed
 from sors.kit.ids import new_id
+from sors.payments.models import CheckoutSession, PaymentEvent
+from sors.payments.providers import (
+    CheckoutCreationError,
+    CheckoutRequest,
+    PaymentProvider,
+)
+from sors.payments.providers import PaymentEvent as ProviderEvent
 
 log = structlog.get_logger("sors.checkout")
 
