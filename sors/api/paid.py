@@ -41,14 +41,7 @@ from sors.billing.pricing import get_pricing
 from sors.kit.errors import InsufficientCredits, SpendCapReached, Unauthorized, ValidationFailed
 from sors.kit.principal import Principal
 from sors.kit.responses import JSONResponse
-from sors.kit.routing import (
-    Endpoint,
-    RouteSpec,
-    UnitOfWork,
-    open_context,
-    refuse_unknown_query,
-    run_after_commit,
-)
+from sors.kit.routing import Endpoint, RouteSpec, UnitOfWork, open_context, refuse_unknown_query
 
 
 class PaidUnitOfWork(UnitOfWork):
@@ -63,36 +56,37 @@ class PaidUnitOfWork(UnitOfWork):
             return await super().run(endpoint, request, spec)
         bill = Bill(spec.skill, get_pricing().cost(spec.skill))
         request.state.bill = bill
-        async with request.app.state.db.sessionmaker() as session:
-            ctx = open_context(request, session)
-            if dry_run:
+        if dry_run:
+            async with request.app.state.db.sessionmaker() as session:
+                open_context(request, session)
                 refuse_unknown_query(request, spec.known_query)
                 return await _quote(endpoint, request, session, bill, principal)
-            if spec.read_only and principal is not None:
-                bill.ride = billing.ride_along(_charge_request(request, bill, principal, spec))
-            try:
-                refuse_unknown_query(request, spec.known_query)
-                response = await endpoint(request)
-                if response.status_code >= 400:
-                    await session.rollback()
-                    return response
-                if principal is not None:
-                    moved = await _settle(session, request, bill, principal, spec)
-                    bill.charged, bill.balance = moved.amount, moved.balance
-                await session.commit()
-            except Exception as exc:
-                await session.rollback()
-                if principal is not None:
-                    bill.charged = 0
-                    if isinstance(exc, (InsufficientCredits, SpendCapReached)):
-                        bill.balance = exc.balance
-                    elif not isinstance(exc, Unauthorized):
-                        bill.balance = await billing.balance(session, principal.account_id)
-                raise
-        await run_after_commit(ctx)
+        if spec.read_only and principal is not None:
+            bill.ride = billing.ride_along(_charge_request(request, bill, principal, spec))
+        response = await super().run(endpoint, request, spec)
         if bill.balance is not None:
             response.headers.update(bill.headers())
         return response
+
+    async def before_commit(self, session: AsyncSession, request: Request, spec: RouteSpec) -> None:
+        """The charge, last in the transaction (`run` made the bill)."""
+        bill: Bill | None = getattr(request.state, "bill", None)
+        principal: Principal | None = getattr(request.state, "principal", None)
+        if bill is not None and principal is not None:
+            moved = await _settle(session, request, bill, principal, spec)
+            bill.charged, bill.balance = moved.amount, moved.balance
+
+    async def after_rollback(self, session: AsyncSession, request: Request, exc: Exception) -> None:
+        """Nothing was charged; the problem response still tells the balance."""
+        bill: Bill | None = getattr(request.state, "bill", None)
+        principal: Principal | None = getattr(request.state, "principal", None)
+        if bill is None or principal is None:
+            return
+        bill.charged = 0
+        if isinstance(exc, (InsufficientCredits, SpendCapReached)):
+            bill.balance = exc.balance
+        elif not isinstance(exc, Unauthorized):
+            bill.balance = await billing.balance(session, principal.account_id)
 
 
 def _charge_request(

@@ -63,7 +63,7 @@ async def _charged(
         "request_id": req.request_id, "job_ref": req.job_ref,
     }
     # credits.low, in this transaction
-    await _announce(session, entry, low_threshold=charged.low_threshold)
+    await _announce_charge(session, entry, charged.low_threshold)
     return Movement(entry_id, req.amount, new_balance)
 
 
@@ -138,7 +138,7 @@ async def _credit(
     if not await repo.insert_entry(session, entry):
         return Movement(None, 0, current)
     moved = Movement(entry_id, amount, await repo.credit(session, account_id, amount))
-    await _announce(session, entry)  # credits.added, in this transaction
+    await _announce_credit(session, entry)  # credits.added, in this transaction
     return moved
 
 
@@ -188,28 +188,23 @@ async def balance(session: AsyncSession, account_id: str) -> int:
     return await repo.balance(session, account_id)
 
 
-_LOOK_UP = object()
-
-
-async def _announce(
-    session: AsyncSession, entry: dict[str, Any], *, low_threshold: Any = _LOOK_UP
-) -> None:
-    """After a ledger row was written (`entry` holds its column values): `credits.added`
-    for top-ups and grants, `credits.low` when a charge took the balance from at or above
-    the account's threshold to below it. A charge passes the threshold its own statement
-    already read (`low_threshold`, None when no endpoint wants the event)."""
-    kind, delta, after = entry["kind"], int(entry["delta"]), int(entry["balance_after"])
-    if kind in ("topup", "grant"):
+async def _announce_credit(session: AsyncSession, entry: dict[str, Any]) -> None:
+    """`credits.added` after a top-up or grant row (`entry` holds its column values)."""
+    if entry["kind"] in ("topup", "grant"):
         await events.emit(session, entry["account_id"], "credits.added", _balance_data(entry))
-    elif kind == "charge":
-        threshold = (
-            await events.credits_low_threshold(session, entry["account_id"])
-            if low_threshold is _LOOK_UP else low_threshold
-        )
-        if threshold is not None and after < threshold <= after - delta:
-            data = _balance_data(entry)
-            data["threshold"] = threshold
-            await events.emit(session, entry["account_id"], "credits.low", data)
+
+
+async def _announce_charge(
+    session: AsyncSession, entry: dict[str, Any], low_threshold: int | None
+) -> None:
+    """`credits.low` when a charge took the balance from at or above the account's threshold
+    to below it; the threshold is the one the charge statement itself read (None when no
+    endpoint wants the event)."""
+    after = int(entry["balance_after"])
+    if low_threshold is not None and after < low_threshold <= after - int(entry["delta"]):
+        data = _balance_data(entry)
+        data["threshold"] = low_threshold
+        await events.emit(session, entry["account_id"], "credits.low", data)
 
 
 def _balance_data(entry: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import any_, literal, select, text
+from sqlalchemy import any_, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.events.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
@@ -45,12 +45,6 @@ CREDITS_LOW_THRESHOLD_SQL = f"""
           LEFT JOIN webhook_settings s ON s.account_id = e.account_id
          WHERE e.account_id = :a AND e.enabled AND 'credits.low' = ANY(e.events)
          LIMIT 1"""
-
-
-async def credits_low_threshold(session: AsyncSession, account_id: str) -> int | None:
-    """The account's threshold when one of its enabled endpoints wants `credits.low`; None
-    otherwise (then nothing needs computing on the charge path)."""
-    return (await session.execute(text(CREDITS_LOW_THRESHOLD_SQL), {"a": account_id})).scalar()
 
 
 async def insert_event(session: AsyncSession, values: dict[str, Any]) -> None:

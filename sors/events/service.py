@@ -75,10 +75,6 @@ async def accounts_wanting(
     return await repo.accounts_subscribed(session, account_ids, type_)
 
 
-async def credits_low_threshold(session: AsyncSession, account_id: str) -> int | None:
-    return await repo.credits_low_threshold(session, account_id)
-
-
 async def enqueue_attempt(session: AsyncSession, delivery_id: str, attempts_before: int) -> None:
     """The job that attempts a delivery now; one open job per delivery at most. The job
     names how many attempts the delivery had when it was queued, so a job run again after

@@ -43,7 +43,9 @@ class RequestContext:
 
 
 class UnitOfWork:
-    """One session per request; commit on 2xx, rollback on anything else."""
+    """One session per request; commit on 2xx, rollback on anything else. A subclass adds
+    the last work inside the transaction (`before_commit`) and what to learn after a
+    rollback (`after_rollback`)."""
 
     async def run(self, endpoint: Endpoint, request: Request, spec: RouteSpec) -> Response:
         async with request.app.state.db.sessionmaker() as session:
@@ -54,12 +56,20 @@ class UnitOfWork:
                 if response.status_code >= 400:
                     await session.rollback()
                     return response
+                await self.before_commit(session, request, spec)
                 await session.commit()
-            except Exception:
+            except Exception as exc:
                 await session.rollback()
+                await self.after_rollback(session, request, exc)
                 raise
         await run_after_commit(ctx)
         return response
+
+    async def before_commit(self, session: AsyncSession, request: Request, spec: RouteSpec) -> None:
+        """The endpoint answered 2xx; the transaction is still open."""
+
+    async def after_rollback(self, session: AsyncSession, request: Request, exc: Exception) -> None:
+        """The request failed and its transaction was rolled back; `exc` is re-raised next."""
 
 
 class SorsRoute(APIRoute):
