@@ -12,21 +12,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog import repository as repo
-from sors.catalog.schemas import (
-    CompareIn,
-    HandleRef,
-    TrendsIn,
-    flat_post,
-)
-from sors.catalog.service import (
-    DEFAULT_SCORE_WINDOW,
-    profile_records,
-    since,
-)
+from sors.catalog.schemas import CompareIn, HandleRef, TrendsIn, flat_post
+from sors.catalog.service import DEFAULT_SCORE_WINDOW, profile_records, since
 from sors.kit import clock
-from sors.kit.errors import (
-    ValidationFailed,
-)
+from sors.kit.errors import ValidationFailed
 
 TRENDS_DEFAULT_LIMIT = 20
 TRENDS_DEFAULT_TIME_FRAME = "one_week"

@@ -36,6 +36,7 @@ from sors.platforms.live import tiktok as tt
 from sors.platforms.live import tiktok_map as ttm
 from sors.platforms.live import youtube as yt
 from sors.platforms.live import youtube_map as ytm
+from sors.platforms.live import youtube_ytdlp_map as ytdm
 from sors.platforms.live.common import (
     FailureInfo,
     classify_failure,
@@ -241,7 +242,7 @@ def test_quota_reset_across_dst() -> None:
 
 
 def test_ytdlp_channel_tab_to_profile() -> None:
-    profile = ytm.map_ytdlp_channel(load("youtube/ytdlp_tab_videos.json"), "cookwithsam")
+    profile = ytdm.map_ytdlp_channel(load("youtube/ytdlp_tab_videos.json"), "cookwithsam")
     assert profile.platform_user_id == "UCx1b2c3d4e5f6g7h8i9j0kA"
     assert profile.display_name == "Cook with Sam"
     assert profile.bio == "Weeknight cooking and weekend baking. New videos every Tuesday."
@@ -252,7 +253,7 @@ def test_ytdlp_channel_tab_to_profile() -> None:
 
 
 def test_ytdlp_full_video() -> None:
-    post = ytm.map_ytdlp_video(load("youtube/ytdlp_video.json"), tab="videos")
+    post = ytdm.map_ytdlp_video(load("youtube/ytdlp_video.json"), tab="videos")
     assert post is not None
     assert post.platform_post_id == "aB3dE5fG7hJ"
     assert post.url == "https://www.youtube.com/watch?v=aB3dE5fG7hJ"
@@ -269,7 +270,7 @@ def test_ytdlp_full_video() -> None:
 
 def test_ytdlp_full_short() -> None:
     info = load("youtube/ytdlp_short.json")
-    post = ytm.map_ytdlp_video(info, tab="shorts")
+    post = ytdm.map_ytdlp_video(info, tab="shorts")
     assert post is not None
     assert post.content_type == "short"
     assert post.url == "https://www.youtube.com/shorts/Kq9Lm2Np4Rs"
@@ -278,23 +279,23 @@ def test_ytdlp_full_short() -> None:
     assert (post.views, post.likes, post.comments) == (1830000, 91000, 1200)
     # Without the tab and media_type, the vertical format and length still say Short.
     bare = {k: v for k, v in info.items() if k != "media_type"}
-    assert ytm.ytdlp_content_type(bare) == "short"
-    assert ytm.ytdlp_content_type({**bare, "width": 1920, "height": 1080}) == "video"
+    assert ytdm.ytdlp_content_type(bare) == "short"
+    assert ytdm.ytdlp_content_type({**bare, "width": 1920, "height": 1080}) == "video"
 
 
 def test_ytdlp_full_live_with_hidden_likes() -> None:
-    post = ytm.map_ytdlp_video(load("youtube/ytdlp_live.json"), tab="streams")
+    post = ytdm.map_ytdlp_video(load("youtube/ytdlp_live.json"), tab="streams")
     assert post is not None
     assert post.content_type == "live"
     assert post.duration_seconds == 3723.0
     assert post.likes is None
     assert post.approximations == {"likes": "hidden"}
-    assert ytm.ytdlp_content_type(load("youtube/ytdlp_live.json")) == "live"
+    assert ytdm.ytdlp_content_type(load("youtube/ytdlp_live.json")) == "live"
 
 
 def test_ytdlp_flat_entries() -> None:
     entries = load("youtube/ytdlp_tab_videos.json")["entries"]
-    post = ytm.map_ytdlp_video(entries[1], tab="videos")
+    post = ytdm.map_ytdlp_video(entries[1], tab="videos")
     assert post is not None
     assert post.platform_post_id == "Cd1Ef3Gh5Ij"
     assert post.content_type == "video"
@@ -309,8 +310,8 @@ def test_ytdlp_flat_entries() -> None:
     assert post.extra["source"] == "ytdlp_flat"
     # A Shorts-tab entry carries no date: it cannot be placed in time.
     short_entry = load("youtube/ytdlp_tab_shorts.json")["entries"][0]
-    assert ytm.map_ytdlp_video(short_entry, tab="shorts") is None
-    assert ytm.ytdlp_content_type(short_entry) == "short"
+    assert ytdm.map_ytdlp_video(short_entry, tab="shorts") is None
+    assert ytdm.ytdlp_content_type(short_entry) == "short"
 
 
 @pytest.mark.parametrize(
@@ -379,7 +380,7 @@ def test_ytdlp_flat_entries() -> None:
 def test_youtube_ytdlp_errors(
     message: str, status: int | None, subject: Any, expected: type
 ) -> None:
-    err = ytm.map_ytdlp_error(FailureInfo(message=message, status=status), subject=subject)
+    err = ytdm.map_ytdlp_error(FailureInfo(message=message, status=status), subject=subject)
     assert type(err) is expected
 
 

@@ -1,7 +1,8 @@
 """The live platforms (TikTok, Instagram, YouTube) behind the adapter interface.
 
-`LiveAdapter(settings)` implements `PlatformAdapter`. Each platform module pairs a fetcher
-(requests, paced per platform) with pure mappers from the platform's data to snapshots.
+`LiveAdapter(settings)` implements `PlatformAdapter`. Each platform has a fetcher module
+(requests, paced per platform: `tiktok`, `instagram`, `youtube` with `youtube_api` and
+`youtube_ytdlp`) and pure mappers from its data to snapshots (`*_map`).
 Requests only ever go to the platforms' own hosts, to URLs we build from validated handles
 and ids, or to CDN URLs the platforms themselves returned (checked against their hosts).
 

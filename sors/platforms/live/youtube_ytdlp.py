@@ -26,13 +26,8 @@ from sors.platforms.base import (
 from . import net
 from .common import Subject, merged_listing_is_complete, to_float
 from .pacing import Pacer
-from .youtube_map import (
-    VIDEO_ID_RE,
-    channel_url,
-    map_ytdlp_channel,
-    map_ytdlp_error,
-    map_ytdlp_video,
-)
+from .youtube_map import VIDEO_ID_RE, channel_url
+from .youtube_ytdlp_map import map_ytdlp_channel, map_ytdlp_error, map_ytdlp_video
 from .ytdlp import YtDlp, YtDlpFailure, downloaded_files
 
 # Metadata only: dates for flat tab entries ("3 days ago"), and no stream manifests.
