@@ -65,6 +65,20 @@ class Settings(BaseSettings):
     http_proxy: str | None = None
     instagram_session_file: str | None = None
     tiktok_cookies_file: str | None = None
+    # Where each platform's data comes from when live (docs/OPERATIONS.md "Sources"). Unset:
+    # YouTube `api` with a Data API key, else `web`; TikTok and Instagram `apify` with an
+    # Apify token, else `web` (the scrapers).
+    tiktok_source: Literal["web", "apify"] | None = None
+    instagram_source: Literal["web", "apify"] | None = None
+    youtube_source: Literal["web", "api", "apify"] | None = None
+    apify_token: str | None = None
+    apify_base_url: str = "https://api.apify.com"
+    apify_tiktok_actor: str = "clockworks~tiktok-scraper"
+    apify_instagram_actor: str = "apify~instagram-scraper"
+    apify_youtube_actor: str = "streamers~youtube-scraper"
+    apify_run_timeout_seconds: int = Field(default=300, ge=10, le=3600)
+    # What the catalog keeper may spend on provider runs per UTC day (unset: no limit).
+    apify_daily_usd_budget: float | None = Field(default=None, ge=0)
 
     # jobs
     # A window's mean baseline counts only posts at least this old (docs/API.md).

@@ -29,6 +29,7 @@ _PROFILE_COLS = (
     ("follower_count_approximate", "bool"),
     ("platform_user_id", "text"),
     ("last_crawled_at", "timestamptz"),
+    ("data_source", "text"),
 )
 _PROFILE_SET = [n for n, _ in _PROFILE_COLS if n not in ("id", "platform", "handle")]
 _UPDATE_PROFILES = binary_sql(text(f"""
@@ -62,7 +63,7 @@ async def upsert_profiles(
     profiles and one inserts the new; a batch with two new handles of one account goes one
     by one, as the order of its crawls then decides which is the rename."""
     handles = [(s.profile.platform, s.profile.handle) for s in snapshots]
-    rows = [_profile_row(s.profile, s.fetched_at) for s in snapshots]
+    rows = [_profile_row(s.profile, s.fetched_at, s.source) for s in snapshots]
     found = dict(await execute_rows(session, _UPDATE_PROFILES, columns(rows, _PROFILE_COLS)))
     ids: list[str | None] = [found.get(r["platform"] + ":" + r["handle"]) for r in rows]
     new = [r for r, pid in zip(rows, ids, strict=True) if pid is None]
@@ -94,14 +95,14 @@ async def _upsert_one_by_one(
     profile_ids: list[str] = []
     fresh: set[str] = set()
     for snap in snapshots:
-        pid, created = await _upsert_profile(session, snap.profile, snap.fetched_at)
+        pid, created = await _upsert_profile(session, snap.profile, snap.fetched_at, snap.source)
         profile_ids.append(pid)
         if created:
             fresh.add(pid)
     return profile_ids, fresh
 
 
-def _profile_values(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
+def _profile_values(p: ProfileSnapshot, at: datetime, source: str | None) -> dict[str, Any]:
     """What a crawl sets on a profile it already has."""
     return {
         "display_name": p.display_name,
@@ -112,11 +113,13 @@ def _profile_values(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
         "follower_count_approximate": p.follower_count_approximate,
         "platform_user_id": p.platform_user_id,
         "last_crawled_at": at,
+        "data_source": source,
     }
 
 
-def _profile_row(p: ProfileSnapshot, at: datetime) -> dict[str, Any]:
-    return {"id": None, "platform": p.platform, "handle": p.handle, **_profile_values(p, at)}
+def _profile_row(p: ProfileSnapshot, at: datetime, source: str | None) -> dict[str, Any]:
+    return {"id": None, "platform": p.platform, "handle": p.handle,
+            **_profile_values(p, at, source)}
 
 
 async def _follow_rename(session: AsyncSession, new_pid: str, old: list[str]) -> None:
@@ -129,9 +132,9 @@ async def _follow_rename(session: AsyncSession, new_pid: str, old: list[str]) ->
 
 
 async def _upsert_profile(
-    session: AsyncSession, p: ProfileSnapshot, at: datetime
+    session: AsyncSession, p: ProfileSnapshot, at: datetime, source: str | None
 ) -> tuple[str, bool]:
-    values = _profile_values(p, at)
+    values = _profile_values(p, at, source)
     existing = (
         await session.execute(
             select(Profile.id).where(

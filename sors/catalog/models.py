@@ -91,6 +91,9 @@ class Profile(Base):
     # looked at the profile (its last crawl, or the keeper's last attempt).
     catalog_tier: Mapped[str | None] = mapped_column(String(16))
     catalog_seen_at: Mapped[datetime | None]
+    # Where its last data came from: sim, web, api, apify, or import (a file `sors import`
+    # loaded). The keeper refreshes only what the running source can reach.
+    data_source: Mapped[str | None] = mapped_column(String(16))
 
 
 class KeeperCrawl(Base):
@@ -106,6 +109,24 @@ class KeeperCrawl(Base):
     profile_id: Mapped[str | None] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(16))  # refresh | discovery
     enqueued_at: Mapped[datetime]
+
+
+class ProviderRun(Base):
+    """One paid run at a data provider (an Apify actor run) and what it cost, whoever asked
+    for it: the keeper stops at the operator's daily budget (`apify_daily_usd_budget`)."""
+
+    __tablename__ = "provider_runs"
+    __table_args__ = (Index("ix_provider_runs_provider_at", "provider", "started_at"),)
+
+    run_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    provider: Mapped[str] = mapped_column(String(16))
+    job_id: Mapped[str | None] = mapped_column(String(64))
+    platform: Mapped[str] = mapped_column(String(16))
+    handle: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))
+    items: Mapped[int]
+    cost_usd: Mapped[float | None] = mapped_column(Float)
+    started_at: Mapped[datetime]
 
 
 class DiscoveredProfile(Base):

@@ -197,6 +197,41 @@ def scheduler_run_once(
     run_once(as_json=as_json)
 
 
+@app.command("import")
+def import_files(
+    paths: list[Path] = typer.Argument(
+        ..., exists=True, help="Files (or directories of .json/.jsonl files) to import."
+    ),
+    format: str = typer.Option(
+        None, "--format",
+        help="apify-tiktok, apify-instagram, apify-youtube, ytdlp, youtube-api-videos or "
+        "youtube-api-channels (default: detected from each file).",
+    ),
+    observed_at: str = typer.Option(
+        None, "--observed-at",
+        help="When the data was captured (ISO 8601), for files that do not say: required then.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Import exports you already hold — Apify datasets, yt-dlp .info.json files, YouTube Data
+    API answers — through the same ingest as a crawl. One transaction per file: a file that
+    cannot be read changes nothing. Importing a file twice changes nothing."""
+    from sors.cli.imports import import_command
+
+    import_command(paths, format, observed_at, as_json)
+
+
+@app.command()
+def doctor(
+    live: bool = typer.Option(False, "--live", help="Make one cheap real request per platform."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """For each platform: the source in use and why, its prerequisites, and the fix for
+    each failure. Exit status 1 when a platform the live service would use cannot work."""
+    from sors.cli.doctor import doctor_command
+
+    doctor_command(live, as_json)
+
 
 if __name__ == "__main__":
     app()

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from sors.catalog import freshness
+from sors.catalog import freshness, spend
 from sors.catalog.ingest import ingest_crawls
 from sors.catalog.models import Post
 from sors.crawling import exclusive
@@ -15,7 +15,7 @@ from sors.jobs.platform import adapter_for, sync_clock
 from sors.kit import clock
 from sors.monitoring import service as monitoring
 from sors.platforms import shared_pacing
-from sors.platforms.base import ProfileNotFound
+from sors.platforms.base import CrawlSnapshot, PlatformError, ProfileNotFound
 from sors.queue.models import Job
 
 
@@ -48,7 +48,13 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
     now = clock.now()
     try:
         snap = await adapter_for(ctx).fetch_profile(platform, handle, now=now)  # type: ignore[arg-type]
-    except ProfileNotFound as exc:
+    except PlatformError as exc:
+        if exc.source_run is not None:  # a failed provider run is paid for all the same
+            async with ctx.db.transaction() as s:
+                await spend.record_run(s, exc.source_run, job_id=job.id, platform=platform,
+                                       handle=handle, at=now)
+        if not isinstance(exc, ProfileNotFound):
+            raise
         known = job.payload.get("profileId")
         if job.origin == "catalog" and known:
             # The keeper's own check found the profile gone: it is deactivated (frozen
@@ -59,6 +65,9 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
                     "skipped": "profile_not_found"}
         raise JobFailed("profile_not_found", f"No public {platform} profile @{handle}.") from exc
     async with ctx.db.transaction() as s:
+        if snap.source_run is not None:
+            await spend.record_run(s, snap.source_run, job_id=job.id, platform=platform,
+                                   handle=handle, at=now)
         await freshness.reactivate(s, snap.profile.platform, snap.profile.handle)
         [profile_id] = await ingest_crawls(s, [snap])
         new_posts = (
@@ -70,9 +79,18 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
         ).scalar_one()
         if new_posts:
             await monitoring.announce_new_posts(s, profile_id, snap.fetched_at)
-        result = {"profileId": profile_id, "postsSeen": len(snap.posts), "newPosts": int(new_posts)}
+        result = {"profileId": profile_id, "postsSeen": len(snap.posts),
+                  "newPosts": int(new_posts), **_source_of(snap)}
         await exclusive.record_crawl(s, job.id, result)
     return result
+
+
+def _source_of(snap: CrawlSnapshot) -> dict[str, Any]:
+    """Where the crawl's data came from and, for a data provider, what its run cost."""
+    out: dict[str, Any] = {"source": snap.source}
+    if snap.source_run is not None:
+        out["sourceCostUsd"] = snap.source_run.cost_usd
+    return out
 
 
 async def _counted(ctx: JobContext, job: Job) -> dict[str, Any]:

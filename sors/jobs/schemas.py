@@ -18,6 +18,16 @@ class CrawlResult(ResponseModel):
     profileId: str
     postsSeen: int
     newPosts: int
+    source: Literal["sim", "web", "api", "apify"] | None = Field(
+        default=None,
+        description="Where the crawl's data came from: the simulated world, the platform's "
+        "web pages (scrapers), YouTube's Data API, or a data provider (Apify)",
+    )
+    sourceCostUsd: float | None = Field(
+        default=None,
+        description="What the data provider reported the crawl's run cost the operator, in "
+        "USD (provider crawls only; not a charge to this account)",
+    )
 
 
 class PostResult(ResponseModel):
@@ -38,7 +48,8 @@ class JobStatus(ResponseModel):
         "it waits for its retry"
     )
     result: CrawlResult | PostResult | None = Field(
-        description="crawl/refresh: {profileId, postsSeen, newPosts}; transcription, media, "
+        description="crawl/refresh: {profileId, postsSeen, newPosts, source, sourceCostUsd}; "
+        "transcription, media, "
         "remix: {postId}"
     )
 

@@ -20,9 +20,11 @@ import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog import spend
 from sors.catalog.freshness import TIERS, Policy
 from sors.config import Settings
 from sors.kit.ids import new_id
+from sors.platforms import sources
 from sors.platforms.base import PLATFORMS
 from sors.queue.repository import NOTIFY_CHANNEL
 
@@ -65,6 +67,7 @@ _OVERDUE = text("""
 SELECT id, handle, catalog_seen_at FROM profiles pr
  WHERE platform = :platform AND catalog_tier = :tier AND catalog_seen_at <= :cutoff
    AND is_active = :active AND (is_active OR renamed_to_id IS NULL)
+   AND (data_source IS NULL OR (data_source = 'sim') = :simulated)
    AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.target = pr.platform || ':' || pr.handle
                       AND j.status IN ('pending', 'processing'))
  ORDER BY catalog_seen_at, id
@@ -73,9 +76,13 @@ SELECT id, handle, catalog_seen_at FROM profiles pr
 
 
 async def overdue(
-    session: AsyncSession, platform: str, now: datetime, policy: Policy, limit: int
+    session: AsyncSession, platform: str, now: datetime, policy: Policy, limit: int,
+    *, simulated: bool = False,
 ) -> list[Due]:
-    """Profiles past their tier's target age, most overdue first (at most `limit`)."""
+    """Profiles past their tier's target age, most overdue first (at most `limit`), among
+    those the running source can reach: the simulated world's own profiles in simulation,
+    every other profile live (an imported creator is refreshed from the live platform, never
+    re-invented by the simulated world)."""
     if limit <= 0:
         return []
     found: list[Due] = []
@@ -83,7 +90,7 @@ async def overdue(
         target = policy.targets[tier]
         rows = await session.execute(_OVERDUE, {
             "platform": platform, "tier": tier, "cutoff": now - target,
-            "active": tier != "inactive", "n": limit,
+            "active": tier != "inactive", "n": limit, "simulated": simulated,
         })
         found += [Due(r[0], r[1], tier, now - r[2] - target) for r in rows]
     found.sort(key=lambda d: (-d.overdue, d.profile_id))
@@ -177,6 +184,20 @@ UPDATE catalog_candidates c SET job_id = t.job_id
 """)
 
 
+async def over_provider_budget(
+    session: AsyncSession, platform: str, now: datetime, settings: Settings
+) -> bool:
+    """Whether the platform's crawls go through a paid data provider whose spend today
+    (UTC) has reached the operator's budget (`apify_daily_usd_budget`): then the keeper
+    queues nothing for it until tomorrow. Users' own crawls still run (they pay credits)."""
+    budget = settings.apify_daily_usd_budget
+    if budget is None or settings.platform_source != "live":
+        return False
+    if sources.choose(settings, platform).source != "apify":
+        return False
+    return await spend.spent_since(session, "apify", spend.utc_day_start(now)) >= budget
+
+
 async def keep_platform(
     session: AsyncSession, platform: str, now: datetime, settings: Settings, policy: Policy
 ) -> KeeperPass:
@@ -184,11 +205,14 @@ async def keep_platform(
     out = KeeperPass()
     await session.execute(text("SELECT pg_advisory_xact_lock(:ns, hashtext(:p))"),
                           {"ns": _LOCK_NS, "p": platform})
+    if await over_provider_budget(session, platform, now, settings):
+        return out
     used, discovered = await used_last_hour(session, platform, now)
     left = crawls_per_hour(settings, platform) - used
     if left <= 0:
         return out
-    due = await overdue(session, platform, now, policy, left)
+    due = await overdue(session, platform, now, policy, left,
+                        simulated=settings.platform_source == "sim")
     queued = await _enqueue(session, platform, "refresh",
                             [(d.handle, d.profile_id) for d in due], now)
     # Seen now: a crawl that fails waits for the profile's next turn instead of the next tick.

@@ -58,6 +58,17 @@ class PostSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceRun:
+    """One paid run at a data provider, as the provider reported it."""
+
+    provider: str  # "apify"
+    run_id: str
+    cost_usd: float | None  # what the provider says the run cost (None: not reported)
+    status: str  # the provider's final status, e.g. "SUCCEEDED", "FAILED"
+    items: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class CrawlSnapshot:
     profile: ProfileSnapshot
     posts: Sequence[PostSnapshot]
@@ -65,6 +76,9 @@ class CrawlSnapshot:
     # True when `posts` is the platform's complete recent listing back to its oldest item,
     # so a known post newer than the oldest listed one that is missing has been deleted.
     listing_complete: bool = True
+    # Which source answered ("sim", "web", "api", "apify") and, for a data provider, its run.
+    source: str | None = None
+    source_run: SourceRun | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +113,14 @@ class PlatformError(Exception):
     code = "platform_error"
     retryable = False
 
-    def __init__(self, message: str = "", *, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str = "", *, retry_after: float | None = None,
+        source_run: SourceRun | None = None,
+    ) -> None:
         super().__init__(message or self.__class__.__doc__ or self.code)
         self.retry_after = retry_after
+        # A data provider's run that failed still cost what it cost.
+        self.source_run = source_run
 
 
 class MediaNotMade(PlatformError):
@@ -145,6 +164,13 @@ class TransientError(PlatformError):
 
     code = "platform_unavailable"
     retryable = True
+
+
+class SourceUnavailable(PlatformError):
+    """The configured source cannot be used (a refused token, an unknown actor); the message
+    names the setting to fix. Retrying will not help until an operator does."""
+
+    code = "source_unavailable"
 
 
 class UnsupportedMedia(PlatformError):

@@ -51,7 +51,8 @@ async def test_tiers_from_each_crawl_and_most_overdue_first(client, db, app, set
 
     async def due_at(at: datetime) -> list[tuple[str, str]]:
         async with db.session() as s:
-            found = await keeper.overdue(s, "tiktok", at, Policy.from_settings(settings), 10)
+            found = await keeper.overdue(s, "tiktok", at, Policy.from_settings(settings), 10,
+                                         simulated=True)
         return [(d.handle, d.tier) for d in found]
 
     assert await due_at(T0 + timedelta(hours=23)) == []
@@ -66,7 +67,7 @@ async def test_tiers_from_each_crawl_and_most_overdue_first(client, db, app, set
     assert [t for _, t in month] == ["hot", "hot", "active", "silent", "inactive"]
     async with db.session() as s:
         top2 = await keeper.overdue(s, "tiktok", T0 + timedelta(days=31),
-                                    Policy.from_settings(settings), 2)
+                                    Policy.from_settings(settings), 2, simulated=True)
     assert {d.tier for d in top2} == {"hot"}
 
     # Operator settings change the targets at once: active every 12 h.

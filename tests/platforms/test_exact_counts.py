@@ -70,11 +70,12 @@ def test_tiktok_profile_followers_come_from_statsv2() -> None:
     assert profile.follower_count_approximate is False
 
 
-def test_display_rounding_shape() -> None:
+def test_display_rounding_shape_is_four_or_more_digits_at_most_three_significant() -> None:
     assert [looks_display_rounded(n) for n in (999, 1_000, 59_149, 59_100, 1_585_253)] == [
         False, True, False, True, False
     ]
-    assert looks_display_rounded(1_600_000) and not looks_display_rounded(1_650_000)
+    assert looks_display_rounded(1_650_000) and looks_display_rounded(14_200_000)
+    assert not looks_display_rounded(427_700) and not looks_display_rounded(1_655_000)
 
 
 def _ig_nodes() -> list[dict[str, Any]]:

@@ -451,9 +451,11 @@ def test_tiktok_listed_video() -> None:
     assert post.duration_seconds == 31.0
     assert (post.views, post.likes, post.comments, post.shares) == (1830000, 91000, 1200, 3100)
     assert post.thumbnail_url is not None and "-origin?" in post.thumbnail_url
-    # No statsV2 in this (synthetic) listing: the round likes, comments and shares may be
-    # TikTok's display rounding, so they are flagged; 1,830,000 views cannot be one.
-    assert post.approximations == {"likes": "rounded", "comments": "rounded", "shares": "rounded"}
+    # No statsV2 in this (synthetic) listing: every count from 1,000 up comes from the
+    # display-rounded `stats` alone, so each is flagged.
+    assert post.approximations == {
+        "views": "rounded", "likes": "rounded", "comments": "rounded", "shares": "rounded"
+    }
     assert post.extra["save_count"] == 5400
     assert post.extra["author_id"] == "6801234567890123456"
     assert post.extra["pinned"] is False

@@ -1,18 +1,22 @@
 """The live platforms (TikTok, Instagram, YouTube) behind the adapter interface.
 
-`LiveAdapter(settings)` implements `PlatformAdapter`. Each platform has a fetcher module
-(requests, paced per platform: `tiktok`, `instagram`, `youtube` with `youtube_api` and
-`youtube_ytdlp`) and pure mappers from its data to snapshots (`*_map`).
+`LiveAdapter(settings)` implements `PlatformAdapter`. Each platform's profiles come from the
+source `sources.choose` picks for it (`web` scrapers, YouTube's Data API `api`, or the
+`apify` data provider); media always come from the platform's own hosts. Each source has a
+fetcher module (requests, paced per platform: `tiktok`, `instagram`, `youtube` with
+`youtube_api` and `youtube_ytdlp`; `apify`) and pure mappers from its data to snapshots
+(`*_map`).
 Requests only ever go to the platforms' own hosts, to URLs we build from validated handles
 and ids, or to CDN URLs the platforms themselves returned (checked against their hosts).
 
 Settings read: `youtube_api_key`, `http_proxy`, `instagram_session_file`,
-`tiktok_cookies_file` (each may be None).
+`tiktok_cookies_file`, the `*_source` and `apify_*` settings (each may be None).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from sors.platforms import sources
 from sors.platforms.base import (
     CrawlSnapshot,
     DiscoveryUnsupported,
@@ -32,6 +37,7 @@ from sors.platforms.base import (
 )
 
 from . import instagram, tiktok, youtube
+from .apify import ApifyClient, ApifySource
 from .instagram import InstagramFetcher
 from .pacing import PacerRegistry, PacingPolicy
 from .tiktok import TikTokFetcher
@@ -83,6 +89,8 @@ class LiveAdapter:
         self._owns_http = http_client is None
         self._proxy: str | None = getattr(settings, "http_proxy", None)
         self._fetchers: dict[str, Any] = {}
+        self._providers: dict[str, ApifySource] = {}
+        self._apify: ApifyClient | None = None
         self._discovery: Any = None
 
     def _client(self) -> httpx.AsyncClient:
@@ -101,8 +109,9 @@ class LiveAdapter:
             return fetcher
         settings, http = self._settings, self._client()
         if platform == "youtube":
+            api = sources.choose(settings, "youtube").source == "api"
             fetcher = YouTubeFetcher(
-                api_key=getattr(settings, "youtube_api_key", None),
+                api_key=getattr(settings, "youtube_api_key", None) if api else None,
                 http=http,
                 ytdlp=YtDlp(proxy=self._proxy),
                 pacers=self._pacers,
@@ -133,12 +142,36 @@ class LiveAdapter:
         self._fetchers[platform] = fetcher
         return fetcher
 
+    def apify_client(self) -> ApifyClient:
+        if self._apify is None:
+            s = self._settings
+            self._apify = ApifyClient(
+                self._client(),
+                token=getattr(s, "apify_token", None),
+                base_url=getattr(s, "apify_base_url", "https://api.apify.com"),
+                run_timeout=float(getattr(s, "apify_run_timeout_seconds", 300)),
+            )
+        return self._apify
+
+    def _provider(self, platform: str) -> ApifySource:
+        source = self._providers.get(platform)
+        if source is None:
+            actor = getattr(self._settings, f"apify_{platform}_actor")
+            limit = {"tiktok": self._limits.tiktok_posts,
+                     "instagram": self._limits.instagram_posts}.get(platform, 30)
+            source = ApifySource(self.apify_client(), platform, actor, limit=limit)
+            self._providers[platform] = source
+        return source
+
     async def fetch_profile(
         self, platform: Platform, handle: str, *, now: datetime
     ) -> CrawlSnapshot:
         canonical = normalize_handle(platform, handle)
+        choice = sources.choose(self._settings, platform)
+        if choice.source == "apify":
+            return await self._provider(platform).fetch_profile(canonical, now=now)
         snapshot: CrawlSnapshot = await self._fetcher(platform).fetch_profile(canonical, now=now)
-        return snapshot
+        return dataclasses.replace(snapshot, source=choice.source)
 
     async def discover(
         self, platform: Platform, niche: str | None, *, since: datetime, now: datetime,
@@ -173,3 +206,5 @@ class LiveAdapter:
             await self._http.aclose()
         self._http = None
         self._fetchers.clear()
+        self._providers.clear()
+        self._apify = None

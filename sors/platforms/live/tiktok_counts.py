@@ -2,11 +2,13 @@
 
 TikTok sends each count twice: `stats` (numbers, display-rounded once they pass 1,000:
 427,682 followers arrive as 427700, 59,149 saves as 59100) and `statsV2` (strings, usually
-exact). yt-dlp reads `stats` only. We take `statsV2` wherever it is present, and flag a
-count `rounded` when nothing exact was seen and its value has the shape of TikTok's display
-rounding (a multiple of 100 from 1,000, of 100,000 from a million) — `statsV2` itself
-carries such values for some busy posts (866000 likes, "14200000" plays beside an exact
-"59149" saves, in the recorded responses of tests/fixtures/platforms/README.md).
+exact). yt-dlp reads `stats` only. We take `statsV2` wherever it is present. A count is
+flagged `rounded` when it came from `stats` alone and is 1,000 or more (TikTok shows exact
+figures below that), or when it has the shape of TikTok's display rounding — four or more
+digits, at most three of them significant — and no differing copy proves it exact:
+`statsV2` itself carries such values for busy posts (866000 likes, "14200000" plays beside
+an exact "59149" saves, in the recorded responses of tests/fixtures/platforms/README.md), and
+data providers pass them on as they are.
 """
 
 from __future__ import annotations
@@ -28,11 +30,8 @@ POST_COUNTS = {
 
 
 def looks_display_rounded(n: int) -> bool:
-    """A value TikTok's "59.1K" / "1.6M" display rounding could have produced."""
-    if n < 1_000:
-        return False
-    step = 100 if n < 1_000_000 else 100_000
-    return n % step == 0
+    """Four or more digits, at most three significant: what "866K" or "14.2M" stands for."""
+    return n >= 1_000 and len(str(n).rstrip("0")) <= 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +57,12 @@ def reconcile(
         shown = to_int(stats.get(key))
         value = exact if exact is not None else shown
         if value is None:
-            value = to_int(fallback.get(name))
+            value = to_int(fallback.get(name))  # yt-dlp's reading: `stats` again
         values[name] = value
         if value is None:
             flags[name] = "hidden"
         elif exact is not None and shown is not None and exact != shown:
             continue  # the exact copy differs from the rounded one: it is the exact one
-        elif looks_display_rounded(value):
+        elif (exact is None and value >= 1_000) or looks_display_rounded(value):
             flags[name] = "rounded"
     return Counts(values, flags)

@@ -166,6 +166,7 @@ class SimWorld:
             posts=tuple(listed),
             fetched_at=now,
             listing_complete=True,
+            source="sim",
         )
 
     def find_post(
