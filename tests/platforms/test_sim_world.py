@@ -51,7 +51,9 @@ def crawls(world: SimWorld, sample: list[tuple[str, str]]) -> list[Any]:
 
 
 def _digest(snapshot: Any) -> str:
-    data = json.dumps(asdict(snapshot), sort_keys=True, default=str)
+    # The world's content: the profile and posts (not which source answered).
+    world = {k: v for k, v in asdict(snapshot).items() if k not in ("source", "source_run")}
+    data = json.dumps(world, sort_keys=True, default=str)
     return hashlib.sha256(data.encode()).hexdigest()
 
 
