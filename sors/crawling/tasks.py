@@ -8,14 +8,14 @@ from sqlalchemy import func, select
 
 from sors.catalog import freshness, spend
 from sors.catalog.ingest import ingest_crawls
-from sors.catalog.models import Post
+from sors.catalog.models import Post, Profile
 from sors.crawling import exclusive
 from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.platform import adapter_for, sync_clock
 from sors.kit import clock
 from sors.monitoring import service as monitoring
 from sors.platforms import shared_pacing
-from sors.platforms.base import CrawlSnapshot, PlatformError, ProfileNotFound
+from sors.platforms.base import CrawlSnapshot, EmptyAnswer, PlatformError, ProfileNotFound
 from sors.queue.models import Job
 
 
@@ -53,6 +53,11 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
             async with ctx.db.transaction() as s:
                 await spend.record_run(s, exc.source_run, job_id=job.id, platform=platform,
                                        handle=handle, at=now)
+        if isinstance(exc, EmptyAnswer) and not await _has_posts(ctx, platform, handle):
+            raise JobFailed(
+                "profile_not_found",
+                f"No public {platform} profile @{handle}: the source found nothing for it.",
+            ) from exc
         if not isinstance(exc, ProfileNotFound):
             raise
         known = job.payload.get("profileId")
@@ -83,6 +88,17 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
                   "newPosts": int(new_posts), **_source_of(snap)}
         await exclusive.record_crawl(s, job.id, result)
     return result
+
+
+async def _has_posts(ctx: JobContext, platform: str, handle: str) -> bool:
+    """Whether the catalog knows the profile with posts: an empty answer for it is then a
+    failing source, not a profile that does not exist."""
+    async with ctx.db.session() as s:
+        found = await s.scalar(
+            select(func.count()).select_from(Post).join(Profile, Profile.id == Post.profile_id)
+            .where(Profile.platform == platform, Profile.handle == handle, Profile.is_active)
+        )
+    return bool(found)
 
 
 def _source_of(snap: CrawlSnapshot) -> dict[str, Any]:

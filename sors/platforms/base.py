@@ -173,6 +173,12 @@ class SourceUnavailable(PlatformError):
     code = "source_unavailable"
 
 
+class EmptyAnswer(TransientError):
+    """The source answered with nothing at all for the profile. Blocked scrapers do that,
+    so for a profile known to have posts it is an error worth retrying, never "0 posts";
+    for a handle never seen, it means there is no such public profile."""
+
+
 class UnsupportedMedia(PlatformError):
     """The post has no media we can fetch."""
 

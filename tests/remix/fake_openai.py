@@ -14,11 +14,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from tests.factories.loopback import LoopbackServer
 
 
 @dataclass
@@ -62,8 +63,7 @@ class FakeOpenAI:
         self.answers: list[Answer] = []
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: LoopbackServer | None = None
         self.port = 0
 
     # -- scripting ---------------------------------------------------------------------------
@@ -127,34 +127,13 @@ class FakeOpenAI:
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.app(),
-            log_level="warning",
-            lifespan="off",
-            loop="asyncio",
-            http="h11",
-            timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("fake OpenAI server did not start")
-            time.sleep(0.01)
+        self._server = LoopbackServer(self.app())
+        self._server.start()
+        self.port = self._server.port
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._server.stop()
 
 
 def closed_port_url() -> str:

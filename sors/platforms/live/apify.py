@@ -20,6 +20,7 @@ import httpx
 
 from sors.platforms.base import (
     CrawlSnapshot,
+    EmptyAnswer,
     PlatformError,
     ProfileNotFound,
     RateLimited,
@@ -40,7 +41,7 @@ ACTOR_SETTING = {
     "youtube": "SORS_APIFY_YOUTUBE_ACTOR",
 }
 # Words in an actor's error item that mean there is no such public profile.
-_GONE = ("not found", "doesn't exist", "does not exist", "no such", "private", "unavailable",
+_GONE = ("not found", "not_found", "doesn't exist", "does not exist", "no such", "private", "unavailable",
          "couldn't find", "could not find", "isn't available")
 
 
@@ -182,7 +183,7 @@ def snapshot_from_items(
         if any(word in e.lower() for e in errors for word in _GONE):
             raise ProfileNotFound(f"No public {platform} profile @{handle}: {errors[0]}")
         detail = f": {errors[0]}" if errors else ""
-        raise TransientError(
+        raise EmptyAnswer(
             f"Apify returned no posts of @{handle} ({len(items)} items){detail}; an empty answer "
             "is an error (a blocked or changed scraper), not a profile with no posts"
         )

@@ -72,7 +72,19 @@ def tiktok_profile(author: Mapping[str, Any], handle: str | None = None) -> Prof
     )
 
 
-def tiktok_post(item: Mapping[str, Any]) -> PostSnapshot | None:
+# TikTok videos last at most an hour: a longer `videoMeta.duration` is in milliseconds, as
+# the actor's 2026 builds write it (10603 for a 10.6 s video); earlier builds wrote seconds.
+_LONGEST_SECONDS = 3600
+
+
+def durations_in_ms(items: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether a set of items (one export, one run) gives durations in milliseconds."""
+    return any(
+        (to_float(get_path(i, "videoMeta", "duration")) or 0) > _LONGEST_SECONDS for i in items
+    )
+
+
+def tiktok_post(item: Mapping[str, Any], *, duration_ms: bool = False) -> PostSnapshot | None:
     vid = str(item.get("id") or "")
     published = parse_rfc3339(item.get("createTimeISO")) or from_timestamp(item.get("createTime"))
     if not POST_ID_RE.match(vid) or published is None:
@@ -88,6 +100,8 @@ def tiktok_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     # The actor's counts are TikTok's as they stand: exact unless they have its rounding shape.
     counts = tiktok_counts.reconcile(tiktok_counts.POST_COUNTS, None, item)
     duration = to_float(get_path(item, "videoMeta", "duration"))
+    if duration and duration_ms:
+        duration = round(duration / 1000, 3)
     extra: dict[str, Any] = {
         "save_count": counts.values["saves"],
         "track": get_path(item, "musicMeta", "musicName"),
@@ -117,10 +131,12 @@ def tiktok_post(item: Mapping[str, Any]) -> PostSnapshot | None:
 
 
 def tiktok_groups(items: Iterable[Mapping[str, Any]]) -> list[Group]:
+    items = list(items)
+    ms = durations_in_ms(items)
     by_author: dict[str, Group] = {}
     for item in items:
         author = item.get("authorMeta")
-        post = tiktok_post(item)
+        post = tiktok_post(item, duration_ms=ms)
         if not isinstance(author, Mapping) or post is None:
             continue
         profile = tiktok_profile(author)
