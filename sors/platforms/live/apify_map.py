@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import unquote
 
 from sors.platforms.base import Platform, PostSnapshot, ProfileSnapshot
 
@@ -266,12 +267,12 @@ def hms_seconds(value: Any) -> float | None:
 
 
 def youtube_handle(item: Mapping[str, Any]) -> str | None:
-    for key in ("channelUrl", "inputChannelUrl", "fromYTUrl", "input"):
+    for key in ("channelUrl", "inputChannelUrl"):
         match = _YT_HANDLE.search(str(item.get(key) or ""))
         if match:
-            return match.group(1).lower()
+            return unquote(match.group(1)).lower()
     username = item.get("channelUsername")
-    return str(username).removeprefix("@").lower() if username else None
+    return unquote(str(username)).removeprefix("@").lower() if username else None
 
 
 def youtube_post(item: Mapping[str, Any]) -> PostSnapshot | None:

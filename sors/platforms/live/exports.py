@@ -11,6 +11,7 @@ skipped with their reason. Pure: nothing here touches the database or the networ
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
+from sors.platforms.handles import InvalidHandle, normalize_handle
 
 from . import apify_map
 from .common import from_timestamp, get_path, parse_rfc3339, to_int
@@ -213,7 +215,14 @@ def _parse_apify(parsed: ParsedFile, data: Any, _channels: Mapping[str, Any]) ->
         parsed.skipped.append(f"{posts_in - mapped} post record(s) name no creator sors can "
                               "key them by (e.g. a YouTube channel without an @handle)")
     for g in groups:
-        parsed.snapshots.append(_snapshot(g.profile, g.posts, parsed.observed_at))
+        try:
+            handle = normalize_handle(g.profile.platform, g.profile.handle)
+        except InvalidHandle:
+            parsed.skipped.append(f"{len(g.posts)} post(s) of @{g.profile.handle}: not a "
+                                  f"{g.profile.platform} handle sors can store")
+            continue
+        profile = dataclasses.replace(g.profile, handle=handle)
+        parsed.snapshots.append(_snapshot(profile, g.posts, parsed.observed_at))
 
 
 def _snapshot(profile: ProfileSnapshot, posts: Sequence[PostSnapshot], at: datetime
@@ -234,7 +243,10 @@ def _ytdlp_profile(info: Mapping[str, Any], platform: str) -> ProfileSnapshot | 
             value = str(info.get(key) or "")
             if "@" in value:
                 handle = value.rsplit("@", 1)[1].strip("/").lower()
-                return map_ytdlp_channel(info, handle)
+                channel = map_ytdlp_channel(info, handle)
+                # A video's info describes the video: its description is not the channel's.
+                return channel if info.get("_type") == "playlist" else dataclasses.replace(
+                    channel, bio=None, avatar_url=None)
         return None
     handle = str(info.get("uploader") or "").lower()
     if not handle:
@@ -282,11 +294,12 @@ def channel_profiles(data: Mapping[str, Any], path: Path) -> dict[str, ProfileSn
     """A channels.list answer's channels by id (their handle from `snippet.customUrl`)."""
     out: dict[str, ProfileSnapshot] = {}
     for n, item in enumerate(data.get("items") or (), start=1):
-        custom = str(get_path(item, "snippet", "customUrl") or "")
-        if not custom.startswith("@") or not item.get("id"):
+        # "@handle" since 2022; older answers give the custom URL's name without the "@".
+        custom = str(get_path(item, "snippet", "customUrl") or "").removeprefix("@").lower()
+        if not custom or not item.get("id"):
             raise ImportFileError(path, "a channel without an @handle", record=n,
                                   field="snippet.customUrl")
-        out[item["id"]] = map_api_channel(item, custom[1:].lower())
+        out[item["id"]] = map_api_channel(item, custom)
     return out
 
 
