@@ -26,6 +26,7 @@ from sors.enrichment import router as enrichment
 from sors.enrichment import tasks as _enrichment_tasks  # noqa: F401
 from sors.feedback import router as feedback
 from sors.jobs import router as jobs
+from sors.keeper import router as keeper
 from sors.keeper import schedule as _keeper_schedule  # noqa: F401
 from sors.models_registry import METADATA  # noqa: F401  (every table)
 from sors.monitoring import router as monitoring
@@ -52,6 +53,7 @@ ROUTERS = (
     enrichment.router,
     remix.router,
     monitoring.router,
+    keeper.router,
     alerts.router,
     payments.router,
     console.router,

@@ -18,6 +18,10 @@ class Account(Base):
     # updated in the same transaction as the entry.
     balance: Mapped[int] = mapped_column(server_default=text("0"))
     created_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
+    # The self-hoster's own account: sees the service's operating status (its data sources
+    # and what they cost). Granted only from the command line (`sors accounts create
+    # --operator`, the demo's account).
+    is_operator: Mapped[bool] = mapped_column(server_default=text("false"))
 
 
 class ApiKey(Base):

@@ -19,13 +19,18 @@ credits_app = typer.Typer(help="Credits (operator tasks).", no_args_is_help=True
 def create(
     email: str = typer.Option(..., help="The account's email address."),
     credits: int = typer.Option(0, min=0, help="Credits to grant at creation."),
+    operator: bool = typer.Option(
+        False, "--operator", help="The self-hoster's account: shown the sources' status."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Create an account and print its id and a new API key (shown once)."""
 
     async def run(db: Database) -> accounts.NewAccount:
         async with db.transaction() as s:
-            return await accounts.create_account(s, email=email, credits=credits)
+            new = await accounts.create_account(s, email=email, credits=credits)
+            new.account.is_operator = operator
+            return new
 
     new = with_db(run)
     if as_json:

@@ -68,8 +68,10 @@ async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]
             new = await accounts.create_account(
                 session, email=DEMO_EMAIL, credits=DEMO_CREDITS, reason="demo account"
             )
+            new.account.is_operator = True  # the demo's user runs the service too
             account_id, key, balance = new.account.id, new.api_key, new.balance
         else:
+            account.is_operator = True
             account_id = account.id
             balance = await billing.balance(session, account_id)
             principal = await accounts.authenticate(session, stored) if stored else None

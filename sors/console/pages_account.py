@@ -82,10 +82,13 @@ async def credits(request: Request, user: User, before: str | None = None) -> Re
     balance = await apicall.call(request, user.principal, "GET", "/api/v1/credits")
     ledger = await apicall.call(request, user.principal, "GET", "/api/v1/credits/ledger",
                                 params={"limit": 25, "before": before})
+    # The operator's account also sees the data sources' status (404 for any other).
+    sources = await apicall.call(request, user.principal, "GET", "/api/v1/sources")
     pricing = get_pricing()
     return page(request, "credits.html.j2", title="Credits", result=balance,
                 balance=balance.data if balance.ok else None,
                 ledger=ledger.data if ledger.ok else None,
+                sources=sources.data if sources.ok else None,
                 packs=list(pricing.packs.values()), skills=list(pricing.skills.values()))
 
 

@@ -191,3 +191,28 @@ async def test_bad_filter_shows_the_api_problem_and_charges_nothing(world, accou
     page = await browser_client.get("/app/outliers", params={"minViews": "lots"})
     assert page.status_code == 422 and "minViews" in page.text
     assert (await balance_and_ledger_sum(world.db, account_id))[0] == 1000
+
+
+async def test_the_operators_credits_page_shows_the_sources_and_no_one_elses(
+    world, account, browser_client, db
+):
+    from sqlalchemy import update
+
+    from sors.accounts.models import Account
+
+    account_id, key = account
+    await sign_in(browser_client, key)
+    page = await browser_client.get("/app/credits")
+    assert page.status_code == 200 and 'id="sources"' not in page.text
+    async with db.transaction() as s:
+        await s.execute(update(Account).where(Account.id == account_id).values(is_operator=True))
+    try:
+        page = await browser_client.get("/app/credits")
+        assert 'id="sources"' in page.text
+        for platform in ("tiktok", "instagram", "youtube"):
+            assert f'data-platform="{platform}"' in page.text
+        assert "sors doctor" in page.text and "fix:" in page.text
+    finally:
+        async with db.transaction() as s:
+            await s.execute(update(Account).where(Account.id == account_id)
+                            .values(is_operator=False))

@@ -1,4 +1,5 @@
-"""provider_runs: each paid data-provider run and its cost; profiles.data_source
+"""provider_runs: each paid data-provider run and its cost; profiles.data_source;
+accounts.is_operator
 
 Revision ID: 0021
 Revises: 0018
@@ -13,6 +14,8 @@ was spent.
 import): the keeper refreshes only profiles the running source can reach, so a demo never
 "refreshes" an imported real creator from the simulated world. Adding a nullable column
 without a default does not rewrite the table.
+
+`accounts.is_operator` marks the self-hoster's account, the one shown the sources' status.
 """
 
 import sqlalchemy as sa
@@ -26,6 +29,8 @@ depends_on = None
 
 def upgrade() -> None:
     op.add_column("profiles", sa.Column("data_source", sa.String(length=16), nullable=True))
+    op.add_column("accounts", sa.Column("is_operator", sa.Boolean(),
+                                        server_default=sa.text("false"), nullable=False))
     op.create_table(
         "provider_runs",
         sa.Column("run_id", sa.String(length=64), nullable=False),
@@ -46,3 +51,4 @@ def downgrade() -> None:
     op.drop_index("ix_provider_runs_provider_at", table_name="provider_runs")
     op.drop_table("provider_runs")
     op.drop_column("profiles", "data_source")
+    op.drop_column("accounts", "is_operator")
