@@ -104,6 +104,7 @@ async def import_snapshots(
         })
     } if posts else {}
     todo: list[CrawlSnapshot] = []
+    counted: set[tuple[str, str]] = set()  # a post two creators share (a collab) counts once
     for i, snap in enumerate(snapshots):
         row = stored.get(i)
         last_seen = row[1] if row is not None else None
@@ -120,6 +121,9 @@ async def import_snapshots(
                 out.skip(_SAME_TIME if at == observed_at else _NEWER_POST)
                 continue
             fresh.append(post)
+            if (post.platform, post.platform_post_id) in counted:
+                continue
+            counted.add((post.platform, post.platform_post_id))
             if at is None:
                 out.posts_new += 1
             else:

@@ -227,18 +227,39 @@ async def _mark_deleted(
     })
 
 
+# The creator's newest stored captions, for snapshots that list fewer posts than the
+# classifier reads (an import of a few posts, a short listing).
+_STORED_CAPTIONS = binary_sql(text(f"""
+SELECT u.pid, c.platform_post_id, c.published_at, c.caption
+  FROM unnest(CAST(:ids AS text[])) AS u(pid)
+ CROSS JOIN LATERAL (
+       SELECT platform_post_id, published_at, caption FROM posts
+        WHERE profile_id = u.pid AND deleted_at IS NULL
+        ORDER BY published_at DESC LIMIT {taxonomy.CAPTIONS_READ}) c
+"""))
+
+
 async def _classify(
     session: AsyncSession, snapshots: Sequence[CrawlSnapshot], profile_ids: list[str]
 ) -> None:
+    short = [pid for snap, pid in zip(snapshots, profile_ids, strict=True)
+             if len(snap.posts) < taxonomy.CAPTIONS_READ]
+    stored: dict[str, dict[str, tuple[datetime, str | None]]] = {}
+    if short:
+        for pid, ppid, published, caption in await execute_rows(
+            session, _STORED_CAPTIONS, {"ids": short}
+        ):
+            stored.setdefault(pid, {})[ppid] = (published, caption)
     rows = []
     for snap, pid in zip(snapshots, profile_ids, strict=True):
-        texts = [snap.profile.bio or "", snap.profile.display_name or ""]
-        # The newest captions say what the creator is about now, and bound the work.
-        recent = sorted(snap.posts, key=lambda p: p.published_at, reverse=True)[:20]
-        texts += [p.caption or "" for p in recent]
+        captions = dict(stored.get(pid, {}))
+        captions.update({p.platform_post_id: (p.published_at, p.caption) for p in snap.posts})
+        recent = sorted(captions.values(), key=lambda pc: pc[0], reverse=True)
+        found = taxonomy.classify_profile(snap.profile.bio, snap.profile.display_name,
+                                          (caption for _, caption in recent))
         rows += [
             {"profile_id": pid, "category_id": cid, "rank": i}
-            for i, cid in enumerate(taxonomy.classify(texts))
+            for i, cid in enumerate(found)
         ]
     await session.execute(
         delete(ProfileCategory).where(

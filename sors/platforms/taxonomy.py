@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ def _c(id: str, name: str, keywords: str) -> Category:
 CATEGORIES: tuple[Category, ...] = (
     _c("fitness", "Fitness", "fitness, workout, gym, exercise, fitfam, personal trainer, gains"),
     _c("fitness.yoga", "Yoga & Pilates", "yoga, yogi, vinyasa, asana, pilates, mobility, stretching, downward dog, sun salutation"),
-    _c("fitness.strength", "Strength Training", "weightlifting, deadlift, squat, bench press, powerlifting, hypertrophy, legday, dumbbell, barbell, lifting"),
+    _c("fitness.strength", "Strength Training", "weightlifting, deadlift, squat, bench press, powerlifting, hypertrophy, legday, dumbbell, barbell, lifting heavy, lift heavy"),
     _c("fitness.running", "Running", "running, runner, marathon, 5k, 10k, half marathon, trail run, runtok, long run"),
     _c("fitness.home_workouts", "Home Workouts", "hiit, bodyweight, homeworkout, home workout, burpee, no equipment, resistance band, living room workout"),
     _c("food", "Food", "food, recipe, cooking, foodie, kitchen, delicious, foodtok"),
@@ -160,6 +160,59 @@ def _candidate_grams(tokens: list[str]) -> set[tuple[str, ...]]:
     return out
 
 
+_MENTION_OR_URL = re.compile(r"@[\w.]+|https?://\S+|www\.\S+")
+_HASHTAG = re.compile(r"#(\w+)")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# A run-together lower-case hashtag ("#menselfcare", "#coffeeaddict") is read for keywords
+# it starts or ends with, from this length up: shorter ones hide in other words ("cat").
+_MIN_AFFIX = 4
+
+
+@lru_cache(maxsize=65536)  # hashtags repeat across a creator's captions and across creators
+def _hashtag_words(tag: str) -> str:
+    """'AIInterviewCoach' -> 'AI Interview Coach'; 'menselfcare' -> 'menselfcare selfcare'."""
+    if any("A" <= ch <= "Z" for ch in tag):
+        return " ".join(_CAMEL.findall(tag))
+    folded = _fold(tag)
+    joined = _joined_keywords()
+    found = [folded]
+    for n in range(_MIN_AFFIX, len(folded)):
+        for part in (folded[:n], folded[-n:]):
+            if part in joined:
+                found.append(joined[part])
+    return " ".join(found)
+
+
+@cache
+def _joined_keywords() -> dict[str, str]:
+    """Each keyword phrase run together ("coldbrew") -> its words ("cold brew")."""
+    return {"".join(p): " ".join(p) for p in _keyword_index() if len("".join(p)) >= _MIN_AFFIX}
+
+
+def _latin_share(text: str) -> float:
+    if text.isascii():
+        return 1.0
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return 1.0
+    return sum(1 for ch in letters if _fold(ch).isascii()) / len(letters)
+
+
+def niche_text(text: str) -> str:
+    """What of a bio or caption says its niche: words and hashtags (split into words), not
+    mentions, links or emoji. A text mostly in a non-Latin script speaks through its
+    hashtags alone (its words cannot match the keyword lists, and would only mislead)."""
+    if "@" in text or "http" in text or "www." in text:
+        text = _MENTION_OR_URL.sub(" ", text)
+    if "#" not in text:
+        return text if _latin_share(text) >= 0.5 else ""
+    tags = [_hashtag_words(t) for t in _HASHTAG.findall(text)]
+    body = _HASHTAG.sub(" ", text)
+    if _latin_share(body) < 0.5:
+        return " ".join(tags)
+    return " ".join([body, *tags])
+
+
 def _hits(texts: Iterable[str]) -> dict[str, int]:
     """Per category: distinct keywords found in each text (capped), summed over the texts."""
     index = _keyword_index()
@@ -168,7 +221,7 @@ def _hits(texts: Iterable[str]) -> dict[str, int]:
         if not text:
             continue
         per_text: dict[str, int] = {}
-        for gram in _candidate_grams(tokenize(text)):
+        for gram in _candidate_grams(tokenize(niche_text(text))):
             for cat_id in index.get(gram, ()):
                 per_text[cat_id] = per_text.get(cat_id, 0) + 1
         for cat_id, n in per_text.items():
@@ -213,3 +266,15 @@ def classify(texts: Iterable[str]) -> list[str]:
         if parent_id is not None and parent_id not in out:
             out.append(parent_id)
     return out
+
+
+CAPTIONS_READ = 20
+
+
+def classify_profile(bio: str | None, display_name: str | None,
+                     captions_newest_first: Iterable[str | None]) -> list[str]:
+    """A creator's categories from the bio, the display name, and the newest 20 captions
+    (what the creator is about now; it also bounds the work)."""
+    recent = [c or "" for _, c in zip(range(CAPTIONS_READ), captions_newest_first,
+                                       strict=False)]
+    return classify([bio or "", display_name or "", *recent])

@@ -163,3 +163,23 @@ async def test_a_channel_tab_without_a_handle_is_refused_with_the_field(
     assert out.returncode == 1
     assert "field 'uploader_id'" in " ".join(out.stderr.split())
     assert await counts(db) == (0, 0, 0)
+
+
+async def test_an_instagram_post_export_skips_the_actors_error_item_and_counts_a_repeat_once(
+    db, pg_url: str, tmp_path: Path
+) -> None:
+    posts = SOURCES / "apify/instagram/posts_mixed_2026-08-15.json"
+    [f] = imported(pg_url, tmp_path, str(posts), "--observed-at", "2026-08-15T05:02:15Z")["files"]
+    # 63 records: 62 posts (one of them twice) and the actor's error item for a private
+    # profile, which is skipped with the actor's own words.
+    assert f["records"] == 63 and f["recordsSkipped"] == 1
+    assert f["posts"] == {"new": 61, "updated": 0, "skipped": 0}
+    assert f["profiles"]["new"] == 4
+    assert any("Empty or private data" in reason for reason in f["skipped"])
+    [brentley] = await rows(db, "SELECT display_name, follower_count FROM profiles "
+                                "WHERE handle = 'beauty.by.brentley'")
+    # The export names the owner but not their followers: unknown, not zero.
+    assert brentley == {"display_name": "Brentley Wright", "follower_count": None}
+    [image] = await rows(db, "SELECT views, approximations FROM posts p "
+                             "WHERE platform_post_id = 'CZxTxL6uY8a'")
+    assert image["views"] is None and image["approximations"]["views"] == "hidden"

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from sors.platforms import taxonomy
 from sors.platforms.sim import SimWorld
 from sors.platforms.taxonomy import CATEGORIES, MAX_LEAVES, by_id, classify, descendants, tokenize
 
@@ -148,3 +149,47 @@ def test_only_grams_starting_a_keyword_are_looked_up() -> None:
         assert {g for g in _candidate_grams(tokens) if g in index} == want, text
         found += len(want)
     assert found > 100  # the texts do hit keywords
+
+
+# ---- real captions (tests/fixtures/sources: real exports) --------------------------------
+
+
+def test_hashtags_split_into_words_and_mentions_and_links_say_nothing() -> None:
+    text = taxonomy.niche_text(
+        "Men's self-care #menselfcare #GlowWithConfidence #AIInterviewCoach #JobSearch2025 "
+        "@kossof.salon.spa https://example.org/coffee"
+    )
+    words = text.split()
+    assert {"selfcare", "Glow", "Confidence", "AI", "Interview", "Coach", "2025"} <= set(words)
+    assert "kossof" not in text and "coffee" not in text
+
+
+def test_a_caption_in_another_script_speaks_through_its_hashtags_alone() -> None:
+    assert taxonomy.niche_text("써마지는 이 정도 효과 #피부멜로디 #skincare").split() == [
+        "피부멜로디", "skincare"]
+
+
+def test_real_creators_from_the_recorded_exports_get_their_niche() -> None:
+    from pathlib import Path
+
+    from sors.platforms.live import exports
+
+    sources = Path(__file__).parents[1] / "fixtures" / "sources" / "apify"
+    found = {}
+    for f in (sources / "tiktok").glob("*.json"), (sources / "instagram").glob("*.json"):
+        for path in f:
+            parsed = exports.parse_file(path, observed_at=datetime(2026, 9, 1, tzinfo=UTC))
+            for snap in parsed.snapshots:
+                recent = sorted(snap.posts, key=lambda p: p.published_at, reverse=True)
+                found[snap.profile.handle] = taxonomy.classify_profile(
+                    snap.profile.bio, snap.profile.display_name, (p.caption for p in recent))
+    # Hand-checked: a salon-spa, three hair colourists, an AI commentator.
+    assert found["kossof.salon.spa"][:2] == ["beauty.hair", "beauty"]
+    assert found["jennymastercolorist"][0] == "beauty.hair"
+    assert found["joanna_artistry"][0] == "beauty.hair"  # captions that are only hashtags
+    assert found["nuancedaiman"][0] == "tech.ai"
+
+
+def test_face_lifting_is_not_weightlifting() -> None:
+    caption = "Where does Thermage work best? Forehead tightening, eyelid lifting, jawline lifting"
+    assert "fitness.strength" not in taxonomy.classify([caption] * 5)

@@ -41,7 +41,7 @@ ACTOR_SETTING = {
     "youtube": "SORS_APIFY_YOUTUBE_ACTOR",
 }
 # Words in an actor's error item that mean there is no such public profile.
-_GONE = ("not found", "not_found", "doesn't exist", "does not exist", "no such", "private", "unavailable",
+_GONE = ("not found", "not_found", "no_items", "doesn't exist", "does not exist", "no such", "private", "unavailable",
          "couldn't find", "could not find", "isn't available")
 
 

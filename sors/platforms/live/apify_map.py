@@ -48,9 +48,9 @@ def nonnegative(value: Any) -> int | None:
 
 def item_error(item: Mapping[str, Any]) -> str | None:
     """The message of an item the actor wrote instead of a result (`{"error": …}`)."""
-    error = item.get("error") or item.get("errorDescription")
-    if error and not (item.get("id") or item.get("shortCode")):
-        return str(error)
+    error, description = item.get("error"), item.get("errorDescription")
+    if (error or description) and not (item.get("id") or item.get("shortCode")):
+        return ": ".join(str(x) for x in (error, description) if x)
     return None
 
 
@@ -248,7 +248,10 @@ def instagram_groups(items: Iterable[Mapping[str, Any]]) -> list[Group]:
         if post is None or not item.get("ownerUsername"):
             continue
         profile = instagram_profile(item)
-        by_owner.setdefault(profile.handle, Group(profile, [])).posts.append(post)
+        group = by_owner.setdefault(profile.handle, Group(profile, []))
+        if group.profile.display_name is None and profile.display_name is not None:
+            group = by_owner[profile.handle] = Group(profile, group.posts)  # a fuller copy
+        group.posts.append(post)
     return list(by_owner.values())
 
 
