@@ -194,3 +194,24 @@ async def test_a_keeper_crawl_that_finds_the_profile_gone_deactivates_it(
     assert (p["is_active"], p["catalog_tier"]) == (False, "inactive")
     [job] = await rows(db, "SELECT status, result FROM jobs")
     assert job["status"] == "completed" and job["result"]["skipped"] == "profile_not_found"
+
+
+async def test_the_simulated_keeper_never_refreshes_an_imported_creator(db, settings) -> None:
+    """An imported real creator cannot be reached from the simulated world: refreshing it
+    there would invent posts and mark the real ones deleted."""
+    from dataclasses import replace
+
+    from tests.factories.world import hand_crawl, hand_post, ingest
+
+    at = T0
+    real = replace(hand_crawl("imported.creator", [hand_post("imported.creator", 1, at)], at),
+                   source="import")
+    await ingest(db, real)
+    async with db.session() as s:
+        late = at + timedelta(days=60)
+        simulated = await keeper.overdue(s, "tiktok", late, Policy.from_settings(settings), 50,
+                                         simulated=True)
+        live = await keeper.overdue(s, "tiktok", late, Policy.from_settings(settings), 50,
+                                    simulated=False)
+    assert "imported.creator" not in [d.handle for d in simulated]
+    assert "imported.creator" in [d.handle for d in live]

@@ -277,6 +277,8 @@ def test_ytdlp_full_short() -> None:
     assert post.published_at == at("2026-11-05T09:30:00Z")
     assert post.duration_seconds == 42.0
     assert (post.views, post.likes, post.comments) == (1830000, 91000, 1200)
+    # yt-dlp reads a Short's engaged views, not the plays its player shows: flagged.
+    assert post.approximations["views"] == "engaged_views"
     # Without the tab and media_type, the vertical format and length still say Short.
     bare = {k: v for k, v in info.items() if k != "media_type"}
     assert ytdm.ytdlp_content_type(bare) == "short"
