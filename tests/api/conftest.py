@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 import uvicorn
+from sqlalchemy import text
 
 from sors.catalog.trends import clear_trending_cache
 from sors.config import Settings
@@ -68,6 +69,9 @@ async def served(settings: Settings, db: Database) -> AsyncIterator[Served]:
         await set_time(s, NOW)
     await seed_world(db, profiles=20, seed=5, now=NOW)
     account_id, key = await create_account(db, credits=10_000_000)
+    async with db.transaction() as s:  # the operator: GET /sources answers it too
+        await s.execute(text("UPDATE accounts SET is_operator = true WHERE id = :a"),
+                        {"a": account_id})
     fast = settings.model_copy(
         update={"rate_limit_per_minute": 1_000_000, "rate_limit_ip_per_minute": 1_000_000,
                 # Webhook endpoints on loopback (nothing delivers: no worker runs here).

@@ -86,6 +86,8 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
              f"/webhooks/{wid}/deliveries/{sent['deliveryId']}/retry")
         call("DELETE", "/webhooks/{webhookId}", f"/webhooks/{wid}")
 
+        sources = call("GET", "/sources")
+        assert [p["platform"] for p in sources["platforms"]] == ["tiktok", "instagram", "youtube"]
         call("GET", "/keys")
         key = call("POST", "/keys", json={"name": "body check", "dailyCreditCap": 10})
         call("PATCH", "/keys/{keyId}", f"/keys/{key['keyId']}", json={"dailyCreditCap": None})

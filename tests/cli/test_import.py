@@ -183,3 +183,14 @@ async def test_an_instagram_post_export_skips_the_actors_error_item_and_counts_a
     [image] = await rows(db, "SELECT views, approximations FROM posts p "
                              "WHERE platform_post_id = 'CZxTxL6uY8a'")
     assert image["views"] is None and image["approximations"]["views"] == "hidden"
+
+
+async def test_jsonl_exports_import_like_json_arrays(db, pg_url: str, tmp_path: Path) -> None:
+    lines = tmp_path / "tiktok.jsonl"
+    lines.write_text("\n".join(json.dumps(i) for i in json.loads(TIKTOK.read_text())) + "\n")
+    [f] = imported(pg_url, tmp_path, str(lines), "--observed-at", "2026-08-12T02:44:20Z")["files"]
+    assert f["format"] == "apify-tiktok" and f["posts"]["new"] == 23
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(lines.read_text()[:-40])  # the last line cut short
+    out = sors(pg_url, tmp_path, "import", str(broken), "--observed-at", "2026-08-12T02:44:20Z")
+    assert out.returncode == 1 and "line 23 is not JSON" in " ".join(out.stderr.split())
