@@ -111,16 +111,17 @@ def _merge(into: Any, part: Any) -> None:
 
 
 def _print(results: list[dict[str, Any]], failures: list[dict[str, Any]]) -> None:
-    table = Table("file", "format", "observed at", "profiles new / upd / skip",
-                  "posts new / upd / skip", title="sors import")
+    table = Table("file", "profiles new", "upd", "skip", "posts new", "upd", "skip",
+                  title="sors import")
     for r in results:
         p, q = r["profiles"], r["posts"]
-        table.add_row(Path(r["file"]).name, r["format"],
-                      f"{r['observedAt']} ({r['observedFrom']})",
-                      f"{p['new']} / {p['updated']} / {p['skipped']}",
-                      f"{q['new']} / {q['updated']} / {q['skipped']}")
+        table.add_row(Path(r["file"]).name, *(str(x) for x in (
+            p["new"], p["updated"], p["skipped"], q["new"], q["updated"], q["skipped"])))
     if results:
         console.print(table)
+    for r in results:
+        console.print(f"  {Path(r['file']).name}: {r['format']}, {r['records']} records, "
+                      f"observed at {r['observedAt']} ({r['observedFrom']})", soft_wrap=True)
     reasons: dict[str, int] = {}
     for r in results:
         for reason, n in r["skipped"].items():
