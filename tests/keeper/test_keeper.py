@@ -215,3 +215,52 @@ async def test_the_simulated_keeper_never_refreshes_an_imported_creator(db, sett
                                     simulated=False)
     assert "imported.creator" not in [d.handle for d in simulated]
     assert "imported.creator" in [d.handle for d in live]
+
+
+async def test_the_keeper_stops_at_the_providers_daily_budget(db, settings, clean) -> None:
+    """Live, with TikTok on the Apify source: once today's runs cost the budget, the keeper
+    queues no TikTok crawl until the next UTC day; other platforms are not held back."""
+    from dataclasses import replace
+
+    from sors.catalog import spend
+    from sors.platforms.base import SourceRun
+    from tests.factories.world import hand_crawl, hand_post, ingest
+
+    live = settings.model_copy(update={
+        "platform_source": "live", "apify_token": "apify_api_x", "apify_daily_usd_budget": 1.0,
+        "youtube_source": "web"})
+    for platform_handle in ("imported.one", "imported.two"):
+        await ingest(db, replace(hand_crawl(platform_handle, [hand_post(platform_handle, 1, T0)],
+                                            T0), source="import"))
+    later = T0 + timedelta(days=40)
+    policy = Policy.from_settings(live)
+
+    async def keep() -> int:
+        async with db.transaction() as s:
+            return (await keeper.keep_platform(s, "tiktok", later, live, policy)).refreshes
+
+    async with db.transaction() as s:
+        await spend.record_run(s, SourceRun("apify", "r1", 0.6, "SUCCEEDED", 35), job_id=None,
+                               platform="tiktok", handle="a.b", at=later - timedelta(hours=1))
+        # Yesterday's spend does not count against today's budget.
+        await spend.record_run(s, SourceRun("apify", "r0", 5.0, "SUCCEEDED", 35), job_id=None,
+                               platform="tiktok", handle="a.b", at=later - timedelta(days=1))
+        assert not await keeper.over_provider_budget(s, "tiktok", later, live)
+    async with db.transaction() as s:
+        await spend.record_run(s, SourceRun("apify", "r2", 0.4, "FAILED", 0), job_id=None,
+                               platform="tiktok", handle="a.b", at=later - timedelta(minutes=5))
+    assert await keep() == 0  # $1.00 spent today: at the budget
+    async with db.transaction() as s:
+        assert await keeper.over_provider_budget(s, "tiktok", later, live)
+        # Without a budget, or on a platform not sourced from the provider: not held back.
+        assert not await keeper.over_provider_budget(s, "youtube", later, live)
+        assert not await keeper.over_provider_budget(
+            s, "tiktok", later, live.model_copy(update={"apify_daily_usd_budget": None}))
+    assert await keep() == 0
+    async with db.transaction() as s:
+        nothing = await keeper.over_provider_budget(s, "tiktok", later + timedelta(days=1), live)
+    assert nothing is False
+    next_day = later + timedelta(days=1)
+    async with db.transaction() as s:
+        queued = await keeper.keep_platform(s, "tiktok", next_day, live, policy)
+    assert queued.refreshes == 2  # a new UTC day: the two imported creators are refreshed
