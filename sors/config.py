@@ -77,6 +77,11 @@ class Settings(BaseSettings):
     apify_instagram_actor: str = "apify~instagram-scraper"
     apify_youtube_actor: str = "streamers~youtube-scraper"
     apify_run_timeout_seconds: int = Field(default=300, ge=10, le=3600)
+    # Embeddings for search by meaning: "wordllama" (offline, inside its wheel), a
+    # sentence-transformers model path, or "openai:<model>" at EMBEDDING_BASE_URL.
+    embedding_model: str = "wordllama"
+    embedding_base_url: str | None = None
+    embedding_api_key: str | None = None
     # What the catalog keeper may spend on provider runs per UTC day (unset: no limit).
     apify_daily_usd_budget: float | None = Field(default=None, ge=0)
 

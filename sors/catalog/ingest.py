@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import freshness
+from sors.catalog import embeddings, freshness
 from sors.catalog.bulk import arrays, columns
 from sors.catalog.ingest_profiles import upsert_profiles
 from sors.catalog.models import ProfileCategory
@@ -115,6 +115,7 @@ async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> 
     ))
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
     await _classify(session, snapshots, profile_ids)
+    await embeddings.write(session, embeddings.ingest_texts(staged))
     # After the scores: a recent outlier makes a profile "hot".
     await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
     return profile_ids
@@ -176,6 +177,7 @@ async def _stage_posts(
         rows[i - 1].update(id=post_id, published_at=published_at, is_new=False)
         if new_caption and not is_deleted:
             edited.append(rows[i - 1])
+            rows[i - 1]["caption_changed"] = True
     staged = [r for i, r in enumerate(rows) if i not in deleted]
     if edited:
         await execute_rows(session, _SET_CAPTIONS, {

@@ -243,6 +243,12 @@ class _Page(ResponseModel):
 
 class ScoredPost(FlatPost):
     score: float | None = Field(description="The score the search filtered and sorted by")
+    similarity: float | None = Field(
+        default=None,
+        description="Searches by meaning (`semantic`, `similarTo`) only: the cosine "
+        "similarity of the post's text to the query or to the `similarTo` post (1: the same "
+        "meaning; about 0: unrelated); null when only the query's words found it",
+    )
 
 
 class PostPage(_Page):

@@ -18,6 +18,7 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from sors.catalog.models import WINDOWS
@@ -113,6 +114,27 @@ class SearchContentIn(_Paged):
     scoreWindow: Window | None = None
     scoreMethod: ScoreMethod | None = None
     sortBy: SortBy | None = None
+    semantic: bool | None = Field(
+        None, description="Rank `query` by meaning and words together (reciprocal rank fusion "
+        "of the vector and full-text rankings); needs `query`. Every filter applies; without "
+        "`sortBy` the results are ordered by relevance. 503 `semantic_unavailable` where the "
+        "server lacks pgvector.")
+    similarTo: Annotated[str | None, Field(
+        max_length=64, description="A post id: the posts nearest it in meaning, most similar "
+        "first (without `sortBy`), never the post itself nor (unless `includeSameCreator`) its "
+        "creator's. `query`, when given, filters by words. Not with `semantic`.")] = None
+    includeSameCreator: bool | None = Field(
+        None, description="With `similarTo`: include the post's own creator's posts")
+
+    @model_validator(mode="after")
+    def _meaning_needs_its_input(self) -> SearchContentIn:
+        if self.semantic and self.similarTo:
+            raise ValueError("semantic and similarTo are two ways to rank: send one")
+        if self.semantic and not self.query:
+            raise ValueError("semantic: true ranks the query by meaning: send a query")
+        if self.includeSameCreator is not None and not self.similarTo:
+            raise ValueError("includeSameCreator applies to similarTo searches only")
+        return self
 
 
 class SearchProfilesIn(_Paged):

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import growth
+from sors.catalog import embeddings, growth, semantic
 from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
 from sors.catalog.models import WINDOWS
@@ -102,6 +102,8 @@ async def search_content(
 ) -> dict[str, Any]:
     """A page of outlier posts; `ride_along`: the paid read's charge, carried by the count
     when one is needed (else charged after)."""
+    if body.semantic or body.similarTo:
+        return await search_by_meaning(session, body)
     f = content_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)
@@ -119,6 +121,52 @@ async def search_content(
     envelope = page_envelope(
         results, page=page, page_size=size, total=total, capped=capped, has_more=more
     )
+    envelope["scoreMethod"] = f.score_method
+    envelope["scoreWindow"] = f.score_window
+    return envelope
+
+
+async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dict[str, Any]:
+    """`semantic` (the query by meaning and words) or `similarTo` (posts nearest a post): the
+    fused or nearest candidates, paged; the same filters, records and envelope."""
+    if not await embeddings.available(session):
+        raise embeddings.SemanticUnavailable(
+            "This server's PostgreSQL has no pgvector extension: install it and run "
+            "`sors migrate` (docs/OPERATIONS.md, \"Search by meaning\").")
+    model = embeddings.embedder_or_none()
+    if model is None:
+        raise embeddings.SemanticUnavailable(
+            "The embedding model (SORS_EMBEDDING_MODEL) cannot be loaded on this server.")
+    f = content_filter(body)
+    page, size = body.page_number, body.page_size
+    p = _page(page, size)
+    common = {"model": model.key, "dims": model.dims, "sort_by": body.sortBy,
+              "limit": p.limit + 1, "offset": p.offset}
+    if body.similarTo:
+        target = await repo.get_post(session, body.similarTo)
+        if target is None:
+            raise PostNotFound(f"No post {body.similarTo}.")
+        stored = await semantic.stored_vector(session, target["id"])
+        if stored is None or stored[1] != model.key:  # not embedded yet, or by another model
+            qvec = embeddings.as_pgvector(model.embed([embeddings.post_text(target["caption"])]))[0]
+        else:
+            qvec = stored[0]
+        creator = None if body.includeSameCreator else target["profile_id"]
+        rows = await semantic.similar_posts(session, f, qvec=qvec, post_id=target["id"],
+                                            profile_id=creator, **common)
+    else:
+        qvec = embeddings.as_pgvector(model.embed([body.query or ""]))[0]
+        rows = await semantic.search_by_meaning(session, f, qvec=qvec, **common)
+    more = len(rows) > p.limit
+    total = int(rows[0]["fused_total"]) if rows else p.offset
+    results = []
+    for r in rows[: p.limit]:
+        out = flat_post(r)
+        out["score"] = scored_value(out, f.score_window, f.score_method)
+        out["similarity"] = None if r["similarity"] is None else round(r["similarity"], 4)
+        results.append(out)
+    envelope = page_envelope(results, page=page, page_size=size, total=total, capped=False,
+                             has_more=more)
     envelope["scoreMethod"] = f.score_method
     envelope["scoreWindow"] = f.score_window
     return envelope

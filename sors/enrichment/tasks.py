@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
+from sors.catalog import embeddings
 from sors.catalog import repository as catalog_repo
 from sors.catalog.models import Post
 from sors.enrichment import analysis, pipeline
@@ -180,6 +181,9 @@ async def enrich_post(ctx: JobContext, post_id: str) -> None:
             await repo.save_transcript(s, post_id, transcript.to_dict(), engine)
         if visual is not None:
             await repo.save_visual_analysis(s, post_id, visual.to_dict())
+        if transcript is not None or visual is not None:
+            # What the post says and shows now counts for search by meaning too.
+            await embeddings.refresh(s, [post_id])
 
 
 @handler("transcription")

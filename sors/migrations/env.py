@@ -11,11 +11,16 @@ config = context.config
 target_metadata = METADATA
 
 
+# Tables that exist only where an optional extension does (pgvector): their migration
+# manages them, not the models (catalog/embeddings.py reads and writes them in SQL).
+OPTIONAL_TABLES = {"post_embeddings"}
+
+
 def _include(obj, name, type_, reflected, compare_to):
-    # procrastinate's own tables are managed by its schema file, not by our models.
-    if type_ == "table" and name and name.startswith("procrastinate"):
+    if type_ == "table" and name in OPTIONAL_TABLES:
         return False
-    return True
+    table = getattr(getattr(obj, "table", None), "name", None)
+    return table not in OPTIONAL_TABLES
 
 
 def _configure(connection) -> None:

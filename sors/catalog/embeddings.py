@@ -1,0 +1,121 @@
+"""Post embeddings: written set-based beside ingest (new posts, edited captions) and when a
+transcript arrives; read by search by meaning (`catalog.semantic`).
+
+The text of a post is its caption (YouTube: title and description), then its transcript and
+on-screen text when they exist. Vectors travel to PostgreSQL as pgvector's text form in one
+array per statement, like every other ingest write. Where pgvector is missing the table does
+not exist: writes are skipped and semantic searches answer 503 `semantic_unavailable`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog.embedder import Embedder, EmbedderUnavailable, get_embedder
+from sors.config import get_settings
+from sors.kit.db import binary_sql, execute_rows
+from sors.kit.errors import ApiError
+
+log = logging.getLogger(__name__)
+
+# Characters of a post's text that are embedded (a static model averages token vectors:
+# the opening says what the post is about, and the bound keeps ingest fast).
+MAX_CHARS = 2000
+
+
+class SemanticUnavailable(ApiError):
+    status = 503
+    code = "semantic_unavailable"
+    title = "Search by meaning is unavailable"
+
+
+_WRITE = binary_sql(text("""
+INSERT INTO post_embeddings (post_id, model, embedding, embedded_at)
+SELECT u.id, u.model, CAST(u.vec AS vector), now()
+  FROM unnest(CAST(:id AS text[]), CAST(:model AS text[]), CAST(:vec AS text[]))
+       AS u(id, model, vec)
+  JOIN posts p ON p.id = u.id
+ON CONFLICT (post_id) DO UPDATE
+   SET model = EXCLUDED.model, embedding = EXCLUDED.embedding, embedded_at = now()
+"""))
+_TEXTS = binary_sql(text("""
+SELECT p.id, p.platform, p.caption, p.extra ->> 'description', t.text, v.on_screen_text
+  FROM unnest(CAST(:ids AS text[])) AS u(id)
+  JOIN posts p ON p.id = u.id
+  LEFT JOIN transcripts t ON t.post_id = p.id
+  LEFT JOIN visual_analyses v ON v.post_id = p.id
+"""))
+
+_available: dict[str, bool] = {}
+
+
+async def available(session: AsyncSession) -> bool:
+    """Whether this database has the embeddings table (pgvector installed), asked once per
+    database per process."""
+    url = str(session.bind.url) if session.bind is not None else ""
+    if url not in _available:
+        found = await session.scalar(text("SELECT to_regclass('post_embeddings') IS NOT NULL"))
+        _available[url] = bool(found)
+    return _available[url]
+
+
+def forget_availability() -> None:
+    _available.clear()
+
+
+def embedder_or_none() -> Embedder | None:
+    try:
+        return get_embedder(get_settings())
+    except EmbedderUnavailable as exc:
+        log.warning("embeddings_unavailable: %s", exc)
+        return None
+
+
+def post_text(caption: str | None, *extra: str | None) -> str:
+    return " \n".join(t for t in (caption, *extra) if t)[:MAX_CHARS]
+
+
+def as_pgvector(rows: np.ndarray) -> list[str]:
+    return ["[" + ",".join(f"{x:.5g}" for x in row) + "]" for row in rows]
+
+
+async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
+    """Embed and store `{post_id: text}` in the caller's transaction; how many were written
+    (0 where pgvector or the model is missing)."""
+    if not texts or not await available(session):
+        return 0
+    model = embedder_or_none()
+    if model is None:
+        return 0
+    ids = list(texts)
+    vectors = model.embed([texts[i] for i in ids])
+    await execute_rows(session, _WRITE, {
+        "id": ids, "model": [model.key] * len(ids), "vec": as_pgvector(vectors),
+    })
+    return len(ids)
+
+
+async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> int:
+    """Re-embed posts from everything stored about them (after a transcript or an on-screen
+    text arrives)."""
+    if not post_ids or not await available(session):
+        return 0
+    rows = await execute_rows(session, _TEXTS, {"ids": list(post_ids)})
+    return await write(session, {
+        r[0]: post_text(r[2], r[3] if r[1] == "youtube" else None, r[5], r[4]) for r in rows
+    })
+
+
+def ingest_texts(staged: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The posts ingest must (re-)embed: new ones and those whose caption changed."""
+    return {
+        r["id"]: post_text(r["caption"], (r.get("extra") or {}).get("description")
+                           if r["platform"] == "youtube" else None)
+        for r in staged if r.get("is_new") or r.get("caption_changed")
+    }

@@ -1,0 +1,167 @@
+"""Search by meaning: the query's vector and words ranked together (reciprocal rank fusion),
+and posts nearest to a post (`similarTo`), with every post filter of a search applied.
+
+Vectors live in `post_embeddings` (pgvector), one HNSW index per model over the vector in
+half precision. A filtered nearest-neighbour read continues through the index until enough
+rows pass the filters (`hnsw.iterative_scan = relaxed_order`), then the candidates are put
+back in exact distance order. Each ranking contributes its best `CANDIDATES`; results page
+within the fused list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import (
+    Float,
+    String,
+    bindparam,
+    cast,
+    column,
+    func,
+    literal_column,
+    null,
+    select,
+    table,
+    text,
+    union_all,
+)
+from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.types import UserDefinedType
+
+from sors.catalog.models import Post, Profile
+from sors.catalog.repository import OWNER_COLUMNS, POST_COLUMNS
+from sors.catalog.search_repository import PostFilter, post_conditions, post_order, post_params
+
+CANDIDATES = 500  # per ranking: the fused list holds at most twice this
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
+EF_SEARCH = 200
+
+EMB = table("post_embeddings", column("post_id"), column("model"), column("embedding"))
+
+
+class HalfVec(UserDefinedType[Any]):
+    cache_ok = True
+
+    def __init__(self, dims: int) -> None:
+        self.dims = int(dims)
+
+    def get_col_spec(self, **_: Any) -> str:
+        return f"halfvec({self.dims})"
+
+
+def _distance(dims: int) -> Any:
+    query = cast(bindparam("qvec", type_=String()), HalfVec(dims))
+    return cast(EMB.c.embedding, HalfVec(dims)).op("<=>", return_type=Float())(query)
+
+
+def _nearest(f: PostFilter, dims: int, *, exclude_post: bool = False,
+             exclude_creator: bool = False) -> Any:
+    """The CANDIDATES posts nearest the query vector that pass the filters, with their
+    rank (1 = nearest) and cosine similarity."""
+    dist = _distance(dims)
+    conds = post_conditions(f)
+    if exclude_post:
+        conds.append(Post.id != bindparam("exclude_post"))
+    if exclude_creator:
+        conds.append(Post.profile_id != bindparam("exclude_profile"))
+    near = (
+        select(Post.id.label("id"), dist.label("dist"))
+        .select_from(EMB.join(Post, Post.id == EMB.c.post_id))
+        .where(EMB.c.model == bindparam("model"), *conds)
+        .order_by(dist)
+        .limit(CANDIDATES)
+        .cte("near")
+        .prefix_with("MATERIALIZED")
+    )
+    return select(
+        near.c.id,
+        func.row_number().over(order_by=near.c.dist).label("r"),
+        (1 - near.c.dist).label("sim"),
+    )
+
+
+def _any_word_query() -> Any:
+    """The query's words joined by OR: a paraphrase shares some words, rarely all."""
+    plain = func.plainto_tsquery(literal_column("'simple'::regconfig"),
+                                 func.sors_unaccent(bindparam("query", type_=String())))
+    return cast(func.replace(cast(plain, String()), "&", "|"), TSQUERY)
+
+
+def _worded(f: PostFilter) -> Any:
+    tsq = _any_word_query()
+    rank = func.ts_rank_cd(Post.search_vector, tsq)
+    hits = (
+        select(Post.id.label("id"), rank.label("rank"))
+        .where(Post.search_vector.op("@@")(tsq), *post_conditions(f))
+        .order_by(rank.desc(), Post.id)
+        .limit(CANDIDATES)
+        .subquery("worded")
+    )
+    return select(hits.c.id, func.row_number().over(order_by=(hits.c.rank.desc(), hits.c.id))
+                  .label("r"), null().label("sim"))
+
+
+def _page(fused: Any, order: str, f: PostFilter, sort_by: str | None) -> Any:
+    ranked = (
+        select(fused.c.id, func.sum(1.0 / (RRF_K + fused.c.r)).label("relevance"),
+               func.max(fused.c.sim).label("similarity"))
+        .group_by(fused.c.id)
+        .subquery("ranked")
+    )
+    by = ([*post_order(sort_by, f.score_window, f.score_method)] if sort_by else
+          [ranked.c[order].desc().nulls_last(), Post.id])
+    return (
+        select(*POST_COLUMNS, *OWNER_COLUMNS, ranked.c.similarity, ranked.c.relevance,
+               func.count().over().label("fused_total"))
+        .select_from(ranked)
+        .join(Post, Post.id == ranked.c.id)
+        .join(Profile, Profile.id == Post.profile_id)
+        .order_by(*by)
+        .limit(bindparam("limit"))
+        .offset(bindparam("offset"))
+    )
+
+
+async def _run(session: AsyncSession, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
+    # Filtered nearest neighbours: keep reading the index until enough rows pass.
+    await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+    await session.execute(text(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}"))
+    rows = await session.execute(stmt, params)
+    return [dict(r._mapping) for r in rows]
+
+
+async def search_by_meaning(
+    session: AsyncSession, f: PostFilter, *, qvec: str, model: str, dims: int,
+    sort_by: str | None, limit: int, offset: int,
+) -> list[dict[str, Any]]:
+    """`f.query` by meaning and by words, fused; every other filter of `f` applies."""
+    words_free = replace(f, query=None)
+    fused = union_all(_nearest(words_free, dims), _worded(words_free)).subquery()
+    params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,
+              "limit": limit, "offset": offset}
+    return await _run(session, _page(fused, "relevance", f, sort_by), params)
+
+
+async def similar_posts(
+    session: AsyncSession, f: PostFilter, *, qvec: str, model: str, dims: int,
+    post_id: str, profile_id: str | None, sort_by: str | None, limit: int, offset: int,
+) -> list[dict[str, Any]]:
+    """Posts nearest `post_id`'s vector (not the post itself; not its creator's unless
+    `profile_id` is None); `f.query`, when given, filters by words."""
+    nearest = _nearest(f, dims, exclude_post=True,
+                       exclude_creator=profile_id is not None).subquery()
+    params = {**post_params(f), "qvec": qvec, "model": model, "exclude_post": post_id,
+              "exclude_profile": profile_id, "limit": limit, "offset": offset}
+    return await _run(session, _page(nearest, "similarity", f, sort_by), params)
+
+
+_VECTOR_OF = text("SELECT embedding::text, model FROM post_embeddings WHERE post_id = :p")
+
+
+async def stored_vector(session: AsyncSession, post_id: str) -> tuple[str, str] | None:
+    row = (await session.execute(_VECTOR_OF, {"p": post_id})).first()
+    return (row[0], row[1]) if row else None
+

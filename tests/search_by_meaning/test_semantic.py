@@ -1,0 +1,161 @@
+"""Search by meaning: `semantic: true` finds paraphrases that words alone miss, `similarTo`
+finds posts about the same thing (never the post itself, nor its creator unless asked),
+filters and paging hold, and a server without pgvector answers 503 and nothing else breaks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.factories import auth, create_account
+from tests.factories.world import hand_crawl, hand_post, ingest, rows
+
+pytestmark = pytest.mark.usefixtures("clean")
+
+AT = datetime(2026, 9, 20, 12, 0, tzinfo=UTC)
+CAPTIONS = {
+    "crust.baker": ["How I bake crusty bread at home", "My sourdough loaf finally rose",
+                    "Kneading dough by hand for a soft loaf", "Croissants from scratch, layer by layer"],
+    "daily.grind": ["Pulling the perfect espresso shot", "Latte art for beginners",
+                    "Cold brew that is never bitter", "Which grinder for pour over coffee"],
+    "good.pup": ["My puppy learned to sit in one day", "Walking a reactive dog calmly",
+                 "The treat that makes my dog listen", "Crate training without tears"],
+    "oven.only": ["Three breads I bake every week", "Rye loaf with a dark crust",
+                  "Focaccia dimples explained", "Banana bread that stays moist"],
+}
+
+
+async def world(db) -> dict[str, list[str]]:
+    """Four creators, four posts each, captions written as people write them."""
+    ids: dict[str, list[str]] = {}
+    for k, (handle, captions) in enumerate(CAPTIONS.items()):
+        # Distinct times per creator: a hand-made post's id comes from its time.
+        posts = [replace(hand_post(handle, i, AT - timedelta(days=10 - i, hours=k),
+                                   views=1000 + 10 * i), caption=c)
+                 for i, c in enumerate(captions)]
+        await ingest(db, hand_crawl(handle, posts, AT))
+        found = await rows(db, "SELECT p.id FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
+                               "WHERE pr.handle = :h ORDER BY p.published_at", h=handle)
+        ids[handle] = [r["id"] for r in found]
+    return ids
+
+
+async def search(client: httpx.AsyncClient, key: str, **body: Any) -> httpx.Response:
+    return await client.post("/api/v1/search/content", headers=auth(key),
+                             json={"timeFrame": "all_time", **body})
+
+
+async def test_every_ingested_post_is_embedded_with_the_model_key(db) -> None:
+    await world(db)
+    [r] = await rows(db, "SELECT count(*) AS n, min(model) AS model, "
+                         "min(vector_dims(embedding)) AS dims FROM post_embeddings")
+    assert r == {"n": 16, "model": "wordllama:256", "dims": 256}
+
+
+async def test_a_paraphrase_finds_the_right_posts_by_meaning_and_not_by_words(db, client) -> None:
+    await world(db)
+    _, key = await create_account(db, credits=10)
+    words = (await search(client, key, query="bread baking tutorial")).json()
+    assert words["total"] == 0  # no caption holds all three words
+    r = await search(client, key, query="bread baking tutorial", semantic=True, pageSize=4)
+    assert r.status_code == 200, r.text
+    assert r.headers["x-credits-charged"] == "1"  # the price of a search
+    top = r.json()["results"]
+    assert {p["handle"] for p in top[:3]} <= {"crust.baker", "oven.only"}
+    assert all(p["similarity"] is not None for p in top[:3])
+    assert top[0]["similarity"] >= top[-1]["similarity"] or top[-1]["similarity"] is None
+
+
+async def test_similar_to_excludes_the_post_and_its_creator_unless_asked(db, client) -> None:
+    ids = await world(db)
+    _, key = await create_account(db, credits=10)
+    espresso = ids["daily.grind"][0]
+    r = await search(client, key, similarTo=espresso, pageSize=5)
+    assert r.status_code == 200, r.text
+    found = r.json()["results"]
+    assert espresso not in [p["id"] for p in found]
+    assert "daily.grind" not in {p["handle"] for p in found}
+    sims = [p["similarity"] for p in found]
+    assert sims == sorted(sims, reverse=True)
+    mine = (await search(client, key, similarTo=espresso, includeSameCreator=True,
+                         pageSize=3)).json()["results"]
+    # The creator's own coffee posts come back among the nearest, the post itself never.
+    assert mine[0]["handle"] == "daily.grind"
+    assert espresso not in [p["id"] for p in mine]
+
+
+async def test_filters_and_paging_hold(db, client) -> None:
+    ids = await world(db)
+    _, key = await create_account(db, credits=10)
+    first = (await search(client, key, query="loaf of bread", semantic=True, pageSize=3)).json()
+    second = (await search(client, key, query="loaf of bread", semantic=True, pageSize=3,
+                           page=2)).json()
+    a, b = [p["id"] for p in first["results"]], [p["id"] for p in second["results"]]
+    assert len(a) == 3 and not set(a) & set(b) and first["hasMore"] is True
+    assert first["total"] == second["total"] >= 6
+    few = (await search(client, key, query="loaf of bread", semantic=True,
+                        minViews=1025)).json()["results"]
+    assert few and all(p["views"] >= 1025 for p in few)
+    nothing = (await search(client, key, similarTo=ids["good.pup"][0],
+                            platforms=["youtube"])).json()
+    assert nothing["results"] == [] and nothing["total"] == 0
+
+
+async def test_bad_combinations_are_422_and_unknown_posts_404(db, client) -> None:
+    _, key = await create_account(db, credits=10)
+    for body in ({"semantic": True}, {"semantic": True, "query": "x", "similarTo": "pst_x"},
+                 {"includeSameCreator": True}):
+        r = await search(client, key, **body)
+        assert r.status_code == 422, (body, r.text)
+    r = await search(client, key, similarTo="pst_nope")
+    assert r.status_code == 404 and r.json()["code"] == "post_not_found"
+
+
+async def test_without_pgvector_semantic_is_503_and_everything_else_works(settings, pg_url) -> None:
+    """A server without the extension: the migration makes no embeddings table; searches by
+    meaning answer 503 naming the extension, ingest and plain search work."""
+    import os
+
+    import psycopg
+
+    from sors.app import create_app
+    from sors.catalog import embeddings
+    from sors.kit import migrate
+    from sors.kit.db import Database, make_engine
+
+    base, _, query = pg_url.partition("?")
+    name = f"sors_novector_{os.getpid()}"
+    tail = "?" + query if query else ""
+    admin = base.rsplit("/", 1)[0].replace("+psycopg", "") + "/postgres" + tail
+    url = base.rsplit("/", 1)[0] + "/" + name + tail
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        await migrate.upgrade_async(url)
+        with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
+            conn.execute("DROP TABLE post_embeddings")  # what a server without it has
+            conn.execute("DROP EXTENSION vector")
+        other = Database(make_engine(settings, url))
+        app = create_app(settings.model_copy(update={"database_url": url}), db=other)
+        try:
+            await world(other)
+            _, key = await create_account(other, credits=10)
+            transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5556))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                r = await search(c, key, query="bread baking tutorial", semantic=True)
+                assert r.status_code == 503 and r.json()["code"] == "semantic_unavailable"
+                assert "pgvector" in r.json()["detail"]
+                assert r.headers["x-credits-charged"] == "0"
+                plain = await search(c, key, query="bread")
+                assert plain.status_code == 200 and plain.json()["total"] >= 1
+        finally:
+            await other.dispose()
+            embeddings.forget_availability()
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
