@@ -10,16 +10,21 @@ not exist: writes are skipped and semantic searches answer 503 `semantic_unavail
 from __future__ import annotations
 
 import logging
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from psycopg import ProgrammingError
+from psycopg.adapt import Dumper, PyFormat
+from psycopg.pq import Format
+from psycopg.types import TypeInfo
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.embedder import Embedder, EmbedderUnavailable, get_embedder
 from sors.config import get_settings
-from sors.kit.db import binary_sql, execute_rows
+from sors.kit.db import binary_sql, driver, execute_rows
 from sors.kit.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -37,8 +42,8 @@ class SemanticUnavailable(ApiError):
 
 _WRITE = binary_sql(text("""
 INSERT INTO post_embeddings (post_id, model, embedding, embedded_at)
-SELECT u.id, u.model, CAST(u.vec AS vector), now()
-  FROM unnest(CAST(:id AS text[]), CAST(:model AS text[]), CAST(:vec AS text[]))
+SELECT u.id, u.model, u.vec, now()
+  FROM unnest(CAST(:id AS text[]), CAST(:model AS text[]), CAST(:vec AS vector[]))
        AS u(id, model, vec)
   JOIN posts p ON p.id = u.id
 ON CONFLICT (post_id) DO UPDATE
@@ -82,7 +87,43 @@ def post_text(caption: str | None, *extra: str | None) -> str:
 
 
 def as_pgvector(rows: np.ndarray) -> list[str]:
-    return ["[" + ",".join(f"{x:.5g}" for x in row) + "]" for row in rows]
+    """pgvector's text form, for the one vector of a query."""
+    return ["[" + ",".join(f"{x:.6g}" for x in row) + "]" for row in rows]
+
+
+class _Vector:
+    """One embedding on its way to pgvector in its binary form (two 16-bit words, the
+    dimension and 0, then big-endian float32s): formatting 256 floats as text per post
+    would cost more than embedding them."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: np.ndarray) -> None:
+        self.row = row
+
+
+class _VectorDumper(Dumper):
+    format = Format.BINARY
+
+    def dump(self, obj: _Vector) -> bytes:
+        row = obj.row
+        return struct.pack(">HH", row.shape[0], 0) + row.astype(">f4").tobytes()
+
+
+async def _vectors_for(session: AsyncSession) -> None:
+    """Teach the session's connection `_Vector` (once per connection: the type's id is the
+    database's)."""
+    pg = await driver(session)
+    try:
+        pg.adapters.get_dumper(_Vector, PyFormat.BINARY)
+        return
+    except ProgrammingError:
+        pass
+    info = await TypeInfo.fetch(pg, "vector")
+    if info is None:
+        raise RuntimeError("the vector type is missing")
+    info.register(pg)
+    pg.adapters.register_dumper(_Vector, type("VectorDumper", (_VectorDumper,), {"oid": info.oid}))
 
 
 async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
@@ -95,8 +136,9 @@ async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
         return 0
     ids = list(texts)
     vectors = model.embed([texts[i] for i in ids])
+    await _vectors_for(session)
     await execute_rows(session, _WRITE, {
-        "id": ids, "model": [model.key] * len(ids), "vec": as_pgvector(vectors),
+        "id": ids, "model": [model.key] * len(ids), "vec": [_Vector(v) for v in vectors],
     })
     return len(ids)
 

@@ -52,8 +52,11 @@ async def search(client: httpx.AsyncClient, key: str, **body: Any) -> httpx.Resp
 async def test_every_ingested_post_is_embedded_with_the_model_key(db) -> None:
     await world(db)
     [r] = await rows(db, "SELECT count(*) AS n, min(model) AS model, "
-                         "min(vector_dims(embedding)) AS dims FROM post_embeddings")
-    assert r == {"n": 16, "model": "wordllama:256", "dims": 256}
+                         "min(vector_dims(embedding)) AS dims, "
+                         "max(abs(vector_norm(embedding) - 1)) AS off FROM post_embeddings")
+    assert r["off"] < 1e-4  # unit vectors, as written in binary
+    assert {k: r[k] for k in ("n", "model", "dims")} == {"n": 16, "model": "wordllama:256",
+                                                         "dims": 256}
 
 
 async def test_a_paraphrase_finds_the_right_posts_by_meaning_and_not_by_words(db, client) -> None:
@@ -159,3 +162,24 @@ async def test_without_pgvector_semantic_is_503_and_everything_else_works(settin
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def test_a_transcript_moves_the_posts_vector_toward_what_it_says(db) -> None:
+    from sors.catalog import embeddings
+    from sors.enrichment import repository as enrichment_repo
+
+    ids = await world(db)
+    post = ids["good.pup"][0]
+
+    async def vector() -> str:
+        [r] = await rows(db, "SELECT embedding::text AS v FROM post_embeddings WHERE post_id = :p",
+                         p=post)
+        return r["v"]
+
+    before = await vector()
+    async with db.transaction() as s:
+        await enrichment_repo.save_transcript(s, post, {
+            "text": "today we bake sourdough bread and a rye loaf in a hot oven",
+            "language": "en", "source": "speech", "segments": []}, engine="test")
+        assert await embeddings.refresh(s, [post]) == 1
+    assert await vector() != before
