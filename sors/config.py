@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     embedding_model: str = "wordllama"
     embedding_base_url: str | None = None
     embedding_api_key: str | None = None
+    # Posts the scheduler (re-)embeds per tick: those stored before search by meaning, or
+    # after a model change. 0: none.
+    embedding_backfill_per_tick: int = Field(default=5000, ge=0)
     # What the catalog keeper may spend on provider runs per UTC day (unset: no limit).
     apify_daily_usd_budget: float | None = Field(default=None, ge=0)
 

@@ -1,7 +1,8 @@
 """The embedding model behind search by meaning: text → unit vectors, behind one small
 interface so the model is a setting (`SORS_EMBEDDING_MODEL`).
 
-- `wordllama` (default): the 256-dimension static model inside the `wordllama` wheel, loaded
+- `wordllama` (default; `wordllama:128`, `wordllama:64` truncated): the 256-dimension static
+  model inside the `wordllama` wheel, loaded
   offline from the package folder (its loader would otherwise look for the tokenizer in a
   cache folder and try to download it). ~75,000 captions a second on one core.
 - a directory holding a sentence-transformers model: loaded from that path.
@@ -36,17 +37,22 @@ class EmbedderUnavailable(RuntimeError):
 
 
 class WordLlamaEmbedder:
-    dims = 256
-    key = "wordllama:256"
+    """`dims` below 256 truncates the model's vectors (its Matryoshka training keeps the
+    leading dimensions meaningful): smaller and faster, a little less exact."""
 
-    def __init__(self) -> None:
+    def __init__(self, dims: int = 256) -> None:
+        if dims not in (64, 128, 256):
+            raise EmbedderUnavailable("wordllama dimensions are 64, 128 or 256")
+        self.dims = dims
+        self.key = f"wordllama:{dims}"
         try:
             import wordllama
             from wordllama import WordLlama
         except ImportError as exc:
             raise EmbedderUnavailable("the wordllama package is not installed") from exc
         package = Path(wordllama.__file__).parent
-        self._model = WordLlama.load(cache_dir=package, disable_download=True, dim=self.dims)
+        self._model = WordLlama.load(cache_dir=package, disable_download=True, dim=256,
+                                     trunc_dim=None if dims == 256 else dims)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -107,8 +113,8 @@ def get_embedder(settings: Any) -> Embedder:
         found = _loaded.get(ident)
         if found is None:
             try:
-                if name == "wordllama":
-                    found = WordLlamaEmbedder()
+                if name == "wordllama" or name.startswith("wordllama:"):
+                    found = WordLlamaEmbedder(int(name.partition(":")[2] or 256))
                 elif name.startswith("openai:"):
                     found = OpenAIEmbedder(name.removeprefix("openai:"), ident[1],
                                            getattr(settings, "embedding_api_key", None))

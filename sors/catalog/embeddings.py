@@ -161,3 +161,97 @@ def ingest_texts(staged: Sequence[Mapping[str, Any]]) -> dict[str, str]:
                            if r["platform"] == "youtube" else None)
         for r in staged if r.get("is_new") or r.get("caption_changed")
     }
+
+
+# ---- schema where pgvector arrived later, and the background re-embedding ---------------
+
+# Migration 0022's statements: a server that gains pgvector after migrating gets them from
+# `sors migrate` (cli: ensure_schema after the upgrade).
+SCHEMA = """
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE TABLE IF NOT EXISTS post_embeddings (
+    post_id text PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE,
+    model text NOT NULL,
+    embedding vector NOT NULL,
+    embedded_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS ix_post_embeddings_model ON post_embeddings (model);
+CREATE INDEX IF NOT EXISTS ix_post_embeddings_hnsw_wordllama_256 ON post_embeddings
+ USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops) WHERE model = 'wordllama:256';
+CREATE TABLE IF NOT EXISTS embedding_backfill (
+    model text PRIMARY KEY,
+    cursor text NOT NULL DEFAULT '',
+    done boolean NOT NULL DEFAULT false
+);
+"""
+
+
+def ensure_schema(conn: Any) -> bool:
+    """On a psycopg connection (autocommit): make the embeddings tables when pgvector is
+    available and they are missing. Whether search by meaning can work here."""
+    import psycopg
+
+    if conn.execute("SELECT to_regclass('embedding_backfill')").fetchone()[0] is not None:
+        return True
+    if not conn.execute(
+        "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+    ).fetchone():
+        return False
+    try:
+        conn.execute(SCHEMA)
+    except psycopg.Error as exc:  # e.g. a role that may not create extensions
+        log.warning("embeddings_schema_not_made: %s", exc)
+        return False
+    return True
+
+
+def index_statement(model_key: str, dims: int) -> str:
+    """The HNSW index of a model other than the default one (made before its first use)."""
+    slug = "".join(c if c.isalnum() else "_" for c in model_key.lower())[:40]
+    quoted = model_key.replace("'", "''")
+    return (f"CREATE INDEX IF NOT EXISTS ix_post_embeddings_hnsw_{slug} ON post_embeddings "
+            f"USING hnsw ((embedding::halfvec({int(dims)})) halfvec_cosine_ops) "
+            f"WHERE model = '{quoted}'")
+
+
+_BACKFILL_STATE = text("""
+INSERT INTO embedding_backfill (model) VALUES (:model) ON CONFLICT (model) DO NOTHING;
+""")
+_BACKFILL_BATCH = binary_sql(text("""
+SELECT p.id, p.platform, p.caption, p.extra ->> 'description', t.text, v.on_screen_text
+  FROM posts p
+  LEFT JOIN post_embeddings e ON e.post_id = p.id AND e.model = :model
+  LEFT JOIN transcripts t ON t.post_id = p.id
+  LEFT JOIN visual_analyses v ON v.post_id = p.id
+ WHERE p.id > :cursor AND e.post_id IS NULL
+ ORDER BY p.id
+ LIMIT :n
+"""))
+
+
+async def backfill(session: AsyncSession, *, limit: int) -> int:
+    """Embed up to `limit` posts that have no vector of the current model (stored before
+    search by meaning existed, or before a model change), in post id order from where the
+    last call stopped; once a pass finds none left, later calls cost one row read."""
+    if limit <= 0 or not await available(session):
+        return 0
+    model = embedder_or_none()
+    if model is None:
+        return 0
+    if model.key != "wordllama:256":
+        await session.execute(text(index_statement(model.key, model.dims)))
+    await session.execute(_BACKFILL_STATE, {"model": model.key})
+    cursor, done = (await session.execute(text(
+        "SELECT cursor, done FROM embedding_backfill WHERE model = :model"),
+        {"model": model.key})).one()
+    if done:
+        return 0
+    rows = await execute_rows(session, _BACKFILL_BATCH,
+                              {"model": model.key, "cursor": cursor, "n": limit})
+    written = await write(session, {
+        r[0]: post_text(r[2], r[3] if r[1] == "youtube" else None, r[5], r[4]) for r in rows
+    })
+    await session.execute(text(
+        "UPDATE embedding_backfill SET cursor = :c, done = :d WHERE model = :model"),
+        {"c": rows[-1][0] if rows else cursor, "d": len(rows) < limit, "model": model.key})
+    return written

@@ -68,7 +68,19 @@ def require_data(s: Settings) -> None:
 def ensure_migrated(s: Settings) -> str:
     url = database_url(s)
     migrate.upgrade(url)
+    _optional_schema(url)
     return url
+
+
+def _optional_schema(url: str) -> None:
+    """What the migrations skip where an extension was missing, made once it is installed
+    (pgvector: search by meaning)."""
+    import psycopg
+
+    from sors.catalog.embeddings import ensure_schema
+
+    with psycopg.connect(to_plain_url(url), autocommit=True) as conn:
+        ensure_schema(conn)
 
 
 def with_db(

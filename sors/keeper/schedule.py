@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sors.catalog import embeddings
 from sors.config import get_settings
 from sors.jobs.scheduler import register
 from sors.keeper import discovery
@@ -51,3 +52,10 @@ async def keep(session: AsyncSession, now: datetime) -> int:
         return 0
     passes = await keeper.keep(_sessions(session), now, settings)
     return sum(p.refreshes + p.discoveries for p in passes.values())
+
+
+@register("catalog.embed")
+async def embed(session: AsyncSession, now: datetime) -> int:
+    """Posts given a vector of the current embedding model: those stored before search by
+    meaning, or before a model change (budgeted per tick)."""
+    return await embeddings.backfill(session, limit=get_settings().embedding_backfill_per_tick)

@@ -183,3 +183,50 @@ async def test_a_transcript_moves_the_posts_vector_toward_what_it_says(db) -> No
             "language": "en", "source": "speech", "segments": []}, engine="test")
         assert await embeddings.refresh(s, [post]) == 1
     assert await vector() != before
+
+
+async def test_posts_stored_before_search_by_meaning_are_embedded_in_the_background(
+    db, settings, monkeypatch
+) -> None:
+    from sors.catalog import embeddings
+
+    ids = await world(db)
+    async with db.transaction() as s:
+        await s.execute(embeddings.text("DELETE FROM post_embeddings"))
+        await s.execute(embeddings.text("DELETE FROM embedding_backfill"))
+    done = []
+    for _ in range(4):  # 16 posts, 5 a tick: 5, 5, 5, 1, then one row read and nothing
+        async with db.transaction() as s:
+            done.append(await embeddings.backfill(s, limit=5))
+    async with db.transaction() as s:
+        done.append(await embeddings.backfill(s, limit=5))
+    assert done == [5, 5, 5, 1, 0]
+    [r] = await rows(db, "SELECT count(*) AS n FROM post_embeddings")
+    assert r["n"] == 16 == sum(len(v) for v in ids.values())
+
+
+async def test_a_model_change_re_embeds_without_mixing_spaces(db, client, settings,
+                                                              monkeypatch) -> None:
+    from sors.catalog import embeddings
+
+    await world(db)
+    _, key = await create_account(db, credits=10)
+    # The operator switches to a smaller model (the same wheel, vectors cut to 64).
+    monkeypatch.setattr(settings, "embedding_model", "wordllama:64")
+    r = await search(client, key, query="bread baking tutorial", semantic=True)
+    # Not one vector of the new model yet: only the query's words find posts (any of them),
+    # none by a vector of the old model.
+    assert r.status_code == 200
+    assert all(p["similarity"] is None and "bread" in p["caption"].lower()
+               for p in r.json()["results"])
+    async with db.transaction() as s:
+        assert await embeddings.backfill(s, limit=100) == 16
+    [r2] = await rows(db, "SELECT count(*) FILTER (WHERE model = 'wordllama:64') AS new, "
+                          "count(*) AS n FROM post_embeddings")
+    assert r2 == {"new": 16, "n": 16}
+    [ix] = await rows(db, "SELECT count(*) AS n FROM pg_indexes WHERE tablename = "
+                          "'post_embeddings' AND indexname LIKE '%wordllama_64'")
+    assert ix["n"] == 1  # the new model has its own index
+    top = (await search(client, key, query="bread baking tutorial", semantic=True,
+                        pageSize=3)).json()["results"]
+    assert top and top[0]["handle"] in {"crust.baker", "oven.only"}

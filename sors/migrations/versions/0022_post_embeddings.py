@@ -25,7 +25,7 @@ down_revision = "0021"
 branch_labels = None
 depends_on = None
 
-# Shared with catalog.embeddings.ensure_schema (a server that gains pgvector later).
+# The same statements as catalog.embeddings.SCHEMA at the time of this revision.
 SCHEMA = """
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TABLE IF NOT EXISTS post_embeddings (
@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS post_embeddings (
 CREATE INDEX IF NOT EXISTS ix_post_embeddings_model ON post_embeddings (model);
 CREATE INDEX IF NOT EXISTS ix_post_embeddings_hnsw_wordllama_256 ON post_embeddings
  USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops) WHERE model = 'wordllama:256';
+CREATE TABLE IF NOT EXISTS embedding_backfill (
+    model text PRIMARY KEY,
+    cursor text NOT NULL DEFAULT '',
+    done boolean NOT NULL DEFAULT false
+);
 """
 
 
@@ -49,4 +54,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("DROP TABLE IF EXISTS embedding_backfill")
     op.execute("DROP TABLE IF EXISTS post_embeddings")
