@@ -257,8 +257,16 @@ class PostPage(_Page):
     scoreWindow: WindowName
 
 
+class SimilarProfile(ProfileRecord):
+    similarity: float | None = Field(
+        default=None,
+        description="`similarTo` searches only: how alike the creator's posts are to the "
+        "profile's (the mean cosine similarity of their three nearest posts)",
+    )
+
+
 class ProfilePage(_Page):
-    results: list[ProfileRecord]
+    results: list[SimilarProfile]
 
 
 class Category(ResponseModel):

@@ -140,6 +140,10 @@ class SearchContentIn(_Paged):
 class SearchProfilesIn(_Paged):
     query: Query = None
     platforms: list[PlatformName] | None = Field(None, max_length=3)
+    similarTo: Annotated[str | None, Field(
+        max_length=64, description="A profile id: creators whose posts are about the same "
+        "things (nearest in meaning), most similar first, never the profile itself. Other "
+        "filters apply. 503 `semantic_unavailable` where the server lacks pgvector.")] = None
     categoryId: Annotated[
         str | None,
         Field(

@@ -32,8 +32,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.types import UserDefinedType
 
 from sors.catalog.models import Post, Profile
-from sors.catalog.repository import OWNER_COLUMNS, POST_COLUMNS
-from sors.catalog.search_repository import PostFilter, post_conditions, post_order, post_params
+from sors.catalog.repository import OWNER_COLUMNS, POST_COLUMNS, PROFILE_COLUMNS
+from sors.catalog.search_repository import (
+    PostFilter,
+    ProfileFilter,
+    post_conditions,
+    post_order,
+    post_params,
+    profile_conditions,
+    profile_params,
+)
 
 CANDIDATES = 500  # per ranking: the fused list holds at most twice this
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
@@ -165,3 +173,58 @@ async def stored_vector(session: AsyncSession, post_id: str) -> tuple[str, str] 
     row = (await session.execute(_VECTOR_OF, {"p": post_id})).first()
     return (row[0], row[1]) if row else None
 
+
+
+_CENTROID = text("""
+SELECT avg(e.embedding)::text
+  FROM post_embeddings e JOIN posts p ON p.id = e.post_id
+ WHERE p.profile_id = :p AND e.model = :model AND p.deleted_at IS NULL
+""")
+
+
+async def profile_centroid(session: AsyncSession, profile_id: str, model: str) -> str | None:
+    """The mean of a creator's post vectors: what their posts are about."""
+    return (await session.execute(_CENTROID, {"p": profile_id, "model": model})).scalar()
+
+
+async def similar_profiles(
+    session: AsyncSession, f: ProfileFilter, *, qvec: str, model: str, dims: int,
+    profile_id: str, limit: int, offset: int,
+) -> list[dict[str, Any]]:
+    """Creators whose posts are nearest `profile_id`'s centroid: the CANDIDATES nearest
+    posts of other creators, each creator ranked by the mean similarity of their best three
+    (one lucky post does not make a creator alike)."""
+    dist = _distance(dims)
+    near = (
+        select(Post.profile_id.label("profile_id"), (1 - dist).label("sim"))
+        .select_from(EMB.join(Post, Post.id == EMB.c.post_id))
+        .where(EMB.c.model == bindparam("model"), Post.profile_id != bindparam("exclude_profile"),
+               Post.deleted_at.is_(None))
+        .order_by(dist)
+        .limit(CANDIDATES)
+        .cte("near")
+        .prefix_with("MATERIALIZED")
+    )
+    ranked_posts = select(
+        near.c.profile_id, near.c.sim,
+        func.row_number().over(partition_by=near.c.profile_id,
+                               order_by=near.c.sim.desc()).label("k"),
+    ).subquery("ranked_posts")
+    alike = (
+        select(ranked_posts.c.profile_id, func.avg(ranked_posts.c.sim).label("similarity"))
+        .where(ranked_posts.c.k <= 3)
+        .group_by(ranked_posts.c.profile_id)
+        .subquery("alike")
+    )
+    stmt = (
+        select(*PROFILE_COLUMNS, alike.c.similarity, func.count().over().label("fused_total"))
+        .select_from(alike)
+        .join(Profile, Profile.id == alike.c.profile_id)
+        .where(*profile_conditions(f))
+        .order_by(alike.c.similarity.desc(), Profile.id)
+        .limit(bindparam("limit"))
+        .offset(bindparam("offset"))
+    )
+    params = {**profile_params(f), "qvec": qvec, "model": model, "exclude_profile": profile_id,
+              "limit": limit, "offset": offset}
+    return await _run(session, stmt, params)

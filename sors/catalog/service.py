@@ -129,14 +129,7 @@ async def search_content(
 async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dict[str, Any]:
     """`semantic` (the query by meaning and words) or `similarTo` (posts nearest a post): the
     fused or nearest candidates, paged; the same filters, records and envelope."""
-    if not await embeddings.available(session):
-        raise embeddings.SemanticUnavailable(
-            "This server's PostgreSQL has no pgvector extension: install it and run "
-            "`sors migrate` (docs/OPERATIONS.md, \"Search by meaning\").")
-    model = embeddings.embedder_or_none()
-    if model is None:
-        raise embeddings.SemanticUnavailable(
-            "The embedding model (SORS_EMBEDDING_MODEL) cannot be loaded on this server.")
+    model = await _meaning_model(session)
     f = content_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)
@@ -172,6 +165,38 @@ async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dic
     return envelope
 
 
+async def _meaning_model(session: AsyncSession) -> Any:
+    if not await embeddings.available(session):
+        raise embeddings.SemanticUnavailable(
+            "This server's PostgreSQL has no pgvector extension: install it and run "
+            "`sors migrate` (docs/OPERATIONS.md, \"Search by meaning\").")
+    model = embeddings.embedder_or_none()
+    if model is None:
+        raise embeddings.SemanticUnavailable(
+            "The embedding model (SORS_EMBEDDING_MODEL) cannot be loaded on this server.")
+    return model
+
+
+async def similar_profiles(session: AsyncSession, body: SearchProfilesIn) -> dict[str, Any]:
+    model = await _meaning_model(session)
+    target = await repo.get_profile(session, body.similarTo) if body.similarTo else None
+    if target is None:
+        raise ProfileNotFound(f"No profile {body.similarTo}.")
+    f = profiles_filter(body)
+    page, size = body.page_number, body.page_size
+    p = _page(page, size)
+    centroid = await semantic.profile_centroid(session, target["id"], model.key)
+    rows = [] if centroid is None else await semantic.similar_profiles(
+        session, f, qvec=centroid, model=model.key, dims=model.dims, profile_id=target["id"],
+        limit=p.limit + 1, offset=p.offset)
+    records = await profile_records(session, rows[: p.limit])
+    for record, row in zip(records, rows, strict=False):
+        record["similarity"] = round(row["similarity"], 4)
+    total = int(rows[0]["fused_total"]) if rows else p.offset
+    return page_envelope(records, page=page, page_size=size, total=total, capped=False,
+                         has_more=len(rows) > p.limit)
+
+
 def scored_value(record: dict[str, Any], window: str, method: str) -> float | None:
     """The score a search filtered and sorted by, read from the record."""
     if method == "age_adjusted":
@@ -198,6 +223,8 @@ def profiles_filter(body: SearchProfilesIn) -> search_repo.ProfileFilter:
 async def search_profiles(
     session: AsyncSession, body: SearchProfilesIn, *, ride_along: RidesAlong | None = None
 ) -> dict[str, Any]:
+    if body.similarTo:
+        return await similar_profiles(session, body)
     f = profiles_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)

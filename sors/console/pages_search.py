@@ -52,6 +52,11 @@ def search_body(request: Request) -> dict[str, Any]:
     for name in ("page", "pageSize"):
         if q.get(name, "").isdigit():
             body[name] = int(q[name])
+    # Search by meaning: the "By meaning" box, or a post page's "More like this".
+    if q.get("semantic") == "on" and "query" in body:
+        body["semantic"] = True
+    if q.get("similarTo", "").strip():
+        body["similarTo"] = q["similarTo"].strip()
     return body
 
 

@@ -216,3 +216,22 @@ async def test_the_operators_credits_page_shows_the_sources_and_no_one_elses(
         async with db.transaction() as s:
             await s.execute(update(Account).where(Account.id == account_id)
                             .values(is_operator=False))
+
+
+async def test_more_like_this_on_a_post_page_lists_other_creators_posts(
+    world, account, browser_client, db
+):
+    from tests.factories.world import rows
+
+    _, key = account
+    await sign_in(browser_client, key)
+    [post] = await rows(db, "SELECT p.id, p.profile_id FROM posts p JOIN post_embeddings e "
+                            "ON e.post_id = p.id ORDER BY p.id LIMIT 1")
+    page = await browser_client.get(f"/app/posts/{post['id']}")
+    assert f'href="/app/outliers?similarTo={post["id"]}&amp;timeFrame=all_time"' in page.text
+    similar = await browser_client.get("/app/outliers",
+                                       params={"similarTo": post["id"], "timeFrame": "all_time"})
+    assert similar.status_code == 200 and 'id="similar-note"' in similar.text
+    results = similar.text.split('id="similar-note"')[1].split("</p>", 1)[1]
+    assert f'/app/posts/{post["id"]}"' not in results  # never the post itself
+    assert results.count('href="/app/posts/pst_') >= 3  # other creators' posts

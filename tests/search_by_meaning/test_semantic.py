@@ -230,3 +230,20 @@ async def test_a_model_change_re_embeds_without_mixing_spaces(db, client, settin
     top = (await search(client, key, query="bread baking tutorial", semantic=True,
                         pageSize=3)).json()["results"]
     assert top and top[0]["handle"] in {"crust.baker", "oven.only"}
+
+
+async def test_similar_creators_are_those_whose_posts_are_about_the_same_things(db, client) -> None:
+    await world(db)
+    _, key = await create_account(db, credits=10)
+    [baker] = await rows(db, "SELECT id FROM profiles WHERE handle = 'crust.baker'")
+    r = await client.post("/api/v1/search/profiles", headers=auth(key),
+                          json={"similarTo": baker["id"], "pageSize": 3})
+    assert r.status_code == 200, r.text
+    found = r.json()["results"]
+    assert found[0]["handle"] == "oven.only"  # the other baker
+    assert baker["id"] not in [p["id"] for p in found]
+    sims = [p["similarity"] for p in found]
+    assert sims == sorted(sims, reverse=True)
+    r = await client.post("/api/v1/search/profiles", headers=auth(key),
+                          json={"similarTo": "prf_nobody"})
+    assert r.status_code == 404 and r.json()["code"] == "profile_not_found"
