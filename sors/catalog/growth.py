@@ -95,3 +95,36 @@ def growth_block(post: Mapping[str, Any], snapshot_count: int, now: datetime) ->
         "snapshot_count": snapshot_count,
         "views_per_hour_24h": _r(post.get("velocity")),
     }
+
+
+def _rate(a: tuple[datetime, int | None], b: tuple[datetime, int | None]) -> float | None:
+    hours = _hours(b[0], a[0])
+    if a[1] is None or b[1] is None or hours <= 0:
+        return None
+    return (b[1] - a[1]) / hours
+
+
+def change_effects(
+    published: datetime, stats: Sequence[Mapping[str, Any]],
+    changes: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each caption/title change with the views per hour around it: `viewsPerHourBefore`
+    over the last interval the old version had alone (the two snapshots before the crawl
+    that saw the change, or publication and the one snapshot), `viewsPerHourAfter` from
+    that crawl to the next (null until there is one). The change happened somewhere
+    between the crawl before and the crawl that saw it: that interval is neither."""
+    points = [(published, 0), *((s["crawled_at"], s["views"]) for s in stats)]
+    out = []
+    for c in changes:
+        at = c["changed_at"]
+        before = [p for p in points if p[0] < at]
+        after = [p for p in points if p[0] >= at]
+        out.append({
+            "field": c["field"],
+            "changedAt": isoformat(at),
+            "before": c["before"],
+            "after": c["after"],
+            "viewsPerHourBefore": _r(_rate(before[-2], before[-1])) if len(before) >= 2 else None,
+            "viewsPerHourAfter": _r(_rate(after[0], after[1])) if len(after) >= 2 else None,
+        })
+    return out

@@ -49,7 +49,7 @@ ON CONFLICT DO NOTHING
 # whether the crawl saw another caption.
 _EXISTING = binary_sql(text("""
 SELECT s.i, p.id, p.published_at, p.deleted_at IS NOT NULL,
-       p.caption IS DISTINCT FROM s.caption
+       p.caption IS DISTINCT FROM s.caption, p.caption
   FROM unnest(CAST(:platform AS text[]), CAST(:ppid AS text[]), CAST(:caption AS text[]))
        WITH ORDINALITY AS s(platform, ppid, caption, i)
   JOIN posts p ON p.platform = s.platform AND p.platform_post_id = s.ppid
@@ -60,6 +60,13 @@ _SET_CAPTIONS = binary_sql(text("""
 UPDATE posts p SET caption = u.caption
   FROM unnest(CAST(:id AS text[]), CAST(:caption AS text[])) AS u(id, caption)
  WHERE p.id = u.id
+"""))
+# The rewrites, kept with both versions (catalog.models.PostChange).
+_RECORD_CHANGES = binary_sql(text("""
+INSERT INTO post_changes (id, post_id, field, before, after, changed_at)
+SELECT u.id, u.post_id, 'caption', u.before, u.after, u.at
+  FROM unnest(CAST(:id AS text[]), CAST(:post_id AS text[]), CAST(:before AS text[]),
+              CAST(:after AS text[]), CAST(:at AS timestamptz[])) AS u(id, post_id, before, after, at)
 """))
 # A complete listing shows every live post of its range: a post of the profile published
 # since the oldest listed one and not listed is gone. Posts another profile's listing in the
@@ -171,17 +178,23 @@ async def _stage_posts(
     })
     deleted: set[int] = set()
     edited: list[dict[str, Any]] = []
-    for i, post_id, published_at, is_deleted, new_caption in found:
+    for i, post_id, published_at, is_deleted, new_caption, old_caption in found:
         if is_deleted:
             deleted.add(i - 1)
         rows[i - 1].update(id=post_id, published_at=published_at, is_new=False)
         if new_caption and not is_deleted:
             edited.append(rows[i - 1])
-            rows[i - 1]["caption_changed"] = True
+            rows[i - 1].update(caption_changed=True, caption_before=old_caption)
     staged = [r for i, r in enumerate(rows) if i not in deleted]
     if edited:
         await execute_rows(session, _SET_CAPTIONS, {
             "id": [r["id"] for r in edited], "caption": [r["caption"] for r in edited],
+        })
+        await execute_rows(session, _RECORD_CHANGES, {
+            "id": [new_id("chg") for _ in edited], "post_id": [r["id"] for r in edited],
+            "before": [r["caption_before"] for r in edited],
+            "after": [r["caption"] for r in edited],
+            "at": [r["stats_updated_at"] for r in edited],
         })
     for r in staged:
         if r["is_new"]:

@@ -308,6 +308,22 @@ class PostStat(Base):
 # reads it), made by `sors.enrichment` and shown in the post record.
 
 
+class PostChange(Base):
+    """A change a crawl saw to a post after it was published: its caption (a YouTube title
+    is its caption) rewritten, as creators do to A/B-test titles. `before` and `after` are
+    the two versions; `changed_at` is the crawl that first saw the new one."""
+
+    __tablename__ = "post_changes"
+    __table_args__ = (Index("ix_post_changes_post", "post_id", "changed_at"),)
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    post_id: Mapped[str] = mapped_column(ForeignKey("posts.id", ondelete="CASCADE"))
+    field: Mapped[str] = mapped_column(String(16))  # "caption"
+    before: Mapped[str | None] = mapped_column(Text)
+    after: Mapped[str | None] = mapped_column(Text)
+    changed_at: Mapped[datetime]
+
+
 class TranscriptRecord(Base):
     __tablename__ = "transcripts"
 

@@ -37,6 +37,7 @@ from sors.catalog.models import (
     WINDOW_SCORES,
     WINDOWS,
     Post,
+    PostChange,
     PostStat,
     Profile,
     ProfileCategory,
@@ -174,6 +175,28 @@ async def post_stats(session: AsyncSession, post_id: str) -> list[Row]:
                PostStat.shares)
         .where(PostStat.post_id == post_id)
         .order_by(PostStat.crawled_at)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def post_changes(session: AsyncSession, post_id: str) -> list[Row]:
+    """The caption/title changes crawls saw on a post, oldest first."""
+    stmt = (
+        select(PostChange.field, PostChange.before, PostChange.after, PostChange.changed_at)
+        .where(PostChange.post_id == post_id)
+        .order_by(PostChange.changed_at, PostChange.id)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def changes_seen(session: AsyncSession, profile_id: str, at: datetime) -> list[Row]:
+    """The changes a crawl of `profile_id` at `at` saw, with their posts' ids."""
+    stmt = (
+        select(PostChange.post_id, Post.platform_post_id, Post.url, PostChange.field,
+               PostChange.before, PostChange.after, PostChange.changed_at)
+        .join(Post, Post.id == PostChange.post_id)
+        .where(Post.profile_id == profile_id, PostChange.changed_at == at)
+        .order_by(PostChange.post_id)
     )
     return [r._mapping for r in (await session.execute(stmt)).all()]
 

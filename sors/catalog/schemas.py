@@ -406,6 +406,18 @@ class MilestoneOut(_Out):
     interpolated: bool | None
 
 
+class ChangeOut(_Out):
+    field: Literal["caption"] = Field(description="What changed (a YouTube title is its caption)")
+    changedAt: str = Field(description="The crawl that first saw the new version")
+    before: str | None
+    after: str | None
+    viewsPerHourBefore: float | None = Field(
+        description="Views per hour over the last interval the old version had alone")
+    viewsPerHourAfter: float | None = Field(
+        description="Views per hour from the crawl that saw the change to the next one (null "
+        "until there is one)")
+
+
 class PostHistoryOut(_Out):
     postId: str
     publishedAt: str
@@ -414,3 +426,6 @@ class PostHistoryOut(_Out):
     viewsPerHour24h: float | None
     snapshots: list[SnapshotOut]
     milestones: list[MilestoneOut]
+    changes: list[ChangeOut] = Field(
+        description="Caption/title rewrites crawls saw, oldest first, with the views per hour "
+        "before and after each")

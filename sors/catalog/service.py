@@ -300,7 +300,11 @@ async def post_history(
     row = await repo.get_post(session, post_id, ride_along=ride_along)
     if row is None:
         raise PostNotFound(f"No post with id {post_id!r}.")
-    return growth.history(row, await repo.post_stats(session, post_id), clock.now())
+    stats = await repo.post_stats(session, post_id)
+    out = growth.history(row, stats, clock.now())
+    out["changes"] = growth.change_effects(
+        row["published_at"], stats, await repo.post_changes(session, post_id))
+    return out
 
 
 async def posts_first_seen(

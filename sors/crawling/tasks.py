@@ -84,6 +84,8 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
         ).scalar_one()
         if new_posts:
             await monitoring.announce_new_posts(s, profile_id, snap.fetched_at)
+        await monitoring.announce_changes(s, profile_id, snap.profile.handle,
+                                          snap.profile.platform, snap.fetched_at)
         result = {"profileId": profile_id, "postsSeen": len(snap.posts),
                   "newPosts": int(new_posts), **_source_of(snap)}
         await exclusive.record_crawl(s, job.id, result)

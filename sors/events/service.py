@@ -26,6 +26,7 @@ EVENT_TYPES = (
     "job.failed",
     "alert.triggered",
     "tracking.new_posts",
+    "post.changed",
     "credits.low",
     "credits.added",
 )

@@ -11,11 +11,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.billing import service as billing
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
+from sors.catalog import repository as catalog_repo
 from sors.catalog import service as catalog
 from sors.catalog.models import Profile
 from sors.catalog.schemas import flat_post
 from sors.events import service as events
 from sors.jobs import service as jobs
+from sors.kit.clock import isoformat
 from sors.kit.errors import (
     InsufficientCredits,
     NotFound,
@@ -270,6 +272,27 @@ async def resume_funded(session: AsyncSession, now: datetime) -> int:
 
 
 _NEW_POSTS_IN_EVENT = 100
+
+
+async def announce_changes(session: AsyncSession, profile_id: str, handle: str,
+                           platform: str, at: datetime) -> None:
+    """`post.changed` to every account monitoring a profile whose crawl at `at` saw posts'
+    captions or titles rewritten."""
+    trackers = await repo.trackers(session, profile_id)
+    wanted = await events.accounts_wanting(session, trackers, "post.changed")
+    if not wanted:
+        return
+    changes = await catalog_repo.changes_seen(session, profile_id, at)
+    if not changes:
+        return
+    data = {
+        "profileId": profile_id, "platform": platform, "handle": handle,
+        "changes": [{"postId": c["post_id"], "url": c["url"], "field": c["field"],
+                     "before": c["before"], "after": c["after"],
+                     "changedAt": isoformat(c["changed_at"])} for c in changes],
+    }
+    for account_id in sorted(wanted):
+        await events.emit(session, account_id, "post.changed", data)
 
 
 async def announce_new_posts(session: AsyncSession, profile_id: str, seen_at: datetime) -> None:
