@@ -89,7 +89,9 @@ def get_pricing() -> Pricing:
     return load_pricing(text)
 
 
-def render_price_list(pricing: Pricing, *, keyless_checkout_url: str | None) -> dict[str, Any]:
+def render_price_list(
+    pricing: Pricing, *, keyless_checkout_url: str | None, subscribe_url: str | None = None
+) -> dict[str, Any]:
     plans = [
         {
             "planId": pid,
@@ -120,7 +122,7 @@ def render_price_list(pricing: Pricing, *, keyless_checkout_url: str | None) -> 
         "plans": plans,
         "subscriptions": {
             "trialDays": int(pricing.subscriptions.get("trial_days", 0)),
-            "subscribeUrl": pricing.subscriptions.get("subscribe_url") or None,
+            "subscribeUrl": pricing.subscriptions.get("subscribe_url") or subscribe_url,
         },
         "keylessCheckout": keyless_checkout_url,
         "monthlyPlanCredits": {p["planId"]: p["monthlyApiCredits"] for p in plans},

@@ -31,7 +31,11 @@ async def pricing(request: Request) -> JSONResponse:
         f"{settings.base_url.rstrip('/')}/checkout/keyless"
         if settings.keyless_checkout_enabled else None
     )
-    return JSONResponse(render_price_list(get_pricing(), keyless_checkout_url=keyless))
+    base = settings.base_url.rstrip("/")
+    subscribe = f"{base}/app/plan" if settings.subscriptions_enabled else None
+    return JSONResponse(
+        render_price_list(get_pricing(), keyless_checkout_url=keyless, subscribe_url=subscribe)
+    )
 
 
 @router.get(

@@ -28,6 +28,8 @@ EVENT_TYPES = (
     "tracking.new_posts",
     "credits.low",
     "credits.added",
+    "subscription.updated",
+    "invoice.paid",
 )
 TEST_EVENT = "webhook.test"
 JOB_TYPE = "webhook"  # the job that makes one delivery attempt
