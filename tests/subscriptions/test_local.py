@@ -168,7 +168,7 @@ async def test_plan_change_grants_the_difference_on_its_invoice(
 
 async def test_bad_requests_change_nothing(client: httpx.AsyncClient, db, app) -> None:
     await set_time(db, T0, app)
-    account_id, key = await create_account(db)
+    _, key = await create_account(db)
     h = auth(key)
     for bad in ({"planId": "gold"}, {"planId": "pro", "interval": "week"}, {}):
         r = await client.post("/api/v1/subscriptions/checkout", json=bad, headers=h)
