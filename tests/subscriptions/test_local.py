@@ -191,3 +191,33 @@ async def test_bad_requests_change_nothing(client: httpx.AsyncClient, db, app) -
     await set_time(db, T0 + timedelta(hours=24), app)
     assert (await client.post(path_of(link["checkoutUrl"]) + "/pay")).status_code == 410
     assert (await status(client, other))["planId"] is None
+
+
+async def test_subscription_and_invoice_events_reach_webhook_endpoints(
+    client: httpx.AsyncClient, db, app, settings
+) -> None:
+    await set_time(db, T0, app)
+    account_id, key = await create_account(db)
+    settings.webhooks_allow_http = settings.webhooks_allow_loopback = True
+    try:
+        r = await client.post(
+            "/api/v1/webhooks",
+            json={"url": "http://127.0.0.1:9/hook", "events": ["subscription.updated", "invoice.paid"]},
+            headers=auth(key),
+        )
+        assert r.status_code == 200, r.text
+    finally:
+        settings.webhooks_allow_http = settings.webhooks_allow_loopback = False
+    await subscribe(client, key)
+    await set_time(db, T0 + timedelta(days=7), app)
+    await run_once(db, settings)
+    events = await rows(
+        db, "SELECT type, data FROM webhook_events WHERE account_id = :a ORDER BY occurred_at, id",
+        a=account_id,
+    )
+    kinds = [e["type"] for e in events]
+    assert kinds.count("invoice.paid") == 2 and "subscription.updated" in kinds
+    paid = [e["data"] for e in events if e["type"] == "invoice.paid"]
+    assert [(p["credits"], p["amountUsd"]) for p in paid] == [(0, 0), (1000, 29)]
+    updated = [e["data"] for e in events if e["type"] == "subscription.updated"]
+    assert updated[0]["status"] == "trialing" and updated[-1]["status"] == "active"

@@ -1,0 +1,41 @@
+"""The console's Plan page: subscribe through the local checkout, see the plan and its
+limits against usage, cancel and resume — each an API call on the signed-in key."""
+
+from __future__ import annotations
+
+from tests.console.conftest import csrf_of, sign_in
+
+
+async def test_subscribe_cancel_and_resume_from_the_plan_page(world, account, browser_client):
+    _, key = account
+    c = browser_client
+    await sign_in(c, key)
+    page = await c.get("/app/plan")
+    assert page.status_code == 200 and "No subscription." in page.text
+    assert 'id="subscribe-creator-month"' in page.text and 'aria-current="page"' in page.text
+
+    r = await c.post("/app/plan/subscribe", data={
+        "csrf_token": csrf_of(page.text), "planId": "creator", "interval": "month",
+    })
+    assert r.status_code == 303 and r.headers["location"].startswith("http://testserver/subscribe/")
+    checkout = r.headers["location"].removeprefix("http://testserver")
+    assert "$29.00 per month" in (await c.get(checkout)).text
+    assert (await c.post(checkout + "/pay")).status_code == 200
+
+    page = await c.get("/app/plan")
+    assert 'data-plan="creator"' in page.text and 'data-status="trialing"' in page.text
+    assert "Free trial until" in page.text and 'id="change-pro-month"' in page.text
+    assert 'data-tracked="0"' in page.text and "the <strong>creator</strong> plan's" in page.text
+
+    r = await c.post("/app/plan/cancel", data={"csrf_token": csrf_of(page.text)})
+    assert r.status_code == 303
+    page = await c.get("/app/plan")
+    assert 'id="resume"' in page.text and ", ends " in page.text
+    r = await c.post("/app/plan/resume", data={"csrf_token": csrf_of(page.text)})
+    page = await c.get("/app/plan")
+    assert 'id="cancel"' in page.text and ", renews " in page.text
+
+    # Without the CSRF token nothing happens.
+    r = await c.post("/app/plan/cancel", data={})
+    assert r.status_code in (303, 403)
+    assert 'id="cancel"' in (await c.get("/app/plan")).text
