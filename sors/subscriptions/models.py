@@ -57,8 +57,10 @@ class Subscription(Base):
     # The creation time of the last provider event applied: an older one arriving late
     # changes nothing.
     provider_event_at: Mapped[datetime | None]
-    # Emails sent once per period: the trial-ending notice.
+    # Notices sent once: the trial ending (for this trial end), a failed payment (for this
+    # period end).
     trial_notice_sent_for: Mapped[datetime | None]
+    payment_notice_sent_for: Mapped[datetime | None]
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
     canceled_at: Mapped[datetime | None]

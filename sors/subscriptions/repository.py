@@ -78,19 +78,23 @@ async def due_local(session: AsyncSession, now: datetime, *, limit: int) -> list
     return list((await session.execute(stmt)).scalars())
 
 
-async def trials_ending(
-    session: AsyncSession, before: datetime, *, limit: int
+async def needing_notice(
+    session: AsyncSession, trials_before: datetime, *, limit: int
 ) -> list[Subscription]:
-    """Local trials ending before `before` whose notice has not gone out."""
+    """Trials ending before `trials_before`, and past-due subscriptions, whose notice has
+    not gone out."""
+    trial = (
+        (Subscription.status == "trialing")
+        & (Subscription.trial_end <= trials_before)
+        & Subscription.trial_notice_sent_for.is_distinct_from(Subscription.trial_end)
+    )
+    past_due = (Subscription.status == "past_due") & (
+        Subscription.payment_notice_sent_for.is_distinct_from(Subscription.current_period_end)
+    )
     stmt = (
         select(Subscription)
-        .where(
-            Subscription.provider == "local",
-            Subscription.status == "trialing",
-            Subscription.trial_end <= before,
-            (Subscription.trial_notice_sent_for.is_(None))
-            | (Subscription.trial_notice_sent_for != Subscription.trial_end),
-        )
+        .where(trial | past_due)
+        .order_by(Subscription.id)
         .limit(limit)
         .with_for_update(skip_locked=True)
     )

@@ -1,5 +1,6 @@
 """What the scheduler finds due for subscriptions: the local provider's renewals (each a
-paid invoice with its credits), and the daily re-check of the limits that API spend earns.
+paid invoice with its credits), the trial-ending and failed-payment emails, and the daily
+re-check of the limits that API spend earns.
 
 Each check commits its own short transactions (as sors.monitoring.schedule explains); rows
 are claimed with SKIP LOCKED and an invoice is unique by the period it bills, so even two
@@ -12,8 +13,9 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sors.config import get_settings
 from sors.jobs.scheduler import register
-from sors.subscriptions import limits, service
+from sors.subscriptions import limits, notices, service
 from sors.subscriptions import repository as repo
 
 BATCH = 200
@@ -33,6 +35,12 @@ async def renew_due(session: AsyncSession, now: datetime) -> int:
         done += n
         if n < BATCH:
             return done
+
+
+@register("subscriptions.notices")
+async def send_notices(session: AsyncSession, now: datetime) -> int:
+    """Trial-ending and failed-payment emails (sors.subscriptions.notices)."""
+    return await notices.send_due(_sessions(session), get_settings(), now, limit=BATCH)
 
 
 @register("subscriptions.limits")

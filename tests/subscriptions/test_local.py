@@ -4,6 +4,8 @@ months at once), cancel and resume, plan changes."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -221,3 +223,28 @@ async def test_subscription_and_invoice_events_reach_webhook_endpoints(
     assert [(p["credits"], p["amountUsd"]) for p in paid] == [(0, 0), (1000, 29)]
     updated = [e["data"] for e in events if e["type"] == "subscription.updated"]
     assert updated[0]["status"] == "trialing" and updated[-1]["status"] == "active"
+
+
+def outbox_subjects(settings, before: set) -> list[str]:
+    new = sorted(set(settings.outbox_dir.glob("*.eml")) - before)
+    return [
+        str(email.message_from_bytes(p.read_bytes(), policy=email.policy.default)["Subject"])
+        for p in new
+    ]
+
+
+async def test_trial_ending_email_goes_out_once_three_days_before(
+    client: httpx.AsyncClient, db, app, settings
+) -> None:
+    await set_time(db, T0, app)
+    _, key = await create_account(db, email="trial@example.com")
+    settings.outbox_dir.mkdir(parents=True, exist_ok=True)
+    before = set(settings.outbox_dir.glob("*.eml"))
+    await subscribe(client, key, "pro")
+    await set_time(db, T0 + timedelta(days=3, hours=23), app)
+    await run_once(db, settings)
+    assert outbox_subjects(settings, before) == []  # more than three days left
+    await set_time(db, T0 + timedelta(days=4), app)
+    await run_once(db, settings)
+    await run_once(db, settings)
+    assert outbox_subjects(settings, before) == ["Your sors Pro trial ends 2026-08-10"]

@@ -14,7 +14,7 @@ import pytest
 from sors.app import create_app
 from sors.config import get_settings, set_settings
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.factories.world import scalar
+from tests.factories.world import run_once, scalar
 from tests.subscriptions.stripe_fake import (
     WEBHOOK_SECRET,
     event,
@@ -26,6 +26,7 @@ from tests.subscriptions.stripe_fake import (
     subscription_object,
     ts,
 )
+from tests.subscriptions.test_local import outbox_subjects
 
 P0 = datetime(2026, 8, 3, 9, 0, tzinfo=UTC)
 P1 = P0 + timedelta(days=7)  # the trial's end
@@ -197,6 +198,11 @@ async def test_each_paid_invoice_grants_once_whatever_the_order_or_repeats(sc, d
     s = await status(sc, key)
     assert (s["status"], s["appliedPlanId"]) == ("past_due", "creator")
     assert await balance_and_ledger_sum(db, account_id) == (2000, 2000)
+    get_settings().outbox_dir.mkdir(parents=True, exist_ok=True)
+    before = set(get_settings().outbox_dir.glob("*.eml"))
+    await run_once(db, get_settings())
+    await run_once(db, get_settings())
+    assert outbox_subjects(get_settings(), before) == ["Payment for your sors Creator plan failed"]
 
     # Forged or stale signatures: 400, nothing recorded.
     forged = event("evt_9", "invoice.paid", invoice_object(

@@ -39,6 +39,7 @@ def upgrade() -> None:
         sa.Column("trial_used", sa.Boolean(), server_default=sa.text("false"), nullable=False),
         sa.Column("provider_event_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("trial_notice_sent_for", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("payment_notice_sent_for", sa.DateTime(timezone=True), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("canceled_at", sa.DateTime(timezone=True), nullable=True),
