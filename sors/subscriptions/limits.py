@@ -23,6 +23,10 @@ SPEND_WINDOW = timedelta(days=30)
 # retries the payment).
 ENTITLED = ("trialing", "active", "past_due")
 LimitName = Literal["watchlistLimit", "followedProfileLimit"]
+PLAN_LIMIT_NOTE = (
+    "`plan_limit_reached`: the plan's limit (`limit`, `limitValue`) is reached; "
+    "`upgradePlanId` names the plan that lifts it"
+)
 
 
 @dataclass(frozen=True)

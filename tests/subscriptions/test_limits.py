@@ -130,3 +130,39 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
         assert states == {pids[0]: None, pids[1]: "plan_limit"}
     finally:
         settings.api_only_watchlist_limit = None
+
+
+async def test_followed_profile_limit_caps_profiles_with_an_active_alert(
+    client: httpx.AsyncClient, db, app, settings
+) -> None:
+    await set_time(db, T0, app)
+    pids = [await seed_profile(db, "tiktok", f"follow.{i}", T0) for i in range(3)]
+    _, key = await create_account(db, credits=1000, email="owner@example.com")
+    settings.api_only_followed_profile_limit = 2
+    try:
+        for pid in pids[:2]:
+            r = await client.post(
+                "/api/v1/alerts", json={"profileId": pid, "email": "owner@example.com"},
+                headers=auth(key),
+            )
+            assert r.status_code == 200, r.text
+        # Another alert on a followed profile is no new followed profile.
+        r = await client.post(
+            "/api/v1/alerts", json={"profileId": pids[0], "email": "second@example.com"},
+            headers=auth(key),
+        )
+        assert r.status_code == 200, r.text
+        r = await client.post(
+            "/api/v1/alerts", json={"profileId": pids[2], "email": "owner@example.com"},
+            headers=auth(key),
+        )
+        assert r.status_code == 403 and r.json()["code"] == "plan_limit_reached"
+        assert (r.json()["limit"], r.json()["limitValue"]) == ("followedProfileLimit", 2)
+        await subscribe(client, key, "creator")  # 25 followed profiles
+        r = await client.post(
+            "/api/v1/alerts", json={"profileId": pids[2], "email": "owner@example.com"},
+            headers=auth(key),
+        )
+        assert r.status_code == 200, r.text
+    finally:
+        settings.api_only_followed_profile_limit = None
