@@ -59,7 +59,11 @@ async def _find(
     if sub is None and facts.account_id:
         sub = await repo.get_by_account(session, facts.account_id, lock=True)
         if sub is not None and sub.provider_subscription_id not in (None, facts.subscription_id):
-            if not create:
+            # Another subscription of the account: only one that ended may be replaced (a
+            # late event of an old subscription must not overwrite the running one).
+            if not create or sub.status != "canceled":
+                log.warning("subscriptions.event_for_other_subscription",
+                            subscription=facts.subscription_id, account=facts.account_id)
                 return None
             sub = await _start(session, facts.account_id, facts, sub, now)
         elif sub is None and create:
@@ -85,7 +89,7 @@ async def _start(
     if which is None or plan is None:
         log.warning("subscriptions.event_without_plan", subscription=facts.subscription_id)
         return None
-    sub = await service._revive(session, account_id, "stripe", plan, which[1], now)
+    sub = await service.revive(session, account_id, "stripe", plan, which[1], now)
     sub.provider_subscription_id = None  # set by the caller, once it is ours
     return sub
 

@@ -208,6 +208,13 @@ async def subscribe_pay(session: Session, checkoutId: CheckoutId) -> HTMLRespons
         return page("Checkout expired", "<p>This link has expired; nothing was charged.</p>", 410)
     if outcome == "already_completed":
         return page("Already subscribed", "<p>This checkout was already completed.</p>")
+    if outcome == "already_subscribed":
+        return page(
+            "Already subscribed",
+            '<p>This account already has a subscription; nothing was charged. '
+            '<a href="/app/plan">Your plan</a></p>',
+            409,
+        )
     return page(
         "Subscribed",
         "<p>Your subscription has started.</p>"

@@ -134,7 +134,8 @@ def checkout_expired(co: SubscriptionCheckout, now: datetime) -> bool:
 async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: datetime) -> str:
     """The local checkout page's "subscribe" button: the subscription starts, in its trial
     when the account has not had one (no credits until the first paid invoice), else with
-    its first paid invoice. Returns completed, already_completed, expired or unknown."""
+    its first paid invoice. Returns completed, already_completed, already_subscribed,
+    expired or unknown."""
     co = await repo.get_checkout(session, checkout_id, lock=True)
     if co is None or co.provider != "local":
         return "unknown"
@@ -142,9 +143,12 @@ async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: 
         return "already_completed"
     if checkout_expired(co, now):
         return "expired"
+    running = await repo.get_by_account(session, co.account_id, lock=True)
+    if running is not None and running.status != "canceled":
+        return "already_subscribed"  # another checkout of the account started one
     co.status, co.completed_at = "completed", now
     plan = plan_or_422(co.plan_id)
-    sub = await _revive(session, co.account_id, "local", plan, co.interval, now)
+    sub = await revive(session, co.account_id, "local", plan, co.interval, now)
     if co.trial_days > 0 and not sub.trial_used:
         sub.status, sub.trial_used = "trialing", True
         sub.trial_end = now + timedelta(days=co.trial_days)
@@ -171,7 +175,7 @@ async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: 
     return "completed"
 
 
-async def _revive(
+async def revive(
     session: AsyncSession, account_id: str, provider: str, plan: Plan, interval: str, now: datetime
 ) -> Subscription:
     """The account's subscription row, new or a canceled one starting again."""
@@ -193,8 +197,9 @@ async def _revive(
         await repo.add(session, sub)
         return sub
     sub.provider, sub.plan_id, sub.interval = provider, plan.plan_id, interval
-    sub.cancel_at_period_end, sub.canceled_at, sub.period_credits = False, None, 0
-    sub.updated_at = now
+    sub.status, sub.cancel_at_period_end, sub.canceled_at = "active", False, None
+    sub.current_period_start = sub.current_period_end = sub.trial_end = None
+    sub.period_credits, sub.provider_event_at, sub.updated_at = 0, None, now
     return sub
 
 
@@ -387,7 +392,8 @@ async def change_plan(
         try:
             facts = await provider.update_subscription(
                 sub.provider_subscription_id,
-                price_id=settings.stripe_prices.get(f"{plan.plan_id}_{interval}"),
+                price_id=settings.stripe_prices.get(f"{plan.plan_id}_{interval}")
+                or stripe_subscriptions.lookup_key(plan.plan_id, interval),
                 metadata=stripe_subscriptions.metadata(account_id, plan.plan_id, interval),
             )
         except SubscriptionUpdateError as exc:

@@ -179,10 +179,17 @@ async def test_bad_requests_change_nothing(client: httpx.AsyncClient, db, app) -
     assert (
         await client.post("/api/v1/subscriptions/checkout", json={"planId": "pro"})
     ).status_code == 401
+    # Two links opened before either is paid: the second cannot start a second subscription.
+    spare = (
+        await client.post("/api/v1/subscriptions/checkout", json={"planId": "pro"}, headers=h)
+    ).json()
     await subscribe(client, key)
+    r = await client.post(path_of(spare["checkoutUrl"]) + "/pay")
+    assert r.status_code == 409 and "already has a subscription" in r.text
+    assert (await status(client, key))["planId"] == "creator"
     r = await client.post("/api/v1/subscriptions/checkout", json={"planId": "pro"}, headers=h)
     assert r.status_code == 409 and r.json()["code"] == "subscription_exists"
-    assert await scalar(db, "SELECT count(*) FROM subscription_checkouts") == 1
+    assert await scalar(db, "SELECT count(*) FROM subscription_checkouts") == 2
     portal = await client.post("/api/v1/subscriptions/portal", headers=h)
     assert portal.status_code == 200 and portal.json() == {"url": None}
     # An expired link cannot start anything.

@@ -262,6 +262,20 @@ async def test_cancel_resume_change_and_portal_go_through_stripe(sc, db, fake_st
     assert await deliver(sc, event("evt_c2", "invoice.paid", proration)) == "granted"
     assert await balance_and_ledger_sum(db, account_id) == (4000, 4000)  # 3,000 more
 
+    # To yearly billing, a price found by its lookup key.
+    r = await sc.post(
+        "/api/v1/subscriptions/change", json={"planId": "pro", "interval": "year"}, headers=h
+    )
+    assert r.status_code == 200 and r.json()["interval"] == "year"
+    assert fake.sent("GET", "/v1/prices")[-1]["lookup_keys[0]"] == "sors_pro_year"
+    assert fake.sent("POST", "/v1/subscriptions/sub_test_c")[-1]["items[0][price]"] == (
+        "price_lookup_pro_year"
+    )
+    # No price for the plan: 503, the subscription unchanged.
+    r = await sc.post("/api/v1/subscriptions/change", json={"planId": "agency"}, headers=h)
+    assert r.status_code == 503
+    assert (await status(sc, key))["planId"] == "pro"
+
     r = await sc.post("/api/v1/subscriptions/portal", headers=h)
     assert r.json() == {"url": "https://billing.stripe.test/p/session/bps_1"}
     assert fake.sent("POST", "/v1/billing_portal/sessions")[-1]["customer"] == "cus_test_1"
@@ -272,3 +286,20 @@ async def test_cancel_resume_change_and_portal_go_through_stripe(sc, db, fake_st
     assert await deliver(sc, event("evt_c3", "customer.subscription.deleted", deleted)) == "applied"
     s = await status(sc, key)
     assert s["status"] == "canceled" and s["appliedPlanId"] is None
+
+    # A new subscription; a late event of the old one does not overwrite it.
+    newer = invoice_object(
+        "in_c3", "sub_test_d", amount_paid=2900, billing_reason="subscription_create",
+        price="price_creator_month", start=P2, end=P3, meta=meta,
+    )
+    assert await deliver(sc, event("evt_c4", "invoice.paid", newer)) == "granted"
+    old_update = subscription_object(
+        "sub_test_c", status="active", price="price_pro_month", start=P0, end=P2, meta=meta
+    )
+    assert await deliver(
+        sc, event("evt_c5", "customer.subscription.updated", old_update)
+    ) == "unknown"
+    s = await status(sc, key)
+    assert (s["status"], s["planId"], s["currentPeriodEnd"]) == (
+        "active", "creator", "2026-10-10T09:00:00Z"
+    )

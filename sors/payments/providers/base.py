@@ -169,7 +169,7 @@ class PaymentProvider(Protocol):
         metadata: dict[str, str] | None = None,
     ) -> SubscriptionFacts | None:
         """Change a subscription the provider bills (cancel at period end, resume, a new
-        price with proration). None: the provider keeps no subscriptions (local: ours are
+        price with proration; `price_id` may be a lookup key `sors_<plan>_<interval>`). None: the provider keeps no subscriptions (local: ours are
         the only record)."""
         ...
 

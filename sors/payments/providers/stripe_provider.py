@@ -144,16 +144,22 @@ class StripeProvider:
         if req.price_id:
             return req.price_id
         key = billing.lookup_key(req.plan_id, req.interval)
+        try:
+            return await self._price_by_lookup_key(client, key)
+        except LookupError as exc:
+            raise CheckoutCreationError(
+                f"No Stripe price for {req.plan_id}/{req.interval}: set "
+                f"SORS_STRIPE_PRICE_{req.plan_id.upper()}_{req.interval.upper()} or give a "
+                f"price the lookup key {key}"
+            ) from exc
+
+    async def _price_by_lookup_key(self, client: stripe.StripeClient, key: str) -> str:
         prices = await client.v1.prices.list_async(
             {"lookup_keys": [key], "active": True, "limit": 1}
         )
         found = prices.to_dict().get("data") or []
         if not found:
-            raise CheckoutCreationError(
-                f"No Stripe price for {req.plan_id}/{req.interval}: set "
-                f"SORS_STRIPE_PRICE_{req.plan_id.upper()}_{req.interval.upper()} or give a "
-                f"price the lookup key {key}"
-            )
+            raise LookupError(key)
         return str(found[0]["id"])
 
     async def create_subscription_checkout(self, req: SubscriptionCheckoutRequest) -> CheckoutLink:
@@ -203,6 +209,9 @@ class StripeProvider:
             params["metadata"] = metadata
         client, http = self._client()
         try:
+            if price_id is not None and price_id.startswith("sors_"):
+                # Not a price id (those start "price_"): a lookup key sors_<plan>_<interval>.
+                price_id = await self._price_by_lookup_key(client, price_id)
             if price_id is not None:
                 current = (await client.v1.subscriptions.retrieve_async(subscription_id)).to_dict()
                 item = (current.get("items") or {}).get("data") or [{}]
@@ -211,6 +220,8 @@ class StripeProvider:
                 params["items"] = [{"id": item[0].get("id"), "price": price_id}]
                 params["proration_behavior"] = "always_invoice"
             sub = await client.v1.subscriptions.update_async(subscription_id, params)  # type: ignore[arg-type]
+        except LookupError as exc:
+            raise SubscriptionUpdateError(f"No Stripe price has the lookup key {exc}") from exc
         except stripe.StripeError as exc:
             log.warning("stripe.subscription_update_failed", error=type(exc).__name__)
             raise SubscriptionUpdateError(
