@@ -38,7 +38,7 @@ from sors.remix import tasks as _remix_tasks  # noqa: F401
 from sors.subscriptions import events as subscription_events
 from sors.subscriptions import router as subscriptions
 from sors.subscriptions import schedule as _subscriptions_schedule  # noqa: F401
-from sors.subscriptions import service as subscriptions_service
+from sors.subscriptions import state as subscription_state
 from sors.webhooks import router as webhooks
 from sors.webhooks import schedule as _webhooks_schedule  # noqa: F401
 from sors.webhooks import tasks as _webhooks_tasks  # noqa: F401
@@ -66,4 +66,4 @@ ROUTERS = (
 # Events between domains that have no floor between them, connected here.
 payments_service.on_payment(monitoring_service.resume_paused)  # paused monitoring resumes
 payments_service.on_subscription_event(subscription_events.handle)  # Stripe Billing events
-subscriptions_service.on_plan_change(monitoring_service.apply_plan_limit)  # pause / resume
+subscription_state.on_plan_change(monitoring_service.apply_plan_limit)  # pause / resume

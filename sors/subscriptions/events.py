@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.config import get_settings
 from sors.payments.providers import PaymentEvent, SubscriptionFacts
+from sors.subscriptions import invoices, state
 from sors.subscriptions import repository as repo
-from sors.subscriptions import service
 from sors.subscriptions.models import Subscription
 from sors.subscriptions.plans import get_plan
 
@@ -89,7 +89,7 @@ async def _start(
     if which is None or plan is None:
         log.warning("subscriptions.event_without_plan", subscription=facts.subscription_id)
         return None
-    sub = await service.revive(session, account_id, "stripe", plan, which[1], now)
+    sub = await state.revive(session, account_id, "stripe", plan, which[1], now)
     sub.provider_subscription_id = None  # set by the caller, once it is ours
     return sub
 
@@ -138,7 +138,7 @@ async def handle(session: AsyncSession, event: PaymentEvent, now: datetime) -> s
         if event.kind == "subscription_deleted":
             sub.status, sub.canceled_at = "canceled", now
         sub.updated_at = now
-        await service.plan_changed(session, sub, now)
+        await state.plan_changed(session, sub, now)
         return "applied"
     if event.kind == "invoice_paid":
         return await _invoice_paid(session, facts, now)
@@ -148,7 +148,7 @@ async def handle(session: AsyncSession, event: PaymentEvent, now: datetime) -> s
             return "unknown"
         if sub.status in ("active", "trialing"):
             sub.status, sub.updated_at = "past_due", now
-            await service.plan_changed(session, sub, now)
+            await state.plan_changed(session, sub, now)
         return "payment_failed"
     if event.kind == "trial_will_end":
         return "trial_will_end"
@@ -179,7 +179,7 @@ async def _started(
         sub.status = "trialing" if co.trial_days > 0 else "active"
         sub.trial_used = sub.trial_used or co.trial_days > 0
     sub.updated_at = now
-    await service.plan_changed(session, sub, now)
+    await state.plan_changed(session, sub, now)
     return "applied"
 
 
@@ -192,7 +192,7 @@ async def _invoice_paid(session: AsyncSession, facts: SubscriptionFacts, now: da
     if sub is None or which is None or plan is None:
         log.warning("subscriptions.invoice_for_unknown_subscription", invoice=facts.invoice_id)
         return "unknown"
-    credits = await service.record_invoice(
+    credits = await invoices.record_invoice(
         session,
         sub,
         provider="stripe",
@@ -214,5 +214,5 @@ async def _invoice_paid(session: AsyncSession, facts: SubscriptionFacts, now: da
         sub.plan_id, sub.interval = plan.plan_id, which[1]
         if facts.amount_paid_cents > 0 and sub.status in ("past_due", "trialing"):
             sub.status = "active"  # paid: the trial is over, or the retry succeeded
-        await service.plan_changed(session, sub, now)
+        await state.plan_changed(session, sub, now)
     return "granted" if credits else "no_credits"

@@ -17,7 +17,7 @@ from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
 from sors.payments.providers import PaymentProvider, get_provider
 from sors.payments.router import page
-from sors.subscriptions import limits, service
+from sors.subscriptions import limits, service, state
 from sors.subscriptions import repository as repo
 from sors.subscriptions.plans import get_plan
 from sors.subscriptions.schemas import (
@@ -44,7 +44,7 @@ async def status_view(session: AsyncSession, account_id: str) -> dict[str, Any]:
     sub = await repo.get_by_account(session, account_id)
     standing = await limits.standing(session, account_id, clock.now())
     return {
-        **service.view(sub),
+        **state.view(sub),
         "appliedPlanId": standing.plan.plan_id if standing.plan else None,
         "appliedBecause": standing.source,
         "apiSpendUsd30d": float(standing.spend_usd_30d),

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.config import get_settings
 from sors.jobs.scheduler import register
-from sors.subscriptions import limits, notices, service
+from sors.subscriptions import invoices, limits, notices, state
 from sors.subscriptions import repository as repo
 
 BATCH = 200
@@ -31,7 +31,7 @@ async def renew_due(session: AsyncSession, now: datetime) -> int:
     done = 0
     while True:
         async with maker() as s, s.begin():
-            n = await service.renew_due(s, now, limit=BATCH)
+            n = await invoices.renew_due(s, now, limit=BATCH)
         done += n
         if n < BATCH:
             return done
@@ -53,6 +53,6 @@ async def recheck_limits(session: AsyncSession, now: datetime) -> int:
         accounts = await repo.accounts_with_plan_or_spend(s, now - 2 * limits.SPEND_WINDOW)
     for account_id in accounts:
         async with _sessions(session)() as s, s.begin():
-            for hook in service.PLAN_HOOKS:
+            for hook in state.PLAN_HOOKS:
                 await hook(s, account_id, now)
     return len(accounts)

@@ -1,29 +1,26 @@
-"""Subscriptions: selling a plan, its state, and the credits of every paid invoice.
+"""Subscriptions: selling a plan (checkout), and what its holder changes (cancel, resume,
+another plan, the provider's billing portal).
 
-Credits are granted on every paid invoice, exactly once per invoice: a monthly invoice
-grants the plan's monthly credits, a yearly one twelve months of them at once, a trial's
-zero-amount invoice none; a plan change's (prorated) invoice grants the difference between
-what the new plan gives for the period and what the period already got. The local provider
-bills renewals itself (`renew_due`, run by the scheduler); Stripe's arrive as `invoice.paid`
-webhooks (`sors.subscriptions.events`).
+Credits are granted on every paid invoice, exactly once per invoice (`invoices`): a monthly
+invoice grants the plan's monthly credits, a yearly one twelve months of them at once, a
+trial's zero-amount invoice none; a plan change's (prorated) invoice grants the difference
+between what the new plan gives for the period and what the period already got. The local
+provider bills renewals itself (`invoices.renew_due`, run by the scheduler); Stripe's arrive
+as `invoice.paid` webhooks (`sors.subscriptions.events`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import service as accounts
-from sors.billing import service as billing
 from sors.config import Settings
-from sors.events import service as events
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound, SubscriptionExists, Unavailable
 from sors.kit.ids import new_id
-from sors.payments import service as payments
 from sors.payments.providers import (
     CheckoutCreationError,
     PaymentProvider,
@@ -32,22 +29,12 @@ from sors.payments.providers import (
     SubscriptionUpdateError,
     stripe_subscriptions,
 )
+from sors.subscriptions import invoices, state
 from sors.subscriptions import repository as repo
 from sors.subscriptions.models import Subscription, SubscriptionCheckout
 from sors.subscriptions.plans import Plan, add_interval, get_plan, plan_or_422, trial_days
 
 CHECKOUT_LIFETIME = timedelta(hours=24)
-
-# The in-process event "this account's plan may have changed" (subscribed, upgraded,
-# downgraded, canceled), in the change's transaction: monitoring re-applies its limit.
-# Subscribers are connected in `sors.wiring`.
-PlanHook = Callable[[AsyncSession, str, datetime], Awaitable[Any]]
-PLAN_HOOKS: list[PlanHook] = []
-
-
-def on_plan_change(hook: PlanHook) -> PlanHook:
-    PLAN_HOOKS.append(hook)
-    return hook
 
 
 def _unavailable(exc: Exception) -> Unavailable:
@@ -148,7 +135,7 @@ async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: 
         return "already_subscribed"  # another checkout of the account started one
     co.status, co.completed_at = "completed", now
     plan = plan_or_422(co.plan_id)
-    sub = await revive(session, co.account_id, "local", plan, co.interval, now)
+    sub = await state.revive(session, co.account_id, "local", plan, co.interval, now)
     if co.trial_days > 0 and not sub.trial_used:
         sub.status, sub.trial_used = "trialing", True
         sub.trial_end = now + timedelta(days=co.trial_days)
@@ -159,7 +146,7 @@ async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: 
         sub.current_period_start = now
         sub.current_period_end = add_interval(now, co.interval)
         amount = co.price_cents
-    await record_invoice(
+    await invoices.record_invoice(
         session,
         sub,
         provider="local",
@@ -171,168 +158,11 @@ async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: 
         period=(sub.current_period_start, sub.current_period_end),
         now=now,
     )
-    await plan_changed(session, sub, now)
+    await state.plan_changed(session, sub, now)
     return "completed"
 
 
-async def revive(
-    session: AsyncSession, account_id: str, provider: str, plan: Plan, interval: str, now: datetime
-) -> Subscription:
-    """The account's subscription row, new or a canceled one starting again."""
-    sub = await repo.get_by_account(session, account_id, lock=True)
-    if sub is None:
-        sub = Subscription(
-            id=new_id("sub"),
-            account_id=account_id,
-            provider=provider,
-            plan_id=plan.plan_id,
-            interval=interval,
-            status="active",
-            cancel_at_period_end=False,
-            period_credits=0,
-            trial_used=False,
-            created_at=now,
-            updated_at=now,
-        )
-        await repo.add(session, sub)
-        return sub
-    sub.provider, sub.plan_id, sub.interval = provider, plan.plan_id, interval
-    sub.status, sub.cancel_at_period_end, sub.canceled_at = "active", False, None
-    sub.current_period_start = sub.current_period_end = sub.trial_end = None
-    sub.period_credits, sub.provider_event_at, sub.updated_at = 0, None, now
-    return sub
-
-
-# ---- invoices -----------------------------------------------------------------------------
-
-
-async def record_invoice(
-    session: AsyncSession,
-    sub: Subscription,
-    *,
-    provider: str,
-    invoice_id: str,
-    plan: Plan,
-    interval: str,
-    amount_cents: int,
-    billing_reason: str | None,
-    period: tuple[datetime | None, datetime | None],
-    now: datetime,
-) -> int | None:
-    """Record one paid invoice and grant its credits: the credits granted, or None when this
-    invoice was recorded before (a replayed or duplicated event)."""
-    entitled = plan.credits_per_invoice(interval)
-    change = billing_reason == "subscription_update"
-    if amount_cents <= 0:
-        credits = 0  # a trial's invoice (or one fully discounted) grants nothing
-    elif change:
-        credits = max(0, entitled - sub.period_credits)
-    else:
-        credits = entitled
-    recorded = await repo.insert_invoice(
-        session,
-        {
-            "id": new_id("inv"),
-            "provider": provider,
-            "invoice_id": invoice_id,
-            "account_id": sub.account_id,
-            "subscription_id": sub.id,
-            "plan_id": plan.plan_id,
-            "interval": interval,
-            "amount_cents": amount_cents,
-            "credits": credits,
-            "billing_reason": billing_reason,
-            "period_start": period[0],
-            "period_end": period[1],
-            "paid_at": now,
-        },
-    )
-    if not recorded:
-        return None
-    starts_period = not change and (
-        period[0] is None
-        or sub.current_period_start is None
-        or period[0] >= sub.current_period_start
-    )
-    if starts_period:
-        sub.period_credits = credits
-    else:
-        sub.period_credits += credits
-    sub.updated_at = now
-    if credits:
-        await payments.credits_arriving(session, sub.account_id, now)
-        await billing.grant(
-            session,
-            sub.account_id,
-            credits,
-            reason=f"{plan.name} plan, {interval}ly invoice {invoice_id}",
-            external_ref=f"invoice:{provider}:{invoice_id}",
-        )
-    await events.emit(
-        session,
-        sub.account_id,
-        "invoice.paid",
-        {
-            "invoiceId": invoice_id,
-            "planId": plan.plan_id,
-            "interval": interval,
-            "amountUsd": amount_cents / 100,
-            "credits": credits,
-            "billingReason": billing_reason,
-            "periodStart": isoformat(period[0]),
-            "periodEnd": isoformat(period[1]),
-        },
-    )
-    return credits
-
-
-async def renew_due(session: AsyncSession, now: datetime, *, limit: int) -> int:
-    """The local provider's renewals: each subscription whose period (or trial) ended is
-    billed for the next one (its credits granted), or ends when it was set to cancel. The
-    invoice id names the period, so two schedulers cannot bill it twice."""
-    done = 0
-    for sub in await repo.due_local(session, now, limit=limit):
-        plan = get_plan(sub.plan_id)
-        assert sub.current_period_end is not None
-        if sub.cancel_at_period_end or plan is None:
-            sub.status, sub.canceled_at, sub.updated_at = "canceled", now, now
-            await plan_changed(session, sub, now)
-            done += 1
-            continue
-        start = sub.current_period_end
-        end = add_interval(start, sub.interval)
-        while end <= now:  # a scheduler that was down bills the periods it missed
-            start, end = end, add_interval(end, sub.interval)
-        was = sub.status
-        sub.status, sub.current_period_start, sub.current_period_end = "active", start, end
-        await record_invoice(
-            session,
-            sub,
-            provider="local",
-            invoice_id=f"{sub.id}:{isoformat(start)}",
-            plan=plan,
-            interval=sub.interval,
-            amount_cents=plan.price_cents(sub.interval),
-            billing_reason="subscription_cycle",
-            period=(start, end),
-            now=now,
-        )
-        if was != "active":
-            await plan_changed(session, sub, now)
-        done += 1
-    return done
-
-
 # ---- state changes ------------------------------------------------------------------------
-
-
-async def plan_changed(session: AsyncSession, sub: Subscription, now: datetime) -> None:
-    """`subscription.updated` and the limits of what exists, in this transaction."""
-    await session.flush()
-    await events.emit(session, sub.account_id, "subscription.updated", view(sub))
-    for hook in PLAN_HOOKS:
-        await hook(session, sub.account_id, now)
-
 
 async def _current(session: AsyncSession, account_id: str) -> Subscription:
     sub = await repo.get_by_account(session, account_id, lock=True)
@@ -368,7 +198,7 @@ async def set_cancel(
             raise _unavailable(exc) from exc
         _apply_facts(sub, facts)
     sub.cancel_at_period_end, sub.updated_at = cancel, now
-    await plan_changed(session, sub, now)
+    await state.plan_changed(session, sub, now)
     return sub
 
 
@@ -400,16 +230,16 @@ async def change_plan(
             raise _unavailable(exc) from exc
         _apply_facts(sub, facts)
         sub.plan_id, sub.interval, sub.updated_at = plan.plan_id, interval, now
-        await plan_changed(session, sub, now)
+        await state.plan_changed(session, sub, now)
         return sub
     new_period = interval != sub.interval
     sub.plan_id, sub.interval, sub.updated_at = plan.plan_id, interval, now
     if new_period or sub.current_period_start is None:
         sub.current_period_start, sub.current_period_end = now, add_interval(now, interval)
     if sub.status == "trialing":
-        await plan_changed(session, sub, now)
+        await state.plan_changed(session, sub, now)
         return sub
-    await record_invoice(
+    await invoices.record_invoice(
         session,
         sub,
         provider="local",
@@ -421,7 +251,7 @@ async def change_plan(
         period=(sub.current_period_start, sub.current_period_end),
         now=now,
     )
-    await plan_changed(session, sub, now)
+    await state.plan_changed(session, sub, now)
     return sub
 
 
@@ -448,28 +278,3 @@ async def portal_url(
     except SubscriptionUpdateError as exc:
         raise _unavailable(exc) from exc
 
-
-def view(sub: Subscription | None) -> dict[str, Any]:
-    if sub is None:
-        return {
-            "planId": None,
-            "interval": None,
-            "status": None,
-            "cancelAtPeriodEnd": False,
-            "currentPeriodStart": None,
-            "currentPeriodEnd": None,
-            "trialEnd": None,
-            "creditsGrantedThisPeriod": 0,
-            "provider": None,
-        }
-    return {
-        "planId": sub.plan_id,
-        "interval": sub.interval,
-        "status": sub.status,
-        "cancelAtPeriodEnd": sub.cancel_at_period_end,
-        "currentPeriodStart": isoformat(sub.current_period_start),
-        "currentPeriodEnd": isoformat(sub.current_period_end),
-        "trialEnd": isoformat(sub.trial_end),
-        "creditsGrantedThisPeriod": sub.period_credits,
-        "provider": sub.provider,
-    }
