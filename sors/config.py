@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     # unset: unlimited.
     api_only_watchlist_limit: int | None = Field(default=None, ge=0)
     api_only_followed_profile_limit: int | None = Field(default=None, ge=0)
+    api_only_seats: int | None = Field(default=1, ge=1)  # the owner alone
 
     # rate limits
     redis_url: str | None = None

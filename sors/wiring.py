@@ -36,6 +36,7 @@ from sors.payments import service as payments_service
 from sors.remix import router as remix
 from sors.remix import tasks as _remix_tasks  # noqa: F401
 from sors.subscriptions import events as subscription_events
+from sors.subscriptions import members_router
 from sors.subscriptions import router as subscriptions
 from sors.subscriptions import schedule as _subscriptions_schedule  # noqa: F401
 from sors.subscriptions import state as subscription_state
@@ -59,6 +60,7 @@ ROUTERS = (
     alerts.router,
     payments.router,
     subscriptions.router,
+    members_router.router,
     console.router,
     webhooks.router,
 )

@@ -102,6 +102,7 @@ def render_price_list(
             "watchlistLimit": _num(p["watchlist_limit"]),
             "followedProfileLimit": _num(p["followed_profile_limit"]),
             "apiSpendEquivalentUsd30d": _num(p["api_spend_equivalent_usd_30d"]),
+            "seats": _num(p.get("seats", 1)),
         }
         for pid, p in pricing.plans.items()
     ]

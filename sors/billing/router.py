@@ -69,8 +69,9 @@ async def ledger(
     entries = await repo.list_entries(session, account_id, limit=limit + 1, before=before)
     has_more = len(entries) > limit
     entries = entries[:limit]
+    members = await repo.members_of_keys(session, sorted({e.key_id for e in entries if e.key_id}))
     return JSONResponse({
-        "results": [ledger_entry(e) for e in entries],
+        "results": [ledger_entry(e, members) for e in entries],
         "hasMore": has_more,
         "nextBefore": entries[-1].id if has_more and entries else None,
     })

@@ -347,3 +347,24 @@ def payment_failed(
         now=now,
         idempotency_key=idempotency_key,
     )
+
+
+def member_invite(
+    to: str,
+    invited_by: str | None,
+    role: str,
+    accept_url: str,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject="You are invited to a sors workspace",
+        template="member_invite",
+        context={"invited_by": invited_by, "role": role, "accept_url": accept_url},
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )

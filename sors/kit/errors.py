@@ -52,6 +52,7 @@ UnconfirmedAddressLimit = _err(
 IdempotencyKeyInUse = _err(
     "IdempotencyKeyInUse", 409, "idempotency_key_in_use", "Idempotency key in use"
 )
+RoleForbidden = _err("RoleForbidden", 403, "role_forbidden", "Not allowed for this role")
 SubscriptionExists = _err(
     "SubscriptionExists", 409, "subscription_exists", "The account already has a subscription"
 )

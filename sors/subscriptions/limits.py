@@ -22,7 +22,7 @@ SPEND_WINDOW = timedelta(days=30)
 # A subscription in these states gives its plan's limits (past_due: while the provider
 # retries the payment).
 ENTITLED = ("trialing", "active", "past_due")
-LimitName = Literal["watchlistLimit", "followedProfileLimit"]
+LimitName = Literal["watchlistLimit", "followedProfileLimit", "seats"]
 PLAN_LIMIT_NOTE = (
     "`plan_limit_reached`: the plan's limit (`limit`, `limitValue`) is reached; "
     "`upgradePlanId` names the plan that lifts it"
@@ -36,6 +36,7 @@ class Standing:
     spend_usd_30d: Decimal
     watchlist_limit: int | None  # None: unlimited
     followed_profile_limit: int | None
+    seats: int | None
 
 
 def earned_plan(spend_usd: Decimal) -> Plan | None:
@@ -66,8 +67,11 @@ async def standing(session: AsyncSession, account_id: str, now: datetime) -> Sta
             spend,
             settings.api_only_watchlist_limit,
             settings.api_only_followed_profile_limit,
+            settings.api_only_seats,
         )
-    return Standing(plan, source, spend, plan.watchlist_limit, plan.followed_profile_limit)  # type: ignore[arg-type]
+    return Standing(
+        plan, source, spend, plan.watchlist_limit, plan.followed_profile_limit, plan.seats  # type: ignore[arg-type]
+    )
 
 
 class PlanLimitReached(ApiError):
@@ -83,7 +87,11 @@ class PlanLimitReached(ApiError):
             if bigger
             else ""
         )
-        what = "tracked profiles" if limit == "watchlistLimit" else "profiles with an active alert"
+        what = {
+            "watchlistLimit": "tracked profiles",
+            "followedProfileLimit": "profiles with an active alert",
+            "seats": "people in the workspace (the owner included)",
+        }[limit]
         super().__init__(
             f"{current} allows {value} {what}; remove one first.{lift}",
             limit=limit,
@@ -97,7 +105,11 @@ def _lifting(limit: LimitName, value: int, current: Plan | None) -> Plan | None:
     """The smallest plan above `current` whose `limit` is greater than `value`."""
     rank = current.rank if current else -1
     for p in sorted(all_plans(), key=lambda p: p.rank):
-        v = p.watchlist_limit if limit == "watchlistLimit" else p.followed_profile_limit
+        v = {
+            "watchlistLimit": p.watchlist_limit,
+            "followedProfileLimit": p.followed_profile_limit,
+            "seats": p.seats,
+        }[limit]
         if p.rank > rank and (v is None or v > value):
             return p
     return None

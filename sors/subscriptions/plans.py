@@ -24,6 +24,7 @@ class Plan:
     watchlist_limit: int | None  # None: unlimited
     followed_profile_limit: int | None
     spend_equivalent_usd_30d: Decimal | None
+    seats: int | None  # people in the workspace, the owner included; None: unlimited
 
     def price_cents(self, interval: str) -> int:
         price = self.yearly_price_usd if interval == "year" else self.monthly_price_usd
@@ -53,6 +54,7 @@ def all_plans() -> list[Plan]:
                 watchlist_limit=_limit(p.get("watchlist_limit")),
                 followed_profile_limit=_limit(p.get("followed_profile_limit")),
                 spend_equivalent_usd_30d=Decimal(str(spend)) if spend is not None else None,
+                seats=_limit(p.get("seats", 1)),
             )
         )
     return out

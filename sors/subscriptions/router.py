@@ -51,6 +51,7 @@ async def status_view(session: AsyncSession, account_id: str) -> dict[str, Any]:
         "limits": {
             "watchlistLimit": standing.watchlist_limit,
             "followedProfileLimit": standing.followed_profile_limit,
+            "seats": standing.seats,
         },
     }
 

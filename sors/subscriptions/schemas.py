@@ -32,6 +32,7 @@ class Limits(ResponseModel):
     followedProfileLimit: int | None = Field(
         description="Profiles with an active viral alert; null: unlimited"
     )
+    seats: int | None = Field(description="People in the workspace, the owner included")
 
 
 class SubscriptionOut(ResponseModel):

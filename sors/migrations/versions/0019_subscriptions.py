@@ -1,12 +1,14 @@
 """Subscriptions: one per account, their checkouts, every paid invoice, the daily limit check;
-tracking entries may pause for a plan limit
+tracking entries may pause for a plan limit; workspace members, the member of a key, the key
+of a charge
 
 Revision ID: 0019_subscriptions
 Revises: 0018
 Create Date: 2026-11-25 19:30:00
 
-New tables only, plus a wider check on `tracked_profiles.paused_reason` (a catalog-only
-change: PostgreSQL re-validates the check over the table's rows, a short lock).
+New tables, plus a wider check on `tracked_profiles.paused_reason` (PostgreSQL re-validates
+it over the table's rows, a short lock) and two nullable columns without defaults
+(`api_keys.member_id`, `ledger_entries.key_id`: catalog-only, no rewrite).
 """
 
 import sqlalchemy as sa
@@ -158,9 +160,51 @@ def upgrade() -> None:
         "tracked_profiles",
         "paused_reason IS NULL OR paused_reason IN ('insufficient_credits','plan_limit')",
     )
+    op.create_table(
+        "members",
+        sa.Column("id", sa.String(length=64), nullable=False),
+        sa.Column("account_id", sa.String(length=64), nullable=False),
+        sa.Column("email", sa.String(length=320), nullable=False),
+        sa.Column("role", sa.String(length=8), nullable=False),
+        sa.Column("status", sa.String(length=8), nullable=False),
+        sa.Column("invited_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("accepted_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("removed_at", sa.DateTime(timezone=True), nullable=True),
+        sa.CheckConstraint(
+            "role IN ('owner','member','viewer')", name=op.f("ck_members_role_known")
+        ),
+        sa.CheckConstraint(
+            "status IN ('invited','active','removed')", name=op.f("ck_members_status_known")
+        ),
+        sa.ForeignKeyConstraint(
+            ["account_id"],
+            ["accounts.id"],
+            name=op.f("fk_members_account_id_accounts"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_members")),
+    )
+    op.create_index(
+        "uq_members_account_email_live",
+        "members",
+        ["account_id", "email"],
+        unique=True,
+        postgresql_where=sa.text("status <> 'removed'"),
+    )
+    # Nullable columns without a default: catalog-only changes, no table rewrite.
+    op.add_column("api_keys", sa.Column("member_id", sa.String(length=64), nullable=True))
+    op.create_foreign_key(
+        op.f("fk_api_keys_member_id_members"), "api_keys", "members", ["member_id"], ["id"]
+    )
+    op.add_column("ledger_entries", sa.Column("key_id", sa.String(length=64), nullable=True))
 
 
 def downgrade() -> None:
+    op.drop_column("ledger_entries", "key_id")
+    op.drop_constraint(op.f("fk_api_keys_member_id_members"), "api_keys", type_="foreignkey")
+    op.drop_column("api_keys", "member_id")
+    op.drop_index("uq_members_account_email_live", table_name="members")
+    op.drop_table("members")
     op.execute(
         "UPDATE tracked_profiles SET paused_reason = NULL WHERE paused_reason = 'plan_limit'"
     )
