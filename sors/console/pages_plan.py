@@ -1,5 +1,6 @@
-"""The Plan page: the subscription, usage against the plan's limits, and subscribe /
-change / cancel / resume — each an API call on the signed-in key."""
+"""The Plan and Team pages: the subscription, usage against the plan's limits, subscribe /
+change / cancel / resume; the workspace's members, invite and remove — each an API call on
+the signed-in key (a member's or viewer's key gets the API's own refusals)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,37 @@ async def cancel_or_resume(request: Request, user: User, action: str) -> Respons
         return redirect(request, result.data["url"])
     label = {"cancel": "Canceled at period end", "resume": "Resumed", "portal": "Billing portal"}
     return redirect(request, "/app/plan", outcome(label[action], result))
+
+
+# ---- the Team page ------------------------------------------------------------------------
+
+
+@router.get("/team")
+async def team(request: Request, user: User) -> Response:
+    listed = await apicall.call(request, user.principal, "GET", "/api/v1/members")
+    sub = await apicall.call(request, user.principal, "GET", "/api/v1/subscriptions")
+    return page(
+        request, "team.html.j2", title="Team", result=listed,
+        members=listed.data["results"] if listed.ok else [],
+        seats=sub.data["limits"]["seats"] if sub.ok else None,
+    )
+
+
+@router.post("/team/invite")
+async def invite(request: Request, user: User) -> Response:
+    form = await check_csrf(request, user)
+    result = await apicall.call(
+        request, user.principal, "POST", "/api/v1/members",
+        json={"email": form.get("email", ""), "role": form.get("role", "member")},
+        idempotency_key=_idempotency(form),
+    )
+    return redirect(request, "/app/team", outcome("Invitation emailed", result))
+
+
+@router.post("/team/{member_id}/remove")
+async def remove(request: Request, user: User, member_id: str) -> Response:
+    form = await check_csrf(request, user)
+    result = await apicall.call(request, user.principal, "DELETE",
+                                f"/api/v1/members/{member_id}",
+                                idempotency_key=_idempotency(form))
+    return redirect(request, "/app/team", outcome("Member removed, their keys revoked", result))

@@ -39,3 +39,32 @@ async def test_subscribe_cancel_and_resume_from_the_plan_page(world, account, br
     r = await c.post("/app/plan/cancel", data={})
     assert r.status_code in (303, 403)
     assert 'id="cancel"' in (await c.get("/app/plan")).text
+
+
+async def test_team_page_invites_and_removes_members(world, account, browser_client):
+    _, key = account
+    c = browser_client
+    await sign_in(c, key)
+    page = await c.get("/app/team")
+    assert page.status_code == 200 and "Nobody yet." in page.text
+    # The account has no plan with seats for others: the API's refusal shows.
+    r = await c.post("/app/team/invite", data={
+        "csrf_token": csrf_of(page.text), "email": "ana@example.com", "role": "member"})
+    assert r.status_code == 303
+    page = await c.get("/app/team")
+    assert "Nobody yet." in page.text and "people in the workspace" in page.text
+    # With the Pro plan (3 seats): invited, listed, removed.
+    plan = await c.get("/app/plan")
+    r = await c.post("/app/plan/subscribe", data={
+        "csrf_token": csrf_of(plan.text), "planId": "pro", "interval": "month"})
+    await c.post(r.headers["location"].removeprefix("http://testserver") + "/pay")
+    page = await c.get("/app/team")
+    assert 'id="seats">3<' in page.text
+    await c.post("/app/team/invite", data={
+        "csrf_token": csrf_of(page.text), "email": "ana@example.com", "role": "viewer"})
+    page = await c.get("/app/team")
+    assert "ana@example.com" in page.text and "invited" in page.text
+    member_id = page.text.split('data-member="')[1].split('"')[0]
+    r = await c.post(f"/app/team/{member_id}/remove", data={"csrf_token": csrf_of(page.text)})
+    assert r.status_code == 303
+    assert "Nobody yet." in (await c.get("/app/team")).text
