@@ -100,6 +100,9 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
         call("POST", "/subscriptions/cancel")
         call("POST", "/subscriptions/resume")
         call("POST", "/subscriptions/portal")
+        invited = call("POST", "/members", json={"email": "body@example.com", "role": "viewer"})
+        call("GET", "/members")
+        call("DELETE", "/members/{memberId}", f"/members/{invited['memberId']}")
 
     everything = {
         f"{m} {p}" for p, methods, r in api_routes(app)
