@@ -66,10 +66,11 @@ api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["subscriptions"])
     "A first subscription starts with the free trial of GET /api/v1/pricing (no credits "
     "until the first paid invoice); every paid invoice grants the plan's monthly credits, "
     "twelve months of them at once on yearly billing. 409 `subscription_exists` while one "
-    "runs (change it with POST /api/v1/subscriptions/change).",
+    "runs (change it with POST /api/v1/subscriptions/change); 404 when the operator sells no "
+    "plans.",
     openapi_extra=_skill("create_subscription_checkout"),
     response_model=SubscriptionCheckoutLink,
-    responses=problems(409, 503, body=True),
+    responses=problems(404, 409, 503, body=True),
 )
 async def create_checkout(
     request: Request, session: Session, account_id: AccountId, body: PlanChoice

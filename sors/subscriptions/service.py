@@ -56,6 +56,8 @@ async def create_checkout(
     interval: str,
     now: datetime,
 ) -> dict[str, Any]:
+    if not settings.subscriptions_enabled:
+        raise NotFound("Plans are not sold here (SORS_SUBSCRIPTIONS_ENABLED is off).")
     plan = plan_or_422(plan_id)
     sub = await repo.get_by_account(session, account_id, lock=True)
     if sub is not None and sub.status != "canceled":

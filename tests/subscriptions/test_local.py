@@ -61,9 +61,22 @@ async def grants(db, account_id: str) -> list[dict]:
     )
 
 
-async def test_price_list_points_at_the_plan_page(client: httpx.AsyncClient) -> None:
+async def test_price_list_points_at_the_plan_page_while_plans_are_sold(
+    client: httpx.AsyncClient, db, settings
+) -> None:
     subs = (await client.get("/api/v1/pricing")).json()["subscriptions"]
     assert subs == {"trialDays": 7, "subscribeUrl": "http://testserver/app/plan"}
+    _, key = await create_account(db)
+    settings.subscriptions_enabled = False
+    try:
+        subs = (await client.get("/api/v1/pricing")).json()["subscriptions"]
+        assert subs["subscribeUrl"] is None
+        r = await client.post(
+            "/api/v1/subscriptions/checkout", json={"planId": "pro"}, headers=auth(key)
+        )
+        assert r.status_code == 404
+    finally:
+        settings.subscriptions_enabled = True
 
 
 async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
@@ -81,7 +94,7 @@ async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
     s = await status(client, key)
     assert (s["status"], s["planId"], s["trialEnd"]) == ("trialing", "creator", "2026-08-10T09:00:00Z")
     assert s["appliedPlanId"] == "creator" and s["appliedBecause"] == "subscription"
-    assert s["limits"] == {"watchlistLimit": 10, "followedProfileLimit": 25}
+    assert s["limits"] == {"watchlistLimit": 10, "followedProfileLimit": 25, "seats": 1}
     assert await balance_and_ledger_sum(db, account_id) == (0, 0)  # none during the trial
     # Paying the checkout again changes nothing.
     again = await client.post(path_of(link["checkoutUrl"]) + "/pay")
