@@ -8,12 +8,13 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse
-from pydantic import Field
+from pydantic import Field, field_validator
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import service as accounts
 from sors.config import Settings
 from sors.email import messages, outbox
+from sors.email.addresses import normalize_email
 from sors.kit import clock
 from sors.kit.principal import Principal, current_principal
 from sors.kit.problems import problems
@@ -30,8 +31,17 @@ Ctx = Annotated[RequestContext, Depends(get_context)]
 
 
 class InviteIn(RequestModel):
-    email: Annotated[str, Field(max_length=320)]
+    email: Annotated[
+        str,
+        Field(min_length=3, max_length=320, json_schema_extra={"format": "email"},
+              examples=["ana@example.com"]),
+    ]
     role: Literal["owner", "member", "viewer"] = "member"
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v: str) -> str:
+        return normalize_email(v)
 
 
 class MemberOut(ResponseModel):
