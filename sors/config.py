@@ -6,6 +6,7 @@ with `set_settings()` so every component sees the same values.
 
 from __future__ import annotations
 
+import os
 import secrets
 from functools import cached_property
 from pathlib import Path
@@ -43,6 +44,16 @@ class Settings(BaseSettings):
     stripe_webhook_secret: str | None = None
     stripe_api_base: str | None = None  # for a local Stripe-compatible endpoint in tests
     keyless_checkout_enabled: bool = True
+    # Subscription prices: "<plan>_<interval>" -> Stripe price id, from
+    # SORS_STRIPE_PRICE_<PLAN>_<INTERVAL> (e.g. SORS_STRIPE_PRICE_PRO_YEAR); a plan without
+    # one is looked up by the price's lookup key `sors_<plan>_<interval>`.
+    stripe_prices: dict[str, str] = Field(default_factory=dict)
+    subscriptions_enabled: bool = True
+    # The limits of an account with no plan (neither subscribed nor earned by spend);
+    # unset: unlimited.
+    api_only_watchlist_limit: int | None = Field(default=None, ge=0)
+    api_only_followed_profile_limit: int | None = Field(default=None, ge=0)
+    api_only_seats: int | None = Field(default=1, ge=1)  # the owner alone
 
     # rate limits
     redis_url: str | None = None
@@ -141,6 +152,14 @@ class Settings(BaseSettings):
 
     log_level: str = "INFO"
     log_json: bool = True
+
+    @model_validator(mode="after")
+    def _stripe_prices_from_env(self) -> Settings:
+        prefix = "SORS_STRIPE_PRICE_"
+        for name, value in os.environ.items():
+            if name.upper().startswith(prefix) and value.strip():
+                self.stripe_prices.setdefault(name[len(prefix) :].lower(), value.strip())
+        return self
 
     @model_validator(mode="after")
     def _source_of_this_data_dir(self) -> Settings:

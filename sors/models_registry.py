@@ -20,5 +20,6 @@ from sors.platforms import models as _platforms_models  # noqa: F401
 from sors.platforms.sim import models as _sim_models  # noqa: F401
 from sors.queue import models as _queue_models  # noqa: F401
 from sors.remix import models as _remix_models  # noqa: F401
+from sors.subscriptions import models as _subscriptions_models  # noqa: F401
 
 METADATA = Base.metadata

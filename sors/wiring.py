@@ -36,6 +36,11 @@ from sors.payments import router as payments
 from sors.payments import service as payments_service
 from sors.remix import router as remix
 from sors.remix import tasks as _remix_tasks  # noqa: F401
+from sors.subscriptions import events as subscription_events
+from sors.subscriptions import members_router
+from sors.subscriptions import router as subscriptions
+from sors.subscriptions import schedule as _subscriptions_schedule  # noqa: F401
+from sors.subscriptions import state as subscription_state
 from sors.webhooks import router as webhooks
 from sors.webhooks import schedule as _webhooks_schedule  # noqa: F401
 from sors.webhooks import tasks as _webhooks_tasks  # noqa: F401
@@ -56,9 +61,13 @@ ROUTERS = (
     keeper.router,
     alerts.router,
     payments.router,
+    subscriptions.router,
+    members_router.router,
     console.router,
     webhooks.router,
 )
 
 # Events between domains that have no floor between them, connected here.
 payments_service.on_payment(monitoring_service.resume_paused)  # paused monitoring resumes
+payments_service.on_subscription_event(subscription_events.handle)  # Stripe Billing events
+subscription_state.on_plan_change(monitoring_service.apply_plan_limit)  # pause / resume

@@ -43,9 +43,12 @@ def today() -> date:
     return clock.now().astimezone(UTC).date()
 
 
-async def list_keys(session: AsyncSession, account_id: str) -> list[KeyView]:
+async def list_keys(session: AsyncSession, account_id: str,
+                    caller: Principal | None = None) -> list[KeyView]:
+    """The account's keys; a member (or viewer) sees only their own."""
     return [KeyView(k, spent) for k, spent in
-            await repo.active_keys_with_spend(session, account_id, today())]
+            await repo.active_keys_with_spend(session, account_id, today())
+            if caller is None or caller.member_id is None or k.member_id == caller.member_id]
 
 
 async def ensure_uncapped(session: AsyncSession, caller: Principal) -> None:
@@ -62,7 +65,7 @@ async def create(
 ) -> tuple[KeyView, str]:
     await ensure_uncapped(session, caller)
     key, secret = await issue_key(session, caller.account_id, name=name,
-                                  daily_credit_cap=daily_credit_cap)
+                                  daily_credit_cap=daily_credit_cap, member_id=caller.member_id)
     return KeyView(key, 0), secret
 
 
@@ -84,13 +87,13 @@ async def revoke(session: AsyncSession, caller: Principal, key_id: str) -> None:
     await ensure_uncapped(session, caller)
     await repo.lock_account(session, caller.account_id)
     await _own(session, caller, key_id)
-    if len(await repo.active_keys_with_spend(session, caller.account_id, today())) <= 1:
+    if len(await list_keys(session, caller.account_id, caller)) <= 1:
         raise LastKey("An account keeps at least one key; create another before revoking this one.")
     await repo.revoke_key(session, key_id, clock.now())
 
 
 async def _own(session: AsyncSession, caller: Principal, key_id: str) -> ApiKey:
     key = await repo.active_key(session, caller.account_id, key_id)
-    if key is None:
-        raise NotFound(f"No active key {key_id!r} in this account.")
+    if key is None or (caller.member_id is not None and key.member_id != caller.member_id):
+        raise NotFound(f"No active key {key_id!r} of this key's holder.")
     return key

@@ -24,6 +24,38 @@ class Account(Base):
     is_operator: Mapped[bool] = mapped_column(server_default=text("false"))
 
 
+MEMBER_ROLES = ("owner", "member", "viewer")
+
+
+class Member(Base):
+    """A person of an account's workspace, invited by email. The account's own first keys
+    belong to no member: their holder is the owner. `member` uses the API and console on the
+    shared balance with its own keys; `viewer` reads only (no paid calls, no changes)."""
+
+    __tablename__ = "members"
+    __table_args__ = (
+        CheckConstraint("role IN ('owner','member','viewer')", name="role_known"),
+        CheckConstraint("status IN ('invited','active','removed')", name="status_known"),
+        # One live membership per address and account.
+        Index(
+            "uq_members_account_email_live",
+            "account_id",
+            "email",
+            unique=True,
+            postgresql_where=text("status <> 'removed'"),
+        ),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    email: Mapped[str] = mapped_column(String(320))
+    role: Mapped[str] = mapped_column(String(8))
+    status: Mapped[str] = mapped_column(String(8))
+    invited_at: Mapped[datetime]
+    accepted_at: Mapped[datetime | None]
+    removed_at: Mapped[datetime | None]
+
+
 class ApiKey(Base):
     __tablename__ = "api_keys"
     __table_args__ = (
@@ -41,6 +73,8 @@ class ApiKey(Base):
     last_used_at: Mapped[datetime | None]
     # Credits this key may spend per UTC day (service clock); None = no cap.
     daily_credit_cap: Mapped[int | None]
+    # The member whose key this is; None: the account owner's.
+    member_id: Mapped[str | None] = mapped_column(ForeignKey("members.id"))
 
 
 class ApiKeySpend(Base):

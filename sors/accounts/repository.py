@@ -7,7 +7,7 @@ from datetime import date, datetime
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.accounts.models import Account, ApiKey, ApiKeySpend
+from sors.accounts.models import Account, ApiKey, ApiKeySpend, Member
 
 
 async def add(session: AsyncSession, obj: object) -> None:
@@ -24,20 +24,22 @@ async def find_account_by_email(session: AsyncSession, email: str) -> Account | 
     return (await session.execute(stmt)).scalars().first()
 
 
-async def active_key_by_hash(session: AsyncSession, key_hash: str) -> tuple[str, str] | None:
-    stmt = select(ApiKey.id, ApiKey.account_id).where(
-        ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None)
-    )
-    row = (await session.execute(stmt)).first()
-    return None if row is None else (row[0], row[1])
+KeyHolder = tuple[str, str, str, str | None]  # key id, account id, role, member id
+_HOLDER = (
+    select(ApiKey.id, ApiKey.account_id, func.coalesce(Member.role, "owner"), ApiKey.member_id)
+    .outerjoin(Member, Member.id == ApiKey.member_id)
+    .where(ApiKey.revoked_at.is_(None))
+)
 
 
-async def active_key_by_id(session: AsyncSession, key_id: str) -> tuple[str, str] | None:
-    stmt = select(ApiKey.id, ApiKey.account_id).where(
-        ApiKey.id == key_id, ApiKey.revoked_at.is_(None)
-    )
-    row = (await session.execute(stmt)).first()
-    return None if row is None else (row[0], row[1])
+async def active_key_by_hash(session: AsyncSession, key_hash: str) -> KeyHolder | None:
+    row = (await session.execute(_HOLDER.where(ApiKey.key_hash == key_hash))).first()
+    return None if row is None else (row[0], row[1], row[2], row[3])
+
+
+async def active_key_by_id(session: AsyncSession, key_id: str) -> KeyHolder | None:
+    row = (await session.execute(_HOLDER.where(ApiKey.id == key_id))).first()
+    return None if row is None else (row[0], row[1], row[2], row[3])
 
 
 async def list_keys(session: AsyncSession, account_id: str | None) -> list[ApiKey]:
@@ -85,3 +87,37 @@ async def active_key(session: AsyncSession, account_id: str, key_id: str) -> Api
 async def spent_on(session: AsyncSession, key_id: str, day: date) -> int:
     stmt = select(ApiKeySpend.spent).where(ApiKeySpend.key_id == key_id, ApiKeySpend.day == day)
     return int((await session.execute(stmt)).scalar() or 0)
+
+
+async def add_member(session: AsyncSession, member: Member) -> None:
+    session.add(member)
+    await session.flush()
+
+
+async def get_member(
+    session: AsyncSession, member_id: str, *, lock: bool = False
+) -> Member | None:
+    stmt = select(Member).where(Member.id == member_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def live_members(session: AsyncSession, account_id: str) -> list[Member]:
+    """Invited and active members, oldest first."""
+    stmt = (
+        select(Member)
+        .where(Member.account_id == account_id, Member.status != "removed")
+        .order_by(Member.invited_at, Member.id)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def revoke_member_keys(session: AsyncSession, member_id: str, at: datetime) -> list[str]:
+    stmt = (
+        update(ApiKey)
+        .where(ApiKey.member_id == member_id, ApiKey.revoked_at.is_(None))
+        .values(revoked_at=at)
+        .returning(ApiKey.id)
+    )
+    return list((await session.execute(stmt)).scalars())

@@ -34,7 +34,7 @@ KeyId = Annotated[str, Path(max_length=64)]
             "secrets). Free.")
 async def list_keys(session: Session, caller: Caller) -> dict:
     return {"results": [key_out(v, caller.key_id) for v in await keys.list_keys(
-        session, caller.account_id)]}
+        session, caller.account_id, caller)]}
 
 
 @router.post("/keys", response_model=KeyCreated, status_code=201,

@@ -36,14 +36,15 @@ async def create_account(
 
 async def create_key(
     session: AsyncSession, account_id: str, *, name: str | None = None,
-    daily_credit_cap: int | None = None,
+    daily_credit_cap: int | None = None, member_id: str | None = None,
 ) -> str:
-    return (await issue_key(session, account_id, name=name, daily_credit_cap=daily_credit_cap))[1]
+    return (await issue_key(session, account_id, name=name, daily_credit_cap=daily_credit_cap,
+                            member_id=member_id))[1]
 
 
 async def issue_key(
     session: AsyncSession, account_id: str, *, name: str | None = None,
-    daily_credit_cap: int | None = None,
+    daily_credit_cap: int | None = None, member_id: str | None = None,
 ) -> tuple[ApiKey, str]:
     """A new key row and its secret (the only time the secret exists outside the caller)."""
     if await repo.get_account(session, account_id) is None:
@@ -52,6 +53,7 @@ async def issue_key(
     row = ApiKey(
         id=new_id("key"), account_id=account_id, key_hash=hash_api_key(secret),
         prefix=display_prefix(secret), name=name, daily_credit_cap=daily_credit_cap,
+        member_id=member_id,
     )
     await repo.add(session, row)
     await session.refresh(row, ["created_at"])
@@ -61,14 +63,19 @@ async def issue_key(
 async def authenticate(session: AsyncSession, key: str) -> Principal | None:
     if not looks_like_api_key(key):
         return None
-    found = await repo.active_key_by_hash(session, hash_api_key(key))
-    return None if found is None else Principal(account_id=found[1], key_id=found[0])
+    return _principal(await repo.active_key_by_hash(session, hash_api_key(key)))
 
 
 async def principal_for_key_id(session: AsyncSession, key_id: str) -> Principal | None:
     """The key's owner while the key is still active (a console session holds only the id)."""
-    found = await repo.active_key_by_id(session, key_id)
-    return None if found is None else Principal(account_id=found[1], key_id=found[0])
+    return _principal(await repo.active_key_by_id(session, key_id))
+
+
+def _principal(found: repo.KeyHolder | None) -> Principal | None:
+    if found is None:
+        return None
+    key_id, account_id, role, member_id = found
+    return Principal(account_id=account_id, key_id=key_id, role=role, member_id=member_id)
 
 
 async def list_keys(session: AsyncSession, account_id: str | None = None) -> list[ApiKey]:

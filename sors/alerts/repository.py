@@ -155,6 +155,12 @@ async def count_active(session: AsyncSession, account_id: str) -> int:
     return int((await session.execute(stmt)).scalar_one())
 
 
+async def followed_profiles(session: AsyncSession, account_id: str) -> set[str]:
+    """The profiles with an active alert of the account (the plan's followed profiles)."""
+    stmt = select(Alert.profile_id).where(Alert.account_id == account_id, Alert.status == "active")
+    return set((await session.execute(stmt)).scalars())
+
+
 async def count_active_on_profile(session: AsyncSession, account_id: str, profile_id: str) -> int:
     stmt = (
         select(func.count())

@@ -16,6 +16,7 @@ from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session
+from sors.subscriptions.limits import PLAN_LIMIT_NOTE
 
 log = structlog.get_logger("sors.alerts")
 
@@ -34,10 +35,11 @@ def _skill(key: str) -> dict[str, str]:
     description="Emails a digest when a post of the profile scores at least "
     "`minOutlierScore` within `postAgeDays` of publication (5 credits per email sent). "
     "An address other than the account's gets a confirmation email first. Limits: 25 active "
-    "alerts, 3 unconfirmed addresses (409).",
+    "alerts, 3 unconfirmed addresses (409); a new profile past the plan's followed-profile "
+    "limit is 403 `plan_limit_reached`.",
     openapi_extra=_skill("create_viral_alert"),
     response_model=AlertUpsert,
-    responses=problems(404, 409, body=True, links={
+    responses=problems(403, 404, 409, body=True, notes={403: PLAN_LIMIT_NOTE}, links={
         "DeleteAlert": link(
             "delete_viral_alert", **{"path.alertId": "$response.body#/alert/alertId"}
         ),

@@ -30,6 +30,7 @@ from sors.kit.errors import (
 from sors.kit.ids import new_id
 from sors.monitoring import repository as monitoring_repo
 from sors.monitoring import service as monitoring
+from sors.subscriptions import limits
 
 log = structlog.get_logger("sors.alerts")
 
@@ -113,6 +114,7 @@ async def upsert_alert(
             f"An account can have {MAX_ACTIVE_ALERTS} active alerts; delete one first "
             "(DELETE /api/v1/alerts/{alertId})."
         )
+    await _within_followed_limit(session, account_id, profile.id, now)
     is_account_email = bool(account_email) and _same_address(account_email or "", email)
     address = await repo.get_address(session, account_id, email, lock=True)
     confirmed = is_account_email or (address is not None and address.confirmed_at is not None)
@@ -161,6 +163,19 @@ async def upsert_alert(
     await repo.add_alert(session, alert)
     needs_email = not confirmed and address.confirmation_sent_at is None
     return Upserted(True, alert.id, needs_email)
+
+
+async def _within_followed_limit(
+    session: AsyncSession, account_id: str, profile_id: str, now: datetime
+) -> None:
+    """A profile not yet followed must fit the plan's followed-profile limit."""
+    standing = await limits.standing(session, account_id, now)
+    cap = standing.followed_profile_limit
+    if cap is None:
+        return
+    followed = await repo.followed_profiles(session, account_id)
+    if profile_id not in followed and len(followed) >= cap:
+        raise limits.PlanLimitReached("followedProfileLimit", cap, standing)
 
 
 def _same_address(a: str, b: str) -> bool:

@@ -38,7 +38,13 @@ from sors.billing import service as billing
 from sors.billing.deps import Bill
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
-from sors.kit.errors import InsufficientCredits, SpendCapReached, Unauthorized, ValidationFailed
+from sors.kit.errors import (
+    InsufficientCredits,
+    RoleForbidden,
+    SpendCapReached,
+    Unauthorized,
+    ValidationFailed,
+)
 from sors.kit.principal import Principal
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import Endpoint, RouteSpec, UnitOfWork, open_context, refuse_unknown_query
@@ -47,6 +53,8 @@ from sors.kit.routing import Endpoint, RouteSpec, UnitOfWork, open_context, refu
 class PaidUnitOfWork(UnitOfWork):
     async def run(self, endpoint: Endpoint, request: Request, spec: RouteSpec) -> Response:
         principal: Principal | None = getattr(request.state, "principal", None)
+        if principal is not None and principal.role == "viewer":
+            refuse_viewer(request, spec)
         dry_run = wants_dry_run(request.headers.get("x-dry-run"))
         if spec.skill is None or (dry_run and not is_billable(spec.skill)):
             if dry_run:
@@ -111,6 +119,16 @@ async def _settle(
             raise RuntimeError(f"{bill.skill}: the bill changed after its charge")
         return await billing.settle_ride(session, ride)
     return await billing.charge(session, _charge_request(request, bill, principal, spec))
+
+
+def refuse_viewer(request: Request, spec: RouteSpec) -> None:
+    """A viewer's key reads: no change (any method but GET) and no paid call, on every door
+    (HTTP, and the console and MCP, which call the API in process)."""
+    if request.method != "GET" or (spec.skill is not None and is_billable(spec.skill)):
+        raise RoleForbidden(
+            "This key belongs to a viewer of the workspace: it reads free resources only "
+            "(no paid calls, no changes). The workspace owner can change the role."
+        )
 
 
 def wants_dry_run(value: str | None) -> bool:

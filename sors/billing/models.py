@@ -34,6 +34,8 @@ class LedgerEntry(Base):
     skill: Mapped[str | None] = mapped_column(String(64))
     request_id: Mapped[str | None] = mapped_column(String(128))
     job_ref: Mapped[str | None] = mapped_column(String(64))
+    # The key a charge was made through (so its member, when the key is a member's).
+    key_id: Mapped[str | None] = mapped_column(String(64))
     # A refund names the charge it returns; the unique index makes a second refund of the
     # same charge impossible, whatever races.
     refund_of: Mapped[str | None] = mapped_column(ForeignKey("ledger_entries.id"), unique=True)

@@ -89,7 +89,9 @@ def get_pricing() -> Pricing:
     return load_pricing(text)
 
 
-def render_price_list(pricing: Pricing, *, keyless_checkout_url: str | None) -> dict[str, Any]:
+def render_price_list(
+    pricing: Pricing, *, keyless_checkout_url: str | None, subscribe_url: str | None = None
+) -> dict[str, Any]:
     plans = [
         {
             "planId": pid,
@@ -100,6 +102,7 @@ def render_price_list(pricing: Pricing, *, keyless_checkout_url: str | None) -> 
             "watchlistLimit": _num(p["watchlist_limit"]),
             "followedProfileLimit": _num(p["followed_profile_limit"]),
             "apiSpendEquivalentUsd30d": _num(p["api_spend_equivalent_usd_30d"]),
+            "seats": _num(p.get("seats", 1)),
         }
         for pid, p in pricing.plans.items()
     ]
@@ -120,7 +123,7 @@ def render_price_list(pricing: Pricing, *, keyless_checkout_url: str | None) -> 
         "plans": plans,
         "subscriptions": {
             "trialDays": int(pricing.subscriptions.get("trial_days", 0)),
-            "subscribeUrl": pricing.subscriptions.get("subscribe_url") or None,
+            "subscribeUrl": pricing.subscriptions.get("subscribe_url") or subscribe_url,
         },
         "keylessCheckout": keyless_checkout_url,
         "monthlyPlanCredits": {p["planId"]: p["monthlyApiCredits"] for p in plans},

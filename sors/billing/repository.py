@@ -47,8 +47,10 @@ _CHARGE_CTES = """
         RETURNING id, balance
     ), entry AS (
         INSERT INTO ledger_entries
-            (id, account_id, kind, delta, balance_after, reason, skill, request_id, job_ref)
-        SELECT :entry_id, id, 'charge', -:n, balance, :reason, :skill, :request_id, :job_ref
+            (id, account_id, kind, delta, balance_after, reason, skill, request_id, job_ref,
+             key_id)
+        SELECT :entry_id, id, 'charge', -:n, balance, :reason, :skill, :request_id, :job_ref,
+               :key
         FROM debit
         RETURNING balance_after
     )"""
@@ -192,3 +194,11 @@ async def list_entries(
 async def ledger_sum(session: AsyncSession, account_id: str) -> int:
     q = text("SELECT COALESCE(SUM(delta), 0) FROM ledger_entries WHERE account_id = :a")
     return int((await session.execute(q, {"a": account_id})).scalar_one())
+
+
+async def members_of_keys(session: AsyncSession, key_ids: list[str]) -> dict[str, str | None]:
+    """The member each key belongs to (None: the account owner's key)."""
+    if not key_ids:
+        return {}
+    q = text("SELECT id, member_id FROM api_keys WHERE id = ANY(:ids)")
+    return {r[0]: r[1] for r in (await session.execute(q, {"ids": key_ids})).all()}

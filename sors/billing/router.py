@@ -31,7 +31,11 @@ async def pricing(request: Request) -> JSONResponse:
         f"{settings.base_url.rstrip('/')}/checkout/keyless"
         if settings.keyless_checkout_enabled else None
     )
-    return JSONResponse(render_price_list(get_pricing(), keyless_checkout_url=keyless))
+    base = settings.base_url.rstrip("/")
+    subscribe = f"{base}/app/plan" if settings.subscriptions_enabled else None
+    return JSONResponse(
+        render_price_list(get_pricing(), keyless_checkout_url=keyless, subscribe_url=subscribe)
+    )
 
 
 @router.get(
@@ -65,8 +69,9 @@ async def ledger(
     entries = await repo.list_entries(session, account_id, limit=limit + 1, before=before)
     has_more = len(entries) > limit
     entries = entries[:limit]
+    members = await repo.members_of_keys(session, sorted({e.key_id for e in entries if e.key_id}))
     return JSONResponse({
-        "results": [ledger_entry(e) for e in entries],
+        "results": [ledger_entry(e, members) for e in entries],
         "hasMore": has_more,
         "nextBefore": entries[-1].id if has_more and entries else None,
     })

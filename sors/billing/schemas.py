@@ -30,6 +30,10 @@ class LedgerEntryOut(ResponseModel):
     requestId: str | None
     jobRef: str | None
     refundOf: str | None
+    keyId: str | None = Field(None, description="Charges: the API key that spent")
+    memberId: str | None = Field(
+        None, description="Charges: the member whose key spent (null: the account owner)"
+    )
     createdAt: str
 
 
@@ -68,6 +72,9 @@ class PlanOut(ResponseModel):
     watchlistLimit: Number | None = Field(description="null: unlimited")
     followedProfileLimit: Number | None = Field(description="null: unlimited")
     apiSpendEquivalentUsd30d: Number | None
+    seats: Number | None = Field(
+        description="People in the workspace, the owner included; null: unlimited"
+    )
 
 
 class Subscriptions(ResponseModel):
@@ -101,7 +108,7 @@ class TopupLink(ResponseModel):
     expiresAt: str
 
 
-def ledger_entry(e: LedgerEntry) -> dict[str, Any]:
+def ledger_entry(e: LedgerEntry, members: dict[str, str | None] | None = None) -> dict[str, Any]:
     return {
         "entryId": e.id,
         "kind": e.kind,
@@ -112,5 +119,7 @@ def ledger_entry(e: LedgerEntry) -> dict[str, Any]:
         "requestId": e.request_id,
         "jobRef": e.job_ref,
         "refundOf": e.refund_of,
+        "keyId": e.key_id,
+        "memberId": (members or {}).get(e.key_id) if e.key_id else None,
         "createdAt": isoformat(e.created_at),
     }

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from sors.console import pages_account, pages_auth, pages_posts, pages_profiles, pages_search
+from sors.console import (
+    pages_account,
+    pages_auth,
+    pages_plan,
+    pages_posts,
+    pages_profiles,
+    pages_search,
+)
 
 router = APIRouter(include_in_schema=False)
-for module in (pages_auth, pages_search, pages_posts, pages_profiles, pages_account):
+for module in (pages_auth, pages_search, pages_posts, pages_profiles, pages_account, pages_plan):
     router.include_router(module.router)

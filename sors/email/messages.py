@@ -307,3 +307,64 @@ def webhook_disabled(
         now=now,
         idempotency_key=idempotency_key,
     )
+
+
+def trial_ending(
+    to: str,
+    plan_name: str,
+    trial_end: str,
+    price: str,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject=f"Your sors {plan_name} trial ends {trial_end[:10]}",
+        template="trial_ending",
+        context={"plan_name": plan_name, "trial_end": trial_end, "price": price},
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )
+
+
+def payment_failed(
+    to: str,
+    plan_name: str,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject=f"Payment for your sors {plan_name} plan failed",
+        template="payment_failed",
+        context={"plan_name": plan_name},
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )
+
+
+def member_invite(
+    to: str,
+    invited_by: str | None,
+    role: str,
+    accept_url: str,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    idempotency_key: str | None = None,
+) -> EmailMessage:
+    return _build(
+        to=to,
+        subject="You are invited to a sors workspace",
+        template="member_invite",
+        context={"invited_by": invited_by, "role": role, "accept_url": accept_url},
+        settings=settings,
+        now=now,
+        idempotency_key=idempotency_key,
+    )

@@ -29,6 +29,8 @@ EVENT_TYPES = (
     "post.changed",
     "credits.low",
     "credits.added",
+    "subscription.updated",
+    "invoice.paid",
 )
 TEST_EVENT = "webhook.test"
 JOB_TYPE = "webhook"  # the job that makes one delivery attempt

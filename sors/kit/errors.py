@@ -52,6 +52,10 @@ UnconfirmedAddressLimit = _err(
 IdempotencyKeyInUse = _err(
     "IdempotencyKeyInUse", 409, "idempotency_key_in_use", "Idempotency key in use"
 )
+RoleForbidden = _err("RoleForbidden", 403, "role_forbidden", "Not allowed for this role")
+SubscriptionExists = _err(
+    "SubscriptionExists", 409, "subscription_exists", "The account already has a subscription"
+)
 PayloadTooLarge = _err("PayloadTooLarge", 413, "payload_too_large", "Payload too large")
 MissingTarget = _err("MissingTarget", 422, "missing_target", "Missing target")
 UnsupportedUrl = _err("UnsupportedUrl", 422, "unsupported_url", "Unsupported URL")

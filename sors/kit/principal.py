@@ -17,6 +17,10 @@ from sors.kit.errors import Unauthorized
 class Principal:
     account_id: str
     key_id: str
+    # The key holder's role in the account's workspace: owner (the account's own keys),
+    # member, or viewer (reads only); and the member, None for the owner's own keys.
+    role: str = "owner"
+    member_id: str | None = None
 
 
 # Async on purpose: FastAPI runs a plain `def` dependency in its thread pool, a thread hop

@@ -65,7 +65,8 @@ STATUSES: dict[int, tuple[type[Problem], str, dict[str, Any]]] = {
     401: (Problem, "API key missing, unknown or revoked", {}),
     402: (CreditsProblem, "The balance (or this key's daily cap) cannot cover this call; "
           "nothing was charged", _CREDITS),
-    403: (Problem, "This key may not do this", {}),
+    403: (Problem, "This key may not do this (`role_forbidden`: a viewer's key reads free "
+          "resources only)", {}),
     404: (Problem, "Not found (or owned by another account)", {}),
     409: (Problem, "A limit reached or a concurrent duplicate", {}),
     410: (Problem, "Gone (an expired link)", {}),
@@ -98,7 +99,7 @@ def problems(
     `links` (name → `link(...)`) tell clients and Schemathesis where a 200 answer leads."""
     wanted = set(ALWAYS) | set(statuses)
     if key:
-        wanted.add(401)
+        wanted |= {401, 403}  # 403: e.g. a viewer's key (reads only)
     if body:
         wanted |= {400, 413}
     out: dict[int | str, dict[str, Any]] = {}

@@ -22,7 +22,8 @@ class TrackedProfile(Base):
         CheckConstraint("frequency IN ('daily','every_3_days','weekly')", name="frequency_known"),
         CheckConstraint("started_by IN ('user','alert')", name="started_by_known"),
         CheckConstraint(
-            "paused_reason IS NULL OR paused_reason = 'insufficient_credits'", name="paused_known"
+            "paused_reason IS NULL OR paused_reason IN ('insufficient_credits','plan_limit')",
+            name="paused_known",
         ),
         # The scheduler's due scan: unpaused entries by next refresh time.
         Index(

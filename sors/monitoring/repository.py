@@ -193,3 +193,14 @@ async def trackers(session: AsyncSession, profile_id: str) -> list[str]:
     """The accounts monitoring a profile."""
     stmt = select(TrackedProfile.account_id).where(TrackedProfile.profile_id == profile_id)
     return list((await session.execute(stmt)).scalars())
+
+
+async def user_entries(session: AsyncSession, account_id: str) -> list[TrackedProfile]:
+    """The entries the account started itself (the watchlist), oldest first, locked."""
+    stmt = (
+        select(TrackedProfile)
+        .where(TrackedProfile.account_id == account_id, TrackedProfile.started_by == "user")
+        .order_by(TrackedProfile.created_at, TrackedProfile.profile_id)
+        .with_for_update()
+    )
+    return list((await session.execute(stmt)).scalars())

@@ -24,6 +24,7 @@ from sors.monitoring.schemas import (
     clamp_limit,
     entry_record,
 )
+from sors.subscriptions.limits import PLAN_LIMIT_NOTE
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["monitoring"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -39,10 +40,11 @@ def _skill(key: str) -> dict[str, str]:
     summary="Monitor a profile (refreshes cost 10 credits each)",
     description="Refreshes a stored profile on a cadence (10 credits per refresh). Name it by "
     "`profileId`, `platform` + `handle`, or `url`; a profile not in the catalog is 404 (add "
-    "it with POST /api/v1/crawls). Again for a monitored profile: the cadence is updated.",
+    "it with POST /api/v1/crawls). Again for a monitored profile: the cadence is updated. "
+    "A new profile past the plan's watchlist limit is 403 `plan_limit_reached`.",
     openapi_extra=_skill("track_profile"),
     response_model=TrackingEntry,
-    responses=problems(404, body=True),
+    responses=problems(403, 404, body=True, notes={403: PLAN_LIMIT_NOTE}),
 )
 async def track_profile(session: Session, account_id: AccountId, body: TrackIn) -> JSONResponse:
     profile = await service.resolve_profile(session, body)

@@ -55,7 +55,7 @@ class TrackingEntry(ResponseModel):
     frequency: Frequency
     nextCrawlAt: Timestamp | None = Field(description="null while paused")
     lastCheckedAt: Timestamp | None
-    pausedReason: Literal["insufficient_credits"] | None
+    pausedReason: Literal["insufficient_credits", "plan_limit"] | None
     startedBy: Literal["user", "alert"]
     createdAt: Timestamp
 

@@ -17,6 +17,7 @@ from sors.catalog.models import Profile
 from sors.catalog.schemas import flat_post
 from sors.events import service as events
 from sors.jobs import service as jobs
+from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.errors import (
     InsufficientCredits,
@@ -31,6 +32,7 @@ from sors.monitoring import repository as repo
 from sors.monitoring.models import TrackedProfile
 from sors.monitoring.schemas import ProfileTarget
 from sors.platforms import handles, urls
+from sors.subscriptions import limits
 
 CADENCE = {
     "daily": timedelta(days=1),
@@ -39,6 +41,7 @@ CADENCE = {
 }
 REFRESH_SKILL = "tracking_refresh"
 PAUSED_NO_CREDITS = "insufficient_credits"
+PAUSED_PLAN_LIMIT = "plan_limit"
 
 _CRAWL_FIRST = (
     "Crawl it first with POST /api/v1/crawls (crawl_profile); once that job completes the "
@@ -144,6 +147,8 @@ async def track(
     session: AsyncSession, account_id: str, profile: Profile, frequency: str, now: datetime
 ) -> TrackedProfile:
     entry = await repo.get_entry(session, account_id, profile.id, for_update=True)
+    if entry is None or entry.started_by != "user":
+        await _within_watchlist(session, account_id, now)
     if entry is None:
         entry = new_entry(account_id, profile.id, frequency, "user", now)
         await repo.add_entry(session, entry)
@@ -156,6 +161,40 @@ async def track(
     entry.updated_at = now
     await session.flush()
     return entry
+
+
+async def _within_watchlist(session: AsyncSession, account_id: str, now: datetime) -> None:
+    """One more profile on the watchlist must fit the plan's watchlist limit."""
+    standing = await limits.standing(session, account_id, now)
+    cap = standing.watchlist_limit
+    if cap is None:
+        return
+    watched = [
+        e
+        for e in await repo.user_entries(session, account_id)
+        if e.paused_reason != PAUSED_PLAN_LIMIT
+    ]
+    if len(watched) >= cap:
+        raise limits.PlanLimitReached("watchlistLimit", cap, standing)
+
+
+async def apply_plan_limit(session: AsyncSession, account_id: str, now: datetime) -> int:
+    """The plan's watchlist limit over what exists: entries past it pause (the newest first,
+    the oldest last) and, after an upgrade, resume oldest first (due at once). Nothing is
+    deleted. Returns how many entries changed."""
+    cap = (await limits.standing(session, account_id, now)).watchlist_limit
+    changed = 0
+    for i, entry in enumerate(await repo.user_entries(session, account_id)):
+        over = cap is not None and i >= cap
+        if over and entry.paused_reason != PAUSED_PLAN_LIMIT:
+            entry.paused_reason, entry.paused_at, entry.updated_at = PAUSED_PLAN_LIMIT, now, now
+            changed += 1
+        elif not over and entry.paused_reason == PAUSED_PLAN_LIMIT:
+            entry.paused_reason, entry.paused_at = None, None
+            entry.next_crawl_at, entry.updated_at = now, now
+            changed += 1
+    await session.flush()
+    return changed
 
 
 async def start_for_alert(
@@ -172,6 +211,7 @@ async def start_for_alert(
 async def untrack(session: AsyncSession, account_id: str, profile_id: str) -> None:
     if not await repo.delete_entry(session, account_id, profile_id):
         raise NotFound(f"Profile {profile_id} is not monitored by this account.")
+    await apply_plan_limit(session, account_id, clock.now())  # a paused one may fit again
 
 
 async def list_tracking(

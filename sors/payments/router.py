@@ -79,7 +79,7 @@ async def create_topup_link(
 pages = APIRouter(route_class=SorsRoute, include_in_schema=False)
 
 
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+def page(title: str, body: str, status: int = 200) -> HTMLResponse:
     html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -140,7 +140,7 @@ async def keyless_form(request: Request) -> HTMLResponse:
 def _keyless_form(request: Request, error: str | None = None, status: int = 200) -> HTMLResponse:
     p = service.pack(service.KEYLESS_PACK)
     err = f'<p style="color:#b00">{escape(error)}</p>' if error else ""
-    return _page(
+    return page(
         "Buy sors credits",
         f"<p>{p.credits:,} credits for ${p.price_usd}. An API key is created when you pay.</p>"
         f'{err}<form method="post"><label>Email (optional, the key is sent there too)<br>'
@@ -175,17 +175,17 @@ async def keyless_start(request: Request, session: Session) -> Response:
 async def checkout_page(session: Session, sessionId: SessionId) -> Response:
     cs = await service.get(session, sessionId)
     if cs is None:
-        return _page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
+        return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
     now = clock.now()
     if cs.status == "completed":
-        return _page("Paid", "<p>This checkout has been paid. Thank you!</p>")
+        return page("Paid", "<p>This checkout has been paid. Thank you!</p>")
     if service.is_expired(cs, now):
-        return _page(
+        return page(
             "Checkout expired", "<p>This payment link has expired; create a new one.</p>", 410
         )
     if cs.provider != "local":
         return RedirectResponse(cs.checkout_url or "/", status_code=303)
-    return _page(
+    return page(
         "Checkout",
         f"<p>{cs.credits:,} sors credits ({escape(cs.pack_id)}) for <b>{_price(cs)}</b>.</p>"
         f'<form method="post" action="/checkout/{escape(cs.id)}/pay">'
@@ -198,25 +198,25 @@ async def checkout_page(session: Session, sessionId: SessionId) -> Response:
 async def pay(request: Request, session: Session, ctx: Ctx, sessionId: SessionId) -> HTMLResponse:
     cs = await service.get(session, sessionId)
     if cs is None or cs.provider != "local":
-        return _page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
+        return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
     done = await service.complete(
         session, sessionId, clock.now(), enforce_expiry=True, issue_key=True
     )
     if done.outcome == "expired":
-        return _page(
+        return page(
             "Checkout expired", "<p>This payment link has expired; nothing was charged.</p>", 410
         )
     if done.outcome == "already_completed":
-        return _page("Already paid", "<p>This checkout was already paid; nothing more to do.</p>")
+        return page("Already paid", "<p>This checkout was already paid; nothing more to do.</p>")
     assert done.checkout is not None
     if done.api_key:
         _email_key_after_commit(ctx, request, done.checkout, done.api_key)
-        return _page(
+        return page(
             "Payment complete",
             f"<p>{done.checkout.credits:,} credits are on your new account.</p>"
             + _key_block(done.api_key, done.checkout.email),
         )
-    return _page(
+    return page(
         "Payment complete",
         f"<p>{done.checkout.credits:,} credits were added to your account.</p>"
         '<p><a href="/app/credits" id="back-to-console">Back to the console</a></p>',
@@ -227,39 +227,39 @@ async def pay(request: Request, session: Session, ctx: Ctx, sessionId: SessionId
 async def done_page(session: Session, sessionId: SessionId) -> HTMLResponse:
     cs = await service.get(session, sessionId)
     if cs is None:
-        return _page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
+        return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
     if cs.status != "completed":
-        return _page(
+        return page(
             "Payment processing",
             "<p>We have not received the payment confirmation yet; reload this page in a few "
             "seconds.</p>",
         )
     if cs.account_id is None and cs.key_revealed_at is None:
         mail = f"<p>Your key was also emailed to {escape(cs.email)}.</p>" if cs.email else ""
-        return _page(
+        return page(
             "Payment complete",
             f"<p>{cs.credits:,} credits are on your new account.</p>{mail}"
             f'<form method="post" action="/checkout/{escape(cs.id)}/key">'
             '<button type="submit">Show my API key</button></form>',
         )
-    return _page("Payment complete", f"<p>{cs.credits:,} credits were added. Thank you!</p>")
+    return page("Payment complete", f"<p>{cs.credits:,} credits were added. Thank you!</p>")
 
 
 @pages.post("/checkout/{sessionId}/key")
 async def reveal_key(session: Session, sessionId: SessionId) -> HTMLResponse:
     key = await service.reveal_key(session, sessionId, clock.now())
     if key is None:
-        return _page(
+        return page(
             "Nothing to show",
             "<p>This key was already shown, or the payment is not complete.</p>",
             409,
         )
-    return _page("Your API key", _key_block(key, None))
+    return page("Your API key", _key_block(key, None))
 
 
 @pages.get("/checkout/{sessionId}/cancelled")
 async def cancelled_page(sessionId: SessionId) -> HTMLResponse:
-    return _page(
+    return page(
         "Payment cancelled", "<p>Nothing was charged. You can create a new link any time.</p>"
     )
 

@@ -26,6 +26,7 @@ from sors.kit.errors import RateLimited, Unavailable, ValidationFailed
 from sors.kit.ids import new_id
 from sors.payments.models import CheckoutSession, PaymentEvent
 from sors.payments.providers import (
+    SUBSCRIPTION_KINDS,
     CheckoutCreationError,
     CheckoutRequest,
     PaymentProvider,
@@ -49,6 +50,24 @@ PAYMENT_HOOKS: list[PaymentHook] = []
 def on_payment(hook: PaymentHook) -> PaymentHook:
     PAYMENT_HOOKS.append(hook)
     return hook
+
+
+# Subscription and invoice events are the subscriptions feature's (it sits above payments):
+# `sors.wiring` connects its handler here. It returns its outcome.
+SubscriptionEventHook = Callable[[AsyncSession, ProviderEvent, datetime], Awaitable[str]]
+SUBSCRIPTION_EVENT_HOOKS: list[SubscriptionEventHook] = []
+
+
+def on_subscription_event(hook: SubscriptionEventHook) -> SubscriptionEventHook:
+    SUBSCRIPTION_EVENT_HOOKS.append(hook)
+    return hook
+
+
+async def credits_arriving(session: AsyncSession, account_id: str, now: datetime) -> None:
+    """What waits for credits (paused monitoring) runs before a grant locks the account row:
+    the scheduler's refresh takes its locks in that order too, so the two cannot deadlock."""
+    for hook in PAYMENT_HOOKS:
+        await hook(session, account_id, now)
 
 
 def pack(pack_id: str) -> Pack:
@@ -185,7 +204,8 @@ def is_expired(cs: CheckoutSession, now: datetime) -> bool:
 
 @dataclass
 class Completion:
-    outcome: Literal["completed", "already_completed", "expired", "duplicate", "unknown"]
+    # a subscription event's outcome is its handler's (sors.subscriptions)
+    outcome: Literal["completed", "already_completed", "expired", "duplicate", "unknown"] | str
     checkout: CheckoutSession | None = None
     account_id: str | None = None
     api_key: str | None = None  # keyless: the new key, to show or email once
@@ -230,10 +250,8 @@ async def complete(
     cs.completed_at = now
     if cs.account_id is not None:
         # What waits for this payment (monitoring paused for credits: `sors.wiring` connects
-        # it) runs before the account row is locked: the scheduler's refresh takes its locks
-        # in that order too, so the two cannot deadlock.
-        for hook in PAYMENT_HOOKS:
-            await hook(session, cs.account_id, now)
+        # it) runs before the account row is locked.
+        await credits_arriving(session, cs.account_id, now)
         await billing.grant(
             session,
             cs.account_id,
@@ -287,6 +305,11 @@ async def handle_event(session: AsyncSession, event: ProviderEvent, now: datetim
     ).first()
     if recorded is None:
         return Completion("duplicate")
+    if event.kind in SUBSCRIPTION_KINDS or event.subscription is not None:
+        outcome = "unknown"
+        for hook in SUBSCRIPTION_EVENT_HOOKS:
+            outcome = await hook(session, event, now)
+        return Completion(outcome)
     if not event.session_id:
         return Completion("unknown")
     cs = await get(session, event.session_id, lock=True)

@@ -17,7 +17,7 @@ from sqlalchemy import text
 from sors.kit.db import Database
 from tests.agents.conftest import mcp_session
 from tests.agents.walk import make_targets, missing_from_walk, walk
-from tests.factories import auth, create_account
+from tests.factories import auth, create_account, create_member_key
 
 
 async def _charges(db: Database, account_id: str) -> list[tuple[str, int]]:
@@ -168,3 +168,17 @@ async def test_sors_mcp_over_stdio(sors_serve: str, db: Database) -> None:
         assert not result.is_error
         assert result.structured_content["balance"] == 10
         assert result.meta["balance"] == 10
+
+
+async def test_a_viewers_key_reads_free_tools_only(sors_serve: str, db: Database) -> None:
+    account_id, _ = await create_account(db, credits=100, email="team@example.com")
+    _, viewer = await create_member_key(db, account_id, role="viewer")
+    targets = await make_targets(db, "v")
+    async with mcp_session(sors_serve, viewer) as session:
+        free = await session.call_tool("get_credit_balance", {})
+        assert not free.is_error and free.structured_content["balance"] == 100
+        paid = await session.call_tool("get_post", {"postId": targets.post_id})
+        assert paid.is_error and paid.meta["code"] == "role_forbidden"
+        change = await session.call_tool("track_profile", {"profileId": targets.profile_ids[0]})
+        assert change.is_error and change.meta["code"] == "role_forbidden"
+    assert await _charges(db, account_id) == []

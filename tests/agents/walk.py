@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 from sqlalchemy import text
 
 from sors.catalog.ingest import ingest_crawls
@@ -95,6 +96,16 @@ async def walk(call: Call, t: Targets) -> list[str]:
     await go("create_topup_link", {"packId": "pack_s"})
     await go("report_issue", {"message": "walking every skill once"})
     await go("get_credit_ledger", {"limit": 50})
+    # A plan: the local provider's checkout page is paid by posting its form, as a buyer would.
+    link = await go("create_subscription_checkout", {"planId": "creator", "interval": "month"})
+    async with httpx.AsyncClient(timeout=30) as page:
+        paid = await page.post(link["checkoutUrl"] + "/pay")
+        assert paid.status_code == 200, paid.text
+    await go("get_subscription", {})
+    await go("change_subscription", {"planId": "pro", "interval": "month"})
+    await go("cancel_subscription", {})
+    await go("resume_subscription", {})
+    await go("get_billing_portal", {})
     return done
 
 

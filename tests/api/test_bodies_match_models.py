@@ -93,6 +93,19 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
         call("PATCH", "/keys/{keyId}", f"/keys/{key['keyId']}", json={"dailyCreditCap": None})
         call("DELETE", "/keys/{keyId}", f"/keys/{key['keyId']}")
 
+        call("GET", "/subscriptions")
+        link = call("POST", "/subscriptions/checkout", json={"planId": "creator"})
+        checkout = "/subscribe/" + link["checkoutUrl"].rsplit("/", 1)[1]  # the local page
+        paid = httpx.post(served.url + checkout + "/pay", timeout=60)
+        assert paid.status_code == 200, paid.text
+        call("POST", "/subscriptions/change", json={"planId": "pro", "interval": "year"})
+        call("POST", "/subscriptions/cancel")
+        call("POST", "/subscriptions/resume")
+        call("POST", "/subscriptions/portal")
+        invited = call("POST", "/members", json={"email": "body@example.com", "role": "viewer"})
+        call("GET", "/members")
+        call("DELETE", "/members/{memberId}", f"/members/{invited['memberId']}")
+
     everything = {
         f"{m} {p}" for p, methods, r in api_routes(app)
         if p.startswith("/api/v1/") and r.include_in_schema for m in methods

@@ -48,6 +48,13 @@ def test_schemathesis_finds_nothing(
     assert hook.status_code == 200, hook.text
     sent = httpx.post(f"{api}/webhooks/{hook.json()['id']}/test", headers=headers)
     assert sent.status_code == 200, sent.text
+    # A plan with seats (Agency: 10), so invite_member can succeed and the subscription
+    # routes act on a subscription; the local provider's page is paid by posting its form.
+    link = httpx.post(f"{api}/subscriptions/checkout", json={"planId": "agency"},
+                      headers=headers)
+    assert link.status_code == 200, link.text
+    checkout = "/subscribe/" + link.json()["checkoutUrl"].rsplit("/", 1)[1]
+    assert httpx.post(f"{served.url}{checkout}/pay").status_code == 200
     report = tmp_path / "events.ndjson"
     st = Path(sys.executable).parent / "st"
     cmd = [

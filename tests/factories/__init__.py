@@ -7,6 +7,12 @@
 - `tests.factories.cluster`: real `sors` processes (and servers) on loopback.
 """
 
-from tests.factories.accounts import auth, balance_and_ledger_sum, create_account, reset_tables
+from tests.factories.accounts import (
+    auth,
+    balance_and_ledger_sum,
+    create_account,
+    create_member_key,
+    reset_tables,
+)
 
-__all__ = ["auth", "balance_and_ledger_sum", "create_account", "reset_tables"]
+__all__ = ["auth", "balance_and_ledger_sum", "create_account", "create_member_key", "reset_tables"]

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
+from sors.accounts import repository as accounts_repo
 from sors.accounts import service as accounts
+from sors.accounts.models import Member
 from sors.billing import repository as billing_repo
+from sors.kit import clock
 from sors.kit.db import Base, Database
+from sors.kit.ids import new_id
 
 
 async def reset_tables(db: Database, keep: set[str]) -> None:
@@ -31,3 +35,16 @@ async def balance_and_ledger_sum(db: Database, account_id: str) -> tuple[int, in
 
 def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
+
+
+
+async def create_member_key(
+    db: Database, account_id: str, *, role: str, email: str = "member@example.com"
+) -> tuple[str, str]:
+    """An active member of the account's workspace with their own key: (member_id, api_key)."""
+    async with db.transaction() as s:
+        member = Member(id=new_id("mem"), account_id=account_id, email=email, role=role,
+                        status="active", invited_at=clock.now(), accepted_at=clock.now())
+        await accounts_repo.add_member(s, member)
+        key = await accounts.create_key(s, account_id, name=role, member_id=member.id)
+    return member.id, key

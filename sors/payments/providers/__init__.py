@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sors.payments.providers.base import (
+    SUBSCRIPTION_KINDS,
     WEBHOOK_TOLERANCE_SECONDS,
     CheckoutCreationError,
     CheckoutLink,
@@ -13,6 +14,9 @@ from sors.payments.providers.base import (
     PaymentEvent,
     PaymentProvider,
     PaymentProviderError,
+    SubscriptionCheckoutRequest,
+    SubscriptionFacts,
+    SubscriptionUpdateError,
     WebhookPayloadError,
     WebhookSignatureError,
     WebhooksNotSupportedError,
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
     from sors.config import Settings
 
 __all__ = [
+    "SUBSCRIPTION_KINDS",
     "WEBHOOK_TOLERANCE_SECONDS",
     "CheckoutCreationError",
     "CheckoutLink",
@@ -34,6 +39,9 @@ __all__ = [
     "PaymentProvider",
     "PaymentProviderError",
     "StripeProvider",
+    "SubscriptionCheckoutRequest",
+    "SubscriptionFacts",
+    "SubscriptionUpdateError",
     "WebhookPayloadError",
     "WebhookSignatureError",
     "WebhooksNotSupportedError",

@@ -16,7 +16,29 @@ from typing import Literal, Protocol, runtime_checkable
 
 WEBHOOK_TOLERANCE_SECONDS = 300
 
-EventKind = Literal["checkout_completed", "checkout_expired", "other"]
+EventKind = Literal[
+    "checkout_completed",
+    "checkout_expired",
+    # subscriptions (sors.subscriptions acts on them)
+    "subscription_started",  # a subscription-mode checkout completed
+    "subscription_updated",
+    "subscription_deleted",
+    "invoice_paid",
+    "invoice_payment_failed",
+    "trial_will_end",
+    "other",
+]
+SUBSCRIPTION_KINDS: frozenset[str] = frozenset(
+    {
+        "subscription_started",
+        "subscription_updated",
+        "subscription_deleted",
+        "invoice_paid",
+        "invoice_payment_failed",
+        "trial_will_end",
+    }
+)
+Interval = Literal["month", "year"]
 
 
 class PaymentProviderError(Exception):
@@ -35,6 +57,10 @@ class WebhookSignatureError(PaymentProviderError):
 class WebhookPayloadError(WebhookSignatureError):
     """Correctly signed, but not an event we can read. A subclass so one `except` (→ 400)
     covers both."""
+
+
+class SubscriptionUpdateError(PaymentProviderError):
+    """The provider could not change the subscription (down, refused): 503."""
 
 
 class WebhooksNotSupportedError(PaymentProviderError):
@@ -66,6 +92,44 @@ class CheckoutRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class SubscriptionCheckoutRequest:
+    session_id: str  # ours (a subscription checkout); the provider echoes it back
+    account_id: str
+    plan_id: str
+    interval: Interval
+    price_id: str | None  # the provider's price, when configured (Stripe)
+    trial_days: int  # 0: no trial
+    email: str | None
+    customer_id: str | None  # the provider's customer, when the account has one
+    success_url: str
+    cancel_url: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionFacts:
+    """What a provider says about a subscription or one of its invoices. Every field may be
+    missing: events arrive in any order and each carries only part of the picture."""
+
+    subscription_id: str | None = None
+    customer_id: str | None = None
+    status: str | None = None  # the provider's status (trialing, active, past_due, …)
+    cancel_at_period_end: bool | None = None
+    period_start: datetime | None = None
+    period_end: datetime | None = None
+    trial_end: datetime | None = None
+    price_id: str | None = None
+    # from the metadata we set at checkout (and on plan changes)
+    account_id: str | None = None
+    plan_id: str | None = None
+    interval: str | None = None
+    # invoices
+    invoice_id: str | None = None
+    amount_paid_cents: int | None = None
+    billing_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CheckoutLink:
     provider_session_id: str
     checkout_url: str
@@ -82,6 +146,8 @@ class PaymentEvent:
     currency: str | None
     customer_email: str | None
     event_type: str = ""  # the provider's own name for the event, for logs
+    created_at: datetime | None = None  # when the provider created the event
+    subscription: SubscriptionFacts | None = None  # subscription and invoice events
 
 
 @runtime_checkable
@@ -89,6 +155,27 @@ class PaymentProvider(Protocol):
     name: str
 
     async def create_checkout(self, req: CheckoutRequest) -> CheckoutLink: ...
+
+    async def create_subscription_checkout(
+        self, req: SubscriptionCheckoutRequest
+    ) -> CheckoutLink: ...
+
+    async def update_subscription(
+        self,
+        subscription_id: str,
+        *,
+        cancel_at_period_end: bool | None = None,
+        price_id: str | None = None,
+        metadata: dict[str, str] | None = None,
+    ) -> SubscriptionFacts | None:
+        """Change a subscription the provider bills (cancel at period end, resume, a new
+        price with proration; `price_id` may be a lookup key `sors_<plan>_<interval>`). None: the provider keeps no subscriptions (local: ours are
+        the only record)."""
+        ...
+
+    async def portal_url(self, customer_id: str, return_url: str) -> str | None:
+        """The provider's own page where a customer manages billing; None: none."""
+        ...
 
     def parse_webhook(
         self, payload: bytes, headers: Mapping[str, str], now: datetime | None = None

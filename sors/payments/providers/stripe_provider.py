@@ -10,6 +10,7 @@ from typing import Any
 import stripe
 import structlog
 
+from sors.payments.providers import stripe_subscriptions as billing
 from sors.payments.providers.base import (
     WEBHOOK_TOLERANCE_SECONDS,
     CheckoutCreationError,
@@ -17,6 +18,9 @@ from sors.payments.providers.base import (
     CheckoutRequest,
     EventKind,
     PaymentEvent,
+    SubscriptionCheckoutRequest,
+    SubscriptionFacts,
+    SubscriptionUpdateError,
     WebhookPayloadError,
     WebhookSignatureError,
     header,
@@ -72,10 +76,7 @@ class StripeProvider:
         return client, http
 
     def checkout_params(self, req: CheckoutRequest) -> dict[str, Any]:
-        now = self._clock()
-        expires_at = min(
-            max(req.expires_at, now + MIN_SESSION_LIFETIME), now + MAX_SESSION_LIFETIME
-        )
+        expires_at = self._expiry(req.expires_at)
         metadata = {"sors_session_id": req.session_id, "pack_id": req.pack_id}
         if req.account_id:
             metadata["account_id"] = req.account_id
@@ -135,6 +136,114 @@ class StripeProvider:
             expires_at=datetime.fromtimestamp(int(expires), UTC),
         )
 
+    def _expiry(self, wanted: datetime) -> datetime:
+        now = self._clock()
+        return min(max(wanted, now + MIN_SESSION_LIFETIME), now + MAX_SESSION_LIFETIME)
+
+    async def _price_id(self, client: stripe.StripeClient, req: SubscriptionCheckoutRequest) -> str:
+        if req.price_id:
+            return req.price_id
+        key = billing.lookup_key(req.plan_id, req.interval)
+        try:
+            return await self._price_by_lookup_key(client, key)
+        except LookupError as exc:
+            raise CheckoutCreationError(
+                f"No Stripe price for {req.plan_id}/{req.interval}: set "
+                f"SORS_STRIPE_PRICE_{req.plan_id.upper()}_{req.interval.upper()} or give a "
+                f"price the lookup key {key}"
+            ) from exc
+
+    async def _price_by_lookup_key(self, client: stripe.StripeClient, key: str) -> str:
+        prices = await client.v1.prices.list_async(
+            {"lookup_keys": [key], "active": True, "limit": 1}
+        )
+        found = prices.to_dict().get("data") or []
+        if not found:
+            raise LookupError(key)
+        return str(found[0]["id"])
+
+    async def create_subscription_checkout(self, req: SubscriptionCheckoutRequest) -> CheckoutLink:
+        client, http = self._client()
+        try:
+            price_id = await self._price_id(client, req)
+            params = billing.checkout_params(req, price_id, self._expiry(req.expires_at))
+            session = await client.v1.checkout.sessions.create_async(
+                params,  # type: ignore[arg-type]
+                {"idempotency_key": f"sors-subscribe-{req.session_id}"},
+            )
+        except stripe.StripeError as exc:
+            log.warning(
+                "stripe.subscription_checkout_failed",
+                session_id=req.session_id,
+                error=type(exc).__name__,
+                http_status=exc.http_status,
+            )
+            raise CheckoutCreationError(
+                f"Stripe refused the checkout: {exc.user_message or type(exc).__name__}"
+            ) from exc
+        finally:
+            await http.close_async()
+        data = session.to_dict()
+        if not data.get("url") or not data.get("id"):
+            raise CheckoutCreationError("Stripe returned a checkout session without an id or url")
+        return CheckoutLink(
+            provider_session_id=str(data["id"]),
+            checkout_url=str(data["url"]),
+            expires_at=datetime.fromtimestamp(
+                int(data.get("expires_at") or params["expires_at"]), UTC
+            ),
+        )
+
+    async def update_subscription(
+        self,
+        subscription_id: str,
+        *,
+        cancel_at_period_end: bool | None = None,
+        price_id: str | None = None,
+        metadata: dict[str, str] | None = None,
+    ) -> SubscriptionFacts | None:
+        params: dict[str, Any] = {}
+        if cancel_at_period_end is not None:
+            params["cancel_at_period_end"] = cancel_at_period_end
+        if metadata:
+            params["metadata"] = metadata
+        client, http = self._client()
+        try:
+            if price_id is not None and price_id.startswith("sors_"):
+                # Not a price id (those start "price_"): a lookup key sors_<plan>_<interval>.
+                price_id = await self._price_by_lookup_key(client, price_id)
+            if price_id is not None:
+                current = (await client.v1.subscriptions.retrieve_async(subscription_id)).to_dict()
+                item = (current.get("items") or {}).get("data") or [{}]
+                # A plan change is billed at once, prorated: the difference is invoiced now
+                # and its invoice.paid grants the difference in credits.
+                params["items"] = [{"id": item[0].get("id"), "price": price_id}]
+                params["proration_behavior"] = "always_invoice"
+            sub = await client.v1.subscriptions.update_async(subscription_id, params)  # type: ignore[arg-type]
+        except LookupError as exc:
+            raise SubscriptionUpdateError(f"No Stripe price has the lookup key {exc}") from exc
+        except stripe.StripeError as exc:
+            log.warning("stripe.subscription_update_failed", error=type(exc).__name__)
+            raise SubscriptionUpdateError(
+                f"Stripe refused the change: {exc.user_message or type(exc).__name__}"
+            ) from exc
+        finally:
+            await http.close_async()
+        return billing.subscription_facts(sub.to_dict())
+
+    async def portal_url(self, customer_id: str, return_url: str) -> str | None:
+        client, http = self._client()
+        try:
+            portal = await client.v1.billing_portal.sessions.create_async(
+                {"customer": customer_id, "return_url": return_url}
+            )
+        except stripe.StripeError as exc:
+            raise SubscriptionUpdateError("Stripe's customer portal is not available") from exc
+        finally:
+            await http.close_async()
+        url = portal.to_dict().get("url")
+        return str(url) if url else None
+
     def parse_webhook(
         self, payload: bytes, headers: Mapping[str, str], now: datetime | None = None
     ) -> PaymentEvent:
@@ -177,6 +286,26 @@ def _event_from_payload(payload: bytes) -> PaymentEvent:
     if not isinstance(obj, dict) or not isinstance(event_id, str):
         raise WebhookPayloadError("the webhook body is not a Stripe event")
 
+    created = event.get("created")
+    created_at = datetime.fromtimestamp(created, UTC) if isinstance(created, int) else None
+    sub = billing.read_event(str(event_type), obj)
+    if sub is not None:
+        sub_kind, facts = sub
+        return PaymentEvent(
+            event_id=event_id,
+            kind=sub_kind,
+            provider_session_id=obj.get("id") if obj.get("object") == "checkout.session" else None,
+            session_id=obj.get("client_reference_id")
+            if obj.get("object") == "checkout.session"
+            else None,
+            amount_cents=facts.amount_paid_cents,
+            currency=obj.get("currency"),
+            customer_email=obj.get("customer_email"),
+            event_type=str(event_type),
+            created_at=created_at,
+            subscription=facts,
+        )
+
     kind: EventKind = "other"
     if event_type in ("checkout.session.completed", "checkout.session.async_payment_succeeded"):
         # A delayed payment method completes the session unpaid; the money (and our credits)
@@ -200,4 +329,5 @@ def _event_from_payload(payload: bytes) -> PaymentEvent:
         currency=obj.get("currency"),
         customer_email=details.get("email") or obj.get("customer_email"),
         event_type=str(event_type),
+        created_at=created_at,
     )

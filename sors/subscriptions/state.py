@@ -1,0 +1,90 @@
+"""A subscription's state seen by the rest of the service: its view, starting one (again),
+and announcing a change of plan (`subscription.updated`, and the in-process hook)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.events import service as events
+from sors.kit.clock import isoformat
+from sors.kit.ids import new_id
+from sors.subscriptions import repository as repo
+from sors.subscriptions.models import Subscription
+from sors.subscriptions.plans import Plan
+
+# The in-process event "this account's plan may have changed" (subscribed, upgraded,
+# downgraded, canceled), in the change's transaction: monitoring re-applies its limit.
+# Subscribers are connected in `sors.wiring`.
+PlanHook = Callable[[AsyncSession, str, datetime], Awaitable[Any]]
+PLAN_HOOKS: list[PlanHook] = []
+
+
+def on_plan_change(hook: PlanHook) -> PlanHook:
+    PLAN_HOOKS.append(hook)
+    return hook
+
+
+async def revive(
+    session: AsyncSession, account_id: str, provider: str, plan: Plan, interval: str, now: datetime
+) -> Subscription:
+    """The account's subscription row, new or a canceled one starting again."""
+    sub = await repo.get_by_account(session, account_id, lock=True)
+    if sub is None:
+        sub = Subscription(
+            id=new_id("sub"),
+            account_id=account_id,
+            provider=provider,
+            plan_id=plan.plan_id,
+            interval=interval,
+            status="active",
+            cancel_at_period_end=False,
+            period_credits=0,
+            trial_used=False,
+            created_at=now,
+            updated_at=now,
+        )
+        await repo.add(session, sub)
+        return sub
+    sub.provider, sub.plan_id, sub.interval = provider, plan.plan_id, interval
+    sub.status, sub.cancel_at_period_end, sub.canceled_at = "active", False, None
+    sub.current_period_start = sub.current_period_end = sub.trial_end = None
+    sub.period_credits, sub.provider_event_at, sub.updated_at = 0, None, now
+    return sub
+
+
+async def plan_changed(session: AsyncSession, sub: Subscription, now: datetime) -> None:
+    """`subscription.updated` and the limits of what exists, in this transaction."""
+    await session.flush()
+    await events.emit(session, sub.account_id, "subscription.updated", view(sub))
+    for hook in PLAN_HOOKS:
+        await hook(session, sub.account_id, now)
+
+
+def view(sub: Subscription | None) -> dict[str, Any]:
+    if sub is None:
+        return {
+            "planId": None,
+            "interval": None,
+            "status": None,
+            "cancelAtPeriodEnd": False,
+            "currentPeriodStart": None,
+            "currentPeriodEnd": None,
+            "trialEnd": None,
+            "creditsGrantedThisPeriod": 0,
+            "provider": None,
+        }
+    return {
+        "planId": sub.plan_id,
+        "interval": sub.interval,
+        "status": sub.status,
+        "cancelAtPeriodEnd": sub.cancel_at_period_end,
+        "currentPeriodStart": isoformat(sub.current_period_start),
+        "currentPeriodEnd": isoformat(sub.current_period_end),
+        "trialEnd": isoformat(sub.trial_end),
+        "creditsGrantedThisPeriod": sub.period_credits,
+        "provider": sub.provider,
+    }
