@@ -333,6 +333,14 @@ class Creator(ResponseModel):
     bestOutlierScore: float | None
 
 
+class Theme(ResponseModel):
+    name: str | None = Field(description="Its most telling words, joined by ' · '")
+    words: list[str]
+    postCount: int
+    medianOutlierScore: float | None
+    posts: list[FlatPost] = Field(description="Its best five posts")
+
+
 class Trends(ResponseModel):
     timeFrame: WindowName
     scoreWindow: WindowName
@@ -340,6 +348,9 @@ class Trends(ResponseModel):
     posts: list[FlatPost]
     contentTypes: list[ContentTypeShare]
     creators: list[Creator]
+    themes: list[Theme] | None = Field(
+        default=None, description="`semantic: true` only: the outliers grouped by meaning, "
+        "largest first (at most 10, each of at least 3 posts)")
 
 
 class Trending(ResponseModel):

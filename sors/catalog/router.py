@@ -60,7 +60,10 @@ def _with_csv(responses: dict) -> dict:
     "Every field is optional. Includes deleted posts and posts of inactive profiles.",
     openapi_extra=_skill("search_outliers"),
     response_model=PostPage,
-    responses=_with_csv(problems(402, body=True, links={
+    responses=_with_csv(problems(402, 404, body=True, notes={
+        404: "`similarTo` names no post (`post_not_found`)",
+        503: "`semantic` or `similarTo` where the server has no pgvector (`semantic_unavailable`)",
+    }, links={
         "GetFirstPost": link("get_post", **{"path.postId": "$response.body#/results/0/id"}),
     })),
 )
@@ -95,7 +98,10 @@ def _answer(request: Request, envelope: dict, columns: list) -> Response:
     "category (and its descendants) and on some platforms; largest first.",
     openapi_extra=_skill("search_profiles"),
     response_model=ProfilePage,
-    responses=_with_csv(problems(402, body=True, links={
+    responses=_with_csv(problems(402, 404, body=True, notes={
+        404: "`similarTo` names no profile (`profile_not_found`)",
+        503: "`similarTo` where the server has no pgvector (`semantic_unavailable`)",
+    }, links={
         "GetFirstProfile": link(
             "get_profile", **{"path.profileId": "$response.body#/results/0/id"}
         ),
@@ -225,7 +231,8 @@ async def compare_profiles(
     "creators behind them.",
     openapi_extra=_skill("niche_trends"),
     response_model=Trends,
-    responses=problems(402, body=True),
+    responses=problems(402, body=True, notes={
+        503: "`semantic` where the server has no pgvector (`semantic_unavailable`)"}),
 )
 async def niche_trends(
     session: Session,

@@ -162,6 +162,11 @@ class TrendsIn(RequestModel):
     timeFrame: Window | None = None
     scoreWindow: Window | None = None
     limit: Annotated[int | None, _clamp(1, 50)] = None
+    semantic: bool | None = Field(
+        None, description="Also group the time frame's best outliers (about `query` by "
+        "meaning, when given) into `themes`: posts that say the same thing in other words, "
+        "each named by its most telling words. 503 `semantic_unavailable` where the server "
+        "lacks pgvector.")
 
 
 class ResolveIn(RequestModel):

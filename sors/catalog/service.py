@@ -129,7 +129,7 @@ async def search_content(
 async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dict[str, Any]:
     """`semantic` (the query by meaning and words) or `similarTo` (posts nearest a post): the
     fused or nearest candidates, paged; the same filters, records and envelope."""
-    model = await _meaning_model(session)
+    model = await meaning_model(session)
     f = content_filter(body)
     page, size = body.page_number, body.page_size
     p = _page(page, size)
@@ -165,7 +165,8 @@ async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dic
     return envelope
 
 
-async def _meaning_model(session: AsyncSession) -> Any:
+async def meaning_model(session: AsyncSession) -> Any:
+    """The embedding model, where search by meaning can work here (else 503)."""
     if not await embeddings.available(session):
         raise embeddings.SemanticUnavailable(
             "This server's PostgreSQL has no pgvector extension: install it and run "
@@ -178,7 +179,7 @@ async def _meaning_model(session: AsyncSession) -> Any:
 
 
 async def similar_profiles(session: AsyncSession, body: SearchProfilesIn) -> dict[str, Any]:
-    model = await _meaning_model(session)
+    model = await meaning_model(session)
     target = await repo.get_profile(session, body.similarTo) if body.similarTo else None
     if target is None:
         raise ProfileNotFound(f"No profile {body.similarTo}.")

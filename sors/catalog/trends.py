@@ -11,9 +11,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog import embeddings, semantic, themes
 from sors.catalog import repository as repo
+from sors.catalog import search_repository as search_repo
 from sors.catalog.schemas import CompareIn, HandleRef, TrendsIn, flat_post
-from sors.catalog.service import DEFAULT_SCORE_WINDOW, profile_records, since
+from sors.catalog.service import DEFAULT_SCORE_WINDOW, meaning_model, profile_records, since
 from sors.kit import clock
 from sors.kit.errors import ValidationFailed
 
@@ -88,9 +90,29 @@ def _r4(v: float | None) -> float | None:
     return None if v is None else round(float(v), 4)
 
 
+async def _themes(session: AsyncSession, body: TrendsIn, time_frame: str, window: str
+                  ) -> list[dict[str, Any]]:
+    """`semantic: true`: the time frame's best outliers (about `query` by meaning, when
+    given) grouped into themes."""
+    model = await meaning_model(session)
+    f = search_repo.PostFilter(query=body.query, platforms=body.platforms, score_window=window,
+                               published_since=since(time_frame))
+    if body.query:
+        qvec = embeddings.as_pgvector(model.embed([body.query]))[0]
+        rows = await semantic.search_by_meaning(
+            session, f, qvec=qvec, model=model.key, dims=model.dims, sort_by="outlier_score",
+            limit=themes.POSTS, offset=0)
+    else:
+        rows = await search_repo.search_posts(session, f, sort_by="outlier_score",
+                                              limit=themes.POSTS, offset=0)
+    return await themes.themes(session, [flat_post(r) for r in rows], model=model.key,
+                               window=window)
+
+
 async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
     time_frame = body.timeFrame or TRENDS_DEFAULT_TIME_FRAME
     window = body.scoreWindow or DEFAULT_SCORE_WINDOW
+    found_themes = await _themes(session, body, time_frame, window) if body.semantic else None
     f = repo.TrendFilter(
         published_since=since(time_frame), query=body.query, platforms=body.platforms
     )
@@ -135,6 +157,7 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
         "posts": [flat_post(r) for r in rows],
         "contentTypes": content_types,
         "creators": creators,
+        **({"themes": found_themes} if found_themes is not None else {}),
     }
 
 

@@ -247,3 +247,43 @@ async def test_similar_creators_are_those_whose_posts_are_about_the_same_things(
     r = await client.post("/api/v1/search/profiles", headers=auth(key),
                           json={"similarTo": "prf_nobody"})
     assert r.status_code == 404 and r.json()["code"] == "profile_not_found"
+
+
+async def test_niche_trends_by_meaning_group_the_outliers_into_named_themes(db, client) -> None:
+    from sors.catalog import themes
+
+    # Three creators about bread and three about coffee, their outliers worded differently.
+    breads = ["Crusty sourdough loaf", "My sourdough bread rose overnight",
+              "Sourdough starter feeding routine", "Sourdough crumb shot"]
+    coffees = ["Espresso shot pulled slowly", "Milky espresso latte art",
+               "Espresso grinder settings", "Espresso tamping mistakes"]
+    for k, (handle, captions) in enumerate([("b.one", breads), ("b.two", breads[::-1]),
+                                            ("c.one", coffees), ("c.two", coffees[::-1])]):
+        posts = [replace(hand_post(handle, i, AT - timedelta(days=5 - i, hours=k),
+                                   views=1000 if i else 30_000), caption=c)
+                 for i, c in enumerate(captions)]
+        await ingest(db, hand_crawl(handle, posts, AT))
+    _, key = await create_account(db, credits=10)
+    r = await client.post("/api/v1/trends", headers=auth(key),
+                          json={"semantic": True, "timeFrame": "all_time"})
+    assert r.status_code == 200, r.text
+    found = r.json()["themes"]
+    assert found and all(t["postCount"] >= themes.MIN_THEME for t in found)
+    named = {w for t in found for w in t["words"]}
+    assert {"sourdough", "espresso"} <= named
+    for t in found:  # a theme keeps to one subject
+        subjects = {"bread" if p["handle"].startswith("b.") else "coffee" for p in t["posts"]}
+        assert len(subjects) == 1, t
+    plain = (await client.post("/api/v1/trends", headers=auth(key), json={})).json()
+    assert "themes" not in plain
+
+
+def test_grouping_is_greedy_by_nearness_and_deterministic() -> None:
+    import numpy as np
+
+    from sors.catalog.themes import group
+
+    a, b = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    near_a = np.array([0.9, 0.1]) / np.linalg.norm([0.9, 0.1])
+    rows = np.stack([a, b, near_a, b])
+    assert group(rows) == [[0, 2], [1, 3]]
