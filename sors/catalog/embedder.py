@@ -57,7 +57,9 @@ class WordLlamaEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        return np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a text of no known word: 0/0
+            out = np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
+        return np.nan_to_num(out, nan=0.0)
 
 
 class SentenceTransformersEmbedder:

@@ -86,6 +86,15 @@ def post_text(caption: str | None, *extra: str | None) -> str:
     return " \n".join(t for t in (caption, *extra) if t)[:MAX_CHARS]
 
 
+def query_vector(model: Embedder, text_: str) -> str | None:
+    """pgvector's text form of one text's vector; None when the model knows none of its
+    words (a zero vector is no direction to compare)."""
+    row = model.embed([text_])[0]
+    if not np.isfinite(row).all() or not np.abs(row).sum():
+        return None
+    return as_pgvector(row[None, :])[0]
+
+
 def as_pgvector(rows: np.ndarray) -> list[str]:
     """pgvector's text form, for the one vector of a query."""
     return ["[" + ",".join(f"{x:.6g}" for x in row) + "]" for row in rows]
@@ -129,6 +138,7 @@ async def _vectors_for(session: AsyncSession) -> None:
 async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
     """Embed and store `{post_id: text}` in the caller's transaction; how many were written
     (0 where pgvector or the model is missing)."""
+    texts = {k: v for k, v in texts.items() if v and v.strip()}  # nothing said: no vector
     if not texts or not await available(session):
         return 0
     model = embedder_or_none()
@@ -136,6 +146,12 @@ async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
         return 0
     ids = list(texts)
     vectors = model.embed([texts[i] for i in ids])
+    # Text of no known word embeds to a zero vector (its norm divides by 0): no vector either.
+    finite = np.isfinite(vectors).all(axis=1) & (np.abs(vectors).sum(axis=1) > 0)
+    ids = [i for i, ok in zip(ids, finite, strict=True) if ok]
+    vectors = vectors[finite]
+    if not ids:
+        return 0
     await _vectors_for(session)
     await execute_rows(session, _WRITE, {
         "id": ids, "model": [model.key] * len(ids), "vec": [_Vector(v) for v in vectors],

@@ -142,12 +142,15 @@ async def _run(session: AsyncSession, stmt: Any, params: dict[str, Any]) -> list
 
 
 async def search_by_meaning(
-    session: AsyncSession, f: PostFilter, *, qvec: str, model: str, dims: int,
+    session: AsyncSession, f: PostFilter, *, qvec: str | None, model: str, dims: int,
     sort_by: str | None, limit: int, offset: int,
 ) -> list[dict[str, Any]]:
-    """`f.query` by meaning and by words, fused; every other filter of `f` applies."""
+    """`f.query` by meaning and by words, fused; every other filter of `f` applies. Without
+    a query vector (no word of the query is known to the model) the words rank alone."""
     words_free = replace(f, query=None)
-    fused = union_all(_nearest(words_free, dims), _worded(words_free)).subquery()
+    rankings = [_worded(words_free)] if qvec is None else [_nearest(words_free, dims),
+                                                            _worded(words_free)]
+    fused = union_all(*rankings).subquery()
     params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,
               "limit": limit, "offset": offset}
     return await _run(session, _page(fused, "relevance", f, sort_by), params)

@@ -141,14 +141,14 @@ async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dic
             raise PostNotFound(f"No post {body.similarTo}.")
         stored = await semantic.stored_vector(session, target["id"])
         if stored is None or stored[1] != model.key:  # not embedded yet, or by another model
-            qvec = embeddings.as_pgvector(model.embed([embeddings.post_text(target["caption"])]))[0]
+            qvec = embeddings.query_vector(model, embeddings.post_text(target["caption"]))
         else:
             qvec = stored[0]
         creator = None if body.includeSameCreator else target["profile_id"]
-        rows = await semantic.similar_posts(session, f, qvec=qvec, post_id=target["id"],
-                                            profile_id=creator, **common)
+        rows = [] if qvec is None else await semantic.similar_posts(
+            session, f, qvec=qvec, post_id=target["id"], profile_id=creator, **common)
     else:
-        qvec = embeddings.as_pgvector(model.embed([body.query or ""]))[0]
+        qvec = embeddings.query_vector(model, body.query or "")
         rows = await semantic.search_by_meaning(session, f, qvec=qvec, **common)
     more = len(rows) > p.limit
     total = int(rows[0]["fused_total"]) if rows else p.offset

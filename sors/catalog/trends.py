@@ -98,7 +98,7 @@ async def _themes(session: AsyncSession, body: TrendsIn, time_frame: str, window
     f = search_repo.PostFilter(query=body.query, platforms=body.platforms, score_window=window,
                                published_since=since(time_frame))
     if body.query:
-        qvec = embeddings.as_pgvector(model.embed([body.query]))[0]
+        qvec = embeddings.query_vector(model, body.query)
         rows = await semantic.search_by_meaning(
             session, f, qvec=qvec, model=model.key, dims=model.dims, sort_by="outlier_score",
             limit=themes.POSTS, offset=0)

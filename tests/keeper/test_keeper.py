@@ -196,7 +196,8 @@ async def test_a_keeper_crawl_that_finds_the_profile_gone_deactivates_it(
     assert job["status"] == "completed" and job["result"]["skipped"] == "profile_not_found"
 
 
-async def test_the_simulated_keeper_never_refreshes_an_imported_creator(db, settings) -> None:
+async def test_the_simulated_keeper_never_refreshes_an_imported_creator(db, settings,
+                                                                        clean) -> None:
     """An imported real creator cannot be reached from the simulated world: refreshing it
     there would invent posts and mark the real ones deleted."""
     from dataclasses import replace
@@ -229,6 +230,10 @@ async def test_the_keeper_stops_at_the_providers_daily_budget(db, settings, clea
     live = settings.model_copy(update={
         "platform_source": "live", "apify_token": "apify_api_x", "apify_daily_usd_budget": 1.0,
         "youtube_source": "web"})
+    from tests.conftest import KEEP_TABLES
+    from tests.factories import reset_tables
+
+    await reset_tables(db, KEEP_TABLES)  # earlier tests here leave profiles behind
     for platform_handle in ("imported.one", "imported.two"):
         await ingest(db, replace(hand_crawl(platform_handle, [hand_post(platform_handle, 1, T0)],
                                             T0), source="import"))

@@ -287,3 +287,27 @@ def test_grouping_is_greedy_by_nearness_and_deterministic() -> None:
     near_a = np.array([0.9, 0.1]) / np.linalg.norm([0.9, 0.1])
     rows = np.stack([a, b, near_a, b])
     assert group(rows) == [[0, 2], [1, 3]]
+
+
+async def test_posts_and_queries_of_no_known_word_get_no_vector_and_break_nothing(
+    db, client
+) -> None:
+    await world(db)
+    silent = replace(hand_post("quiet.one", 1, AT - timedelta(days=2)), caption="")
+    emoji = replace(hand_post("quiet.one", 2, AT - timedelta(days=3)), caption="🔥🔥🔥")
+    await ingest(db, hand_crawl("quiet.one", [silent, emoji], AT))
+    [r] = await rows(db, "SELECT count(*) FILTER (WHERE e.post_id IS NULL) AS missing "
+                         "FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
+                         "LEFT JOIN post_embeddings e ON e.post_id = p.id "
+                         "WHERE pr.handle = 'quiet.one' AND coalesce(p.caption, '') = ''")
+    assert r["missing"] == 1  # the post that says nothing has no vector
+    _, key = await create_account(db, credits=10)
+    for query in ("zxqv qwzx", "🔥🔥🔥"):
+        r = await search(client, key, query=query, semantic=True)
+        assert r.status_code == 200, r.text
+        assert all(p["similarity"] is None or -1 <= p["similarity"] <= 1
+                   for p in r.json()["results"])
+    [post] = await rows(db, "SELECT p.id FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
+                            "WHERE pr.handle = 'quiet.one' AND coalesce(p.caption, '') = ''")
+    r = await search(client, key, similarTo=post["id"])
+    assert r.status_code == 200 and r.json()["results"] == []
