@@ -37,6 +37,7 @@ from sors.catalog.models import (
     WINDOW_SCORES,
     WINDOWS,
     Post,
+    PostAnalysisRecord,
     PostStat,
     Profile,
     ProfileCategory,
@@ -364,3 +365,7 @@ async def trending_posts(session: AsyncSession, *, since: datetime, limit: int) 
     )
     stmt = select(best).order_by(best.c.score_three_months.desc(), best.c.id).limit(limit)
     return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def get_analysis(session: AsyncSession, post_id: str) -> PostAnalysisRecord | None:
+    return await session.get(PostAnalysisRecord, post_id)

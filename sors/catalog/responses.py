@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from sors.catalog.analysis_responses import Analysis
 from sors.catalog.models import TranscriptRecord, VisualAnalysisRecord
 from sors.kit.clock import isoformat
 from sors.kit.schemas import ResponseModel, Timestamp
@@ -175,6 +176,9 @@ class PostRecord(_PostCore):
     transcript: TranscriptOut | None = Field(None, description="Present only when it exists")
     visual_analysis: VisualAnalysisOut | None = Field(
         None, description="Present only when it exists"
+    )
+    analysis: Analysis | None = Field(
+        None, description="Its breakdown against the creator's usual, when one was made"
     )
 
 

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.catalog import growth
 from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
+from sors.catalog.analysis_responses import analysis_shape
 from sors.catalog.models import WINDOWS
 from sors.catalog.responses import transcript_record, visual_analysis_record
 from sors.catalog.schemas import (
@@ -28,6 +29,7 @@ from sors.catalog.schemas import (
     profile_record,
 )
 from sors.kit import clock
+from sors.kit.clock import isoformat
 from sors.kit.db import RidesAlong
 from sors.kit.errors import (
     PostNotFound,
@@ -193,9 +195,20 @@ async def visual_analysis_for(session: AsyncSession, post_id: str) -> dict[str, 
     return None if v is None else visual_analysis_record(v)
 
 
+async def analysis_for(session: AsyncSession, post_id: str) -> dict[str, Any] | None:
+    """The post's kept breakdown (sors.analyses) in the API's shape, or None."""
+    a = await repo.get_analysis(session, post_id)
+    if a is None or a.analysis is None:
+        return None
+    return analysis_shape(
+        {**a.analysis, "engine": a.engine, "analysedAt": isoformat(a.analysed_at)}
+    )
+
+
 async def get_post(
     session: AsyncSession, post_id: str, *, include_transcript: bool,
-    include_visual_analysis: bool, ride_along: RidesAlong | None = None,
+    include_visual_analysis: bool, include_analysis: bool = True,
+    ride_along: RidesAlong | None = None,
 ) -> dict[str, Any]:
     """The post record; `ride_along`: a paid read's charge, carried by the first read."""
     row = await repo.get_post(session, post_id, ride_along=ride_along)
@@ -216,6 +229,8 @@ async def get_post(
         and (v := await visual_analysis_for(session, post_id)) is not None
     ):
         out["visual_analysis"] = v
+    if include_analysis and (a := await analysis_for(session, post_id)) is not None:
+        out["analysis"] = a
     return out
 
 

@@ -26,7 +26,7 @@ class PostResult(ResponseModel):
 
 class JobStatus(ResponseModel):
     jobRef: str
-    type: Literal["crawl", "refresh", "transcription", "media", "remix"]
+    type: Literal["crawl", "refresh", "transcription", "media", "remix", "analysis"]
     status: Literal["pending", "processing", "completed", "failed"]
     createdAt: Timestamp
     startedAt: Timestamp | None
@@ -39,7 +39,7 @@ class JobStatus(ResponseModel):
     )
     result: CrawlResult | PostResult | None = Field(
         description="crawl/refresh: {profileId, postsSeen, newPosts}; transcription, media, "
-        "remix: {postId}"
+        "remix, analysis: {postId}"
     )
 
 

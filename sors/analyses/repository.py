@@ -1,0 +1,135 @@
+"""Every query of the analyses domain: a creator's posts with what enrichment found, the
+stored features and breakdowns (`catalog.models.PostAnalysisRecord`), the hook library."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog.models import (
+    Post,
+    PostAnalysisRecord,
+    Profile,
+    ProfileCategory,
+    TranscriptRecord,
+    VisualAnalysisRecord,
+)
+from sors.queue.models import Job
+
+# The score a post is compared by: its creator's three-month baseline, else all-time.
+SCORE = func.coalesce(Post.score_three_months, Post.score_all_time)
+
+
+async def creator_posts(
+    session: AsyncSession, profile_id: str
+) -> list[tuple[Post, TranscriptRecord | None, VisualAnalysisRecord | None]]:
+    """Every live post of the creator with its transcript and visual analysis, if any."""
+    stmt = (
+        select(Post, TranscriptRecord, VisualAnalysisRecord)
+        .outerjoin(TranscriptRecord, TranscriptRecord.post_id == Post.id)
+        .outerjoin(VisualAnalysisRecord, VisualAnalysisRecord.post_id == Post.id)
+        .where(Post.profile_id == profile_id, Post.deleted_at.is_(None))
+        .order_by(Post.published_at.desc(), Post.id)
+    )
+    return [(r[0], r[1], r[2]) for r in (await session.execute(stmt)).all()]
+
+
+async def save_features(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+    """Upsert features (post_id, features, hook_type, hook_text), keeping any breakdown."""
+    if not rows:
+        return
+    stmt = insert(PostAnalysisRecord).values(list(rows))
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[PostAnalysisRecord.post_id],
+        set_={
+            "features": stmt.excluded.features,
+            "hook_type": stmt.excluded.hook_type,
+            "hook_text": stmt.excluded.hook_text,
+            "features_at": text("now()"),
+        },
+    )
+    await session.execute(stmt)
+
+
+async def save_analysis(
+    session: AsyncSession, post_id: str, analysis: dict[str, Any], engine: str
+) -> None:
+    await session.execute(
+        update(PostAnalysisRecord)
+        .where(PostAnalysisRecord.post_id == post_id)
+        .values(analysis=analysis, engine=engine, analysed_at=text("now()"))
+    )
+
+
+async def get(session: AsyncSession, post_id: str) -> PostAnalysisRecord | None:
+    return await session.get(PostAnalysisRecord, post_id)
+
+
+async def analysis_job(session: AsyncSession, job_id: str) -> Job | None:
+    stmt = select(Job).where(Job.id == job_id, Job.type == "analysis")
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def search_hooks(
+    session: AsyncSession,
+    *,
+    query: str | None,
+    hook_types: Sequence[str] | None,
+    platforms: Sequence[str] | None,
+    category_ids: Sequence[str] | None,
+    min_score: float | None,
+    since: datetime | None,
+    sort_by: str,
+    limit: int,
+    offset: int,
+) -> tuple[list[Any], int]:
+    """(one page of hooks with their post and creator, how many match in all)."""
+    conds: list[Any] = [PostAnalysisRecord.hook_type.is_not(None), Post.deleted_at.is_(None)]
+    if query:
+        conds.append(
+            func.to_tsvector("simple", PostAnalysisRecord.hook_text).op("@@")(
+                func.plainto_tsquery("simple", query)
+            )
+        )
+    if hook_types:
+        conds.append(PostAnalysisRecord.hook_type.in_(list(hook_types)))
+    if platforms:
+        conds.append(Post.platform.in_(list(platforms)))
+    if min_score is not None:
+        conds.append(SCORE >= min_score)
+    if since is not None:
+        conds.append(Post.published_at >= since)
+    if category_ids is not None:
+        conds.append(
+            select(ProfileCategory.profile_id)
+            .where(
+                ProfileCategory.profile_id == Post.profile_id,
+                ProfileCategory.category_id.in_(list(category_ids)),
+            )
+            .exists()
+        )
+    base = (
+        select(PostAnalysisRecord, Post, Profile, SCORE.label("score"))
+        .join(Post, Post.id == PostAnalysisRecord.post_id)
+        .join(Profile, Profile.id == Post.profile_id)
+        .where(*conds)
+    )
+    order = (
+        [Post.published_at.desc(), Post.id]
+        if sort_by == "recency"
+        else [SCORE.desc().nulls_last(), Post.id]
+    )
+    rows = (await session.execute(base.order_by(*order).limit(limit).offset(offset))).all()
+    count_stmt = (
+        select(func.count())
+        .select_from(PostAnalysisRecord)
+        .join(Post, Post.id == PostAnalysisRecord.post_id)
+        .where(*conds)
+    )
+    total = (await session.execute(count_stmt)).scalar_one()
+    return list(rows), int(total)
