@@ -1,8 +1,9 @@
 """Hook types, recognised by rules from the hook's words (speech and first-scene text).
 
-The rules run in a fixed order and the first that matches names the type, so a hook that is
-both a how-to and a question ("How do I fix my sleep?") is a how-to: the more specific
-promise wins over the punctuation. `other` is a hook none of the rules recognise.
+A hook is what it opens with: the rule whose match starts earliest in the hook names its
+type ("Three things about how to budget" is a list), and at the same place the rule listed
+first wins, so a hook that is both a how-to and a question ("How to sleep better?") is a
+how-to. `other` is a hook none of the rules recognise.
 """
 
 from __future__ import annotations
@@ -65,12 +66,12 @@ _RULES: tuple[tuple[HookType, re.Pattern[str]], ...] = (
         rf"\b(?:\d+|{_NUMBER_WORDS})\s+(?:\w+\s+)?(?:{_LIST_NOUNS})\b|\btop \d+\b"
     )),
     ("question", re.compile(
-        r"\?|^(?:what|why|who|which|when|where|did you|do you|have you|are you|is it|is this"
+        r"\?|^(?:what|why|who|which|where|did you|do you|have you|are you|is it|is this"
         r"|can you|could you|would you|should you|ever wonder(?:ed)?)\b"
     )),
     ("challenge", re.compile(
-        r"\bi tried\b|\bi tested\b|\btesting\b|\bchallenge\b|\bfor \d+ days\b"
-        r"|\bfor (?:a|one) (?:week|month)\b|\blet'?s see if\b|\bcan i\b"
+        r"\bi tried\b|\bi tested\b|\bi'?m testing\b|^challenge\b|\bi took the\b"
+        r"|\bfor \d+ days straight\b|\blet'?s see if\b|^can i\b"
     )),
     ("story", re.compile(
         r"\bstory ?time\b|^when i\b|\bthe day i\b|\blast (?:week|year|month|night) i\b"
@@ -101,7 +102,9 @@ def classify_hook(text: str) -> HookType:
     t = " ".join(text.lower().replace("’", "'").split())
     if not t:
         return "other"
-    for kind, pattern in _RULES:
-        if pattern.search(t):
-            return kind
-    return "other"
+    best: tuple[int, int] | None = None  # (where it matched, rule order)
+    for order, (_, pattern) in enumerate(_RULES):
+        m = pattern.search(t)
+        if m and (best is None or (m.start(), order) < best):
+            best = (m.start(), order)
+    return "other" if best is None else _RULES[best[1]][0]

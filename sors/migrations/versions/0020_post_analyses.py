@@ -6,7 +6,7 @@ Create Date: 2026-11-25 19:30:00
 
 One row per post (`post_analyses`), written by `sors.analyses`: the features computed in
 code (JSONB), the hook's type and text as columns for the hook library (an index on the
-type), and the breakdown once someone asked for it.
+type), and the breakdown once someone asked for it. Jobs gain the `analysis` type.
 """
 
 import sqlalchemy as sa
@@ -19,7 +19,13 @@ branch_labels = None
 depends_on = None
 
 
+_OLD_TYPES = "type IN ('crawl','refresh','transcription','media','remix','webhook')"
+_NEW_TYPES = "type IN ('crawl','refresh','transcription','media','remix','webhook','analysis')"
+
+
 def upgrade() -> None:
+    op.drop_constraint(op.f("ck_jobs_type_known"), "jobs", type_="check")
+    op.create_check_constraint(op.f("ck_jobs_type_known"), "jobs", _NEW_TYPES)
     op.create_table(
         "post_analyses",
         sa.Column("post_id", sa.String(length=64), nullable=False),
@@ -39,3 +45,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_post_analyses_hook_type", table_name="post_analyses")
     op.drop_table("post_analyses")
+    op.execute("DELETE FROM jobs WHERE type = 'analysis'")
+    op.drop_constraint(op.f("ck_jobs_type_known"), "jobs", type_="check")
+    op.create_check_constraint(op.f("ck_jobs_type_known"), "jobs", _OLD_TYPES)
