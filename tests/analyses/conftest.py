@@ -10,6 +10,8 @@ from sors.enrichment import pipeline
 from sors.enrichment.analysis import Transcript, VisualAnalysis
 from sors.platforms.base import MediaFile
 from sors.platforms.sim.render import render_slides, render_video
+from tests.remix.conftest import _fake_openai_server, fake_llm  # noqa: F401
+from tests.webhooks.conftest import loopback_allowed, receiver  # noqa: F401
 
 # A question hook, then three tips and an outro: five scenes, four cuts.
 SCENES = [

@@ -10,7 +10,6 @@ from sors.analyses.summary import OFFLINE_ENGINE
 from tests.enrichment.api_support import charged, job, ledger_kinds
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
-from tests.webhooks.conftest import loopback_allowed, receiver  # noqa: F401
 from tests.webhooks.helpers import create_endpoint
 
 from .support import HOOK_SPAN, OUTLIER_HOOK, creator
