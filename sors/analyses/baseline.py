@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sors.analyses.features import FEATURES, FeatureSpec
+from sors.catalog.models import OUTLIER_MIN_SCORE as OUTLIER_SCORE
 
-OUTLIER_SCORE = 3.0
 MIN_OUTLIERS = 2
 MIN_ORDINARY = 3
 MIN_DEPARTURE = 0.5

@@ -37,6 +37,9 @@ ROBUST_SORTS = (*(f"mscore_{w}" for w in WINDOWS), "age_score", "velocity")
 # (catalog.repository). A literal in every statement that should use these indexes, so that
 # even a generic plan can prove its WHERE clause implies the index's.
 SCORE_INDEX_FLOOR = 1
+# A post at this score or above is one of its creator's outliers where posts are split in
+# two (hook types in trends, the breakdown's outliers vs ordinary posts).
+OUTLIER_MIN_SCORE = 3.0
 WINDOW_SCORES = (*(f"score_{w}" for w in WINDOWS), *(f"mscore_{w}" for w in WINDOWS))
 
 _FILTERS = ("platform", "content_type", "published_at", "views", "owner_followers")

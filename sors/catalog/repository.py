@@ -33,6 +33,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import (
+    OUTLIER_MIN_SCORE,
     SCORE_INDEX_FLOOR,
     WINDOW_SCORES,
     WINDOWS,
@@ -324,6 +325,26 @@ async def trend_content_types(
         .join(Profile, Profile.id == Post.profile_id)
         .where(*trend_conditions(f))
         .group_by(Post.platform, Post.content_type)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def trend_hook_types(
+    session: AsyncSession, f: TrendFilter, *, score_window: str
+) -> list[Row]:
+    """Analysed posts per hook type: how many are outliers, how many ordinary."""
+    col = score_column(score_window)
+    outlier = col >= OUTLIER_MIN_SCORE
+    stmt = (
+        select(
+            PostAnalysisRecord.hook_type,
+            func.count().filter(outlier).label("outliers"),
+            func.count().filter(~outlier | col.is_(None)).label("ordinary"),
+        )
+        .join(Post, Post.id == PostAnalysisRecord.post_id)
+        .join(Profile, Profile.id == Post.profile_id)
+        .where(*trend_conditions(f), PostAnalysisRecord.hook_type.is_not(None))
+        .group_by(PostAnalysisRecord.hook_type)
     )
     return [r._mapping for r in (await session.execute(stmt)).all()]
 

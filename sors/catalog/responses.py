@@ -323,6 +323,23 @@ class Creator(ResponseModel):
     bestOutlierScore: float | None
 
 
+class HookTypeCount(ResponseModel):
+    hookType: str
+    outliers: int = Field(description="Analysed outliers (score >= 3) opening with this type")
+    ordinary: int = Field(description="Analysed ordinary posts opening with this type")
+    outlierShare: float
+    ordinaryShare: float
+    lift: float | None = Field(description="outlierShare / ordinaryShare")
+
+
+class TrendHooks(ResponseModel):
+    """Hook types among the matching posts that have features (sors.analyses)."""
+
+    analysedPosts: int
+    outlierPosts: int
+    types: list[HookTypeCount]
+
+
 class Trends(ResponseModel):
     timeFrame: WindowName
     scoreWindow: WindowName
@@ -330,6 +347,7 @@ class Trends(ResponseModel):
     posts: list[FlatPost]
     contentTypes: list[ContentTypeShare]
     creators: list[Creator]
+    hooks: TrendHooks
 
 
 class Trending(ResponseModel):

@@ -222,7 +222,7 @@ _PLATFORM_TAG_STRINGS = {
     key: ("", *_hashtag_strings(tags, 1, 2)) for key, tags in _PLATFORM_TAGS.items()
 }
 # Hooks by type (the types docs/API.md lists), with the share each has among ordinary posts.
-# Outliers lean on two types per niche (`_leaning`): what works differs by audience.
+# Outliers lean on two types per niche (`leaning_hook_types`): what works differs by audience.
 HOOK_TEMPLATES: dict[str, tuple[str, ...]] = {
     "how_to": ("Here is how to get started with {t}.", "This is how I do {t}."),
     "number_list": ("Three things about {t} I wish I knew sooner.",
@@ -245,7 +245,7 @@ OUTLIER_LEAN = 0.7
 
 
 @cache
-def _leaning(niche_id: str) -> tuple[str, str]:
+def leaning_hook_types(niche_id: str) -> tuple[str, str]:
     """The two hook types a niche's outliers lean on (fixed by the niche's id)."""
     types = sorted(HOOK_SHARES)
     h = int.from_bytes(hashlib.blake2b(niche_id.encode(), digest_size=4).digest(), "big")
@@ -271,7 +271,7 @@ def hook_line(u: float, niche: Niche, topic: str, *, outlier: bool) -> tuple[str
     """(hook type, spoken hook) from one uniform draw: an outlier leans on its niche's
     types, an ordinary post follows HOOK_SHARES."""
     if outlier and u < OUTLIER_LEAN:
-        kind, rest = _pick({t: 1.0 for t in _leaning(niche.id)}, u / OUTLIER_LEAN)
+        kind, rest = _pick({t: 1.0 for t in leaning_hook_types(niche.id)}, u / OUTLIER_LEAN)
     else:
         rest_u = (u - OUTLIER_LEAN) / (1 - OUTLIER_LEAN) if outlier else u
         kind, rest = _pick(HOOK_SHARES, rest_u)
