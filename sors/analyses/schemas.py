@@ -20,6 +20,7 @@ from sors.catalog.schemas import (
 )
 from sors.jobs.schemas import JobError
 from sors.kit.schemas import ResponseModel, Timestamp
+from sors.platforms import taxonomy
 
 # ---- analyses ------------------------------------------------------------------------------
 
@@ -39,7 +40,15 @@ class HookSearchIn(_Paged):
     query: Query = Field(None, description="Words in the hook (all of them)")
     hookTypes: list[HookType] | None = Field(None, max_length=len(HOOK_TYPES))
     platforms: list[PlatformName] | None = Field(None, max_length=3)
-    categoryId: Annotated[str | None, AfterValidator(known_category_id)] = None
+    categoryId: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            description="An id from GET /api/v1/categories; covers its descendants too",
+            json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
+        ),
+        AfterValidator(known_category_id),
+    ] = None
     minOutlierScore: NonNegative = None
     timeFrame: Window | None = None
     sortBy: Literal["score", "recency"] | None = None

@@ -17,8 +17,8 @@ from sors.analyses.features import PostMaterial, post_features
 from sors.analyses.schemas import HookSearchIn
 from sors.analyses.summary import offline_summary, with_evidence
 from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
-from sors.catalog.schemas import page_envelope
-from sors.catalog.service import analysis_for, since
+from sors.catalog.schemas import RESULT_WINDOW, page_envelope
+from sors.catalog.service import analysis_for, page_window, since
 from sors.jobs import service as jobs
 from sors.jobs.schemas import job_record
 from sors.kit.clock import isoformat
@@ -163,6 +163,7 @@ def hook_item(row: Any) -> dict[str, Any]:
 
 async def search_hooks(session: AsyncSession, body: HookSearchIn) -> dict[str, Any]:
     page, size = body.page_number, body.page_size
+    window = page_window(page, size)
     rows, total = await repo.search_hooks(
         session,
         query=body.query,
@@ -172,14 +173,14 @@ async def search_hooks(session: AsyncSession, body: HookSearchIn) -> dict[str, A
         min_score=body.minOutlierScore,
         since=since(body.timeFrame),
         sort_by=body.sortBy or "score",
-        limit=size,
-        offset=(page - 1) * size,
+        limit=window.limit,
+        offset=window.offset,
     )
     return page_envelope(
         [hook_item(r) for r in rows],
         page=page,
         page_size=size,
-        total=total,
-        capped=False,
-        has_more=page * size < total,
+        total=min(total, RESULT_WINDOW),
+        capped=total > RESULT_WINDOW,
+        has_more=window.offset + window.limit < min(total, RESULT_WINDOW),
     )

@@ -57,7 +57,7 @@ class _Page:
     limit: int
 
 
-def _page(page: int, page_size: int) -> _Page:
+def page_window(page: int, page_size: int) -> _Page:
     offset = (page - 1) * page_size
     if offset >= RESULT_WINDOW:
         raise ValidationFailed.single(
@@ -106,7 +106,7 @@ async def search_content(
     when one is needed (else charged after)."""
     f = content_filter(body)
     page, size = body.page_number, body.page_size
-    p = _page(page, size)
+    p = page_window(page, size)
     rows = await search_repo.search_posts(
         session, f, sort_by=body.sortBy or "outlier_score", limit=p.limit + 1, offset=p.offset
     )
@@ -154,7 +154,7 @@ async def search_profiles(
 ) -> dict[str, Any]:
     f = profiles_filter(body)
     page, size = body.page_number, body.page_size
-    p = _page(page, size)
+    p = page_window(page, size)
     rows = await search_repo.search_profiles(session, f, limit=p.limit + 1, offset=p.offset)
     rows, total, capped, more = await _paged(
         rows, p, lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW, ride_along=ride_along)

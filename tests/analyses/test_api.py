@@ -7,6 +7,7 @@ import httpx
 from sqlalchemy import text
 
 from sors.analyses.summary import OFFLINE_ENGINE
+from tests.api.bodies import assert_body_matches
 from tests.enrichment.api_support import charged, job, ledger_kinds
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
@@ -17,7 +18,8 @@ from .support import HOOK_SPAN, OUTLIER_HOOK, creator
 ANALYSES = "/api/v1/analyses"
 
 
-async def analyse(client: httpx.AsyncClient, db, settings, key: str, post_id: str) -> dict:
+async def analyse(client: httpx.AsyncClient, db, settings, key: str, post_id: str, app) -> dict:
+    """Queue an analysis, run it, and read its result (checked against the response model)."""
     r = await client.post(ANALYSES, json={"postId": post_id}, headers=auth(key))
     assert r.status_code == 200, r.text
     assert charged(r) == 15
@@ -28,15 +30,16 @@ async def analyse(client: httpx.AsyncClient, db, settings, key: str, post_id: st
     assert r.status_code == 200 and charged(r) == 0, r.text
     body = r.json()
     assert body["status"] == "completed" and body["jobRef"] == job_ref, body
+    assert_body_matches(app, "GET", "/api/v1/analyses/{jobRef}", body)
     return body
 
 
 async def test_a_question_hook_that_only_the_outliers_use_stands_out_with_its_timestamps(
-    client: httpx.AsyncClient, db, settings
+    client: httpx.AsyncClient, db, settings, app
 ) -> None:
     _, outliers = await creator(db)
     account_id, key = await create_account(db, credits=100)
-    result = await analyse(client, db, settings, key, outliers[-1])
+    result = await analyse(client, db, settings, key, outliers[-1], app)
     a = result["analysis"]
     assert a["engine"] == OFFLINE_ENGINE and a["summaryNote"] is None
     assert a["peerCount"] == 14 and a["outlierCount"] == 2 and a["analysedPeerCount"] == 14
@@ -63,6 +66,7 @@ async def test_a_question_hook_that_only_the_outliers_use_stands_out_with_its_ti
     assert r.status_code == 200 and charged(r) == 1
     assert r.json()["analysis"]["stoodOut"][0]["name"] == "hookType"
     assert r.json()["analysis"]["summary"] == a["summary"]
+    assert_body_matches(app, "GET", "/api/v1/posts/{postId}", r.json())
     r = await client.get(
         f"/api/v1/posts/{outliers[-1]}", params={"includeAnalysis": "false"}, headers=auth(key)
     )
@@ -70,26 +74,28 @@ async def test_a_question_hook_that_only_the_outliers_use_stands_out_with_its_ti
 
 
 async def test_a_post_like_all_the_others_gets_no_invented_difference(
-    client: httpx.AsyncClient, db, settings
+    client: httpx.AsyncClient, db, settings, app
 ) -> None:
     ordinary, _ = await creator(db)
     _, key = await create_account(db, credits=100)
-    a = (await analyse(client, db, settings, key, ordinary[5]))["analysis"]
+    a = (await analyse(client, db, settings, key, ordinary[5], app))["analysis"]
     assert a["stoodOut"] == []
     assert a["hook"]["type"] == "how_to"
     assert "Nothing in it departs" in a["summary"]
 
 
-async def test_too_few_outliers_say_so_rather_than_guess(client: httpx.AsyncClient, db, settings) -> None:
+async def test_too_few_outliers_say_so_rather_than_guess(
+    client: httpx.AsyncClient, db, settings, app
+) -> None:
     _, outliers = await creator(db, outliers=1)
     _, key = await create_account(db, credits=100)
-    a = (await analyse(client, db, settings, key, outliers[0]))["analysis"]
+    a = (await analyse(client, db, settings, key, outliers[0], app))["analysis"]
     assert a["stoodOut"] == [] and a["outlierCount"] == 0
     assert "too few" in a["summary"]
 
 
 async def test_money_dry_run_ownership_and_refund_on_failure(
-    client: httpx.AsyncClient, db, settings
+    client: httpx.AsyncClient, db, settings, app
 ) -> None:
     ordinary, _ = await creator(db)
     account_id, key = await create_account(db, credits=20, email="one@example.com")
@@ -133,14 +139,14 @@ async def test_money_dry_run_ownership_and_refund_on_failure(
 
 
 async def test_analysis_completed_is_delivered_to_webhooks(
-    client: httpx.AsyncClient, db, settings, receiver
+    client: httpx.AsyncClient, db, settings, app, receiver
 ) -> None:
     _, outliers = await creator(db)
     _, key = await create_account(db, credits=100)
     ep = await create_endpoint(
         client, key, receiver.url, events=["analysis.completed", "job.completed"]
     )
-    result = await analyse(client, db, settings, key, outliers[0])
+    result = await analyse(client, db, settings, key, outliers[0], app)
     await run_jobs_until_idle(db, settings, timeout=60)  # the deliveries
     [got] = receiver.of_type("analysis.completed")
     data = got.verify(ep["secret"])["data"]
