@@ -3,24 +3,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
 from sors.analyses.hooks import HOOK_TYPES, HookType
 from sors.catalog.analysis_responses import Analysis, analysis_shape  # noqa: F401
 from sors.catalog.responses import _Page
 from sors.catalog.schemas import (
+    CategoryId,
     NonNegative,
     PlatformName,
     Query,
     Window,
     _Paged,
-    known_category_id,
 )
 from sors.jobs.schemas import JobError
 from sors.kit.schemas import ResponseModel, Timestamp
-from sors.platforms import taxonomy
 
 # ---- analyses ------------------------------------------------------------------------------
 
@@ -40,15 +39,7 @@ class HookSearchIn(_Paged):
     query: Query = Field(None, description="Words in the hook (all of them)")
     hookTypes: list[HookType] | None = Field(None, max_length=len(HOOK_TYPES))
     platforms: list[PlatformName] | None = Field(None, max_length=3)
-    categoryId: Annotated[
-        str | None,
-        Field(
-            max_length=64,
-            description="An id from GET /api/v1/categories; covers its descendants too",
-            json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
-        ),
-        AfterValidator(known_category_id),
-    ] = None
+    categoryId: CategoryId = None
     minOutlierScore: NonNegative = None
     timeFrame: Window | None = None
     sortBy: Literal["score", "recency"] | None = None

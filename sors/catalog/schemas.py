@@ -115,19 +115,22 @@ class SearchContentIn(_Paged):
     sortBy: SortBy | None = None
 
 
+# A category of the taxonomy (its enum in the document; unknown ids are a 422).
+CategoryId = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="An id from GET /api/v1/categories; covers its descendants too",
+        json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
+    ),
+    AfterValidator(known_category_id),
+]
+
+
 class SearchProfilesIn(_Paged):
     query: Query = None
     platforms: list[PlatformName] | None = Field(None, max_length=3)
-    categoryId: Annotated[
-        str | None,
-        Field(
-            max_length=64,
-            description="An id from GET /api/v1/categories; covers its descendants too",
-            json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
-        ),
-    ] = None
-
-    _known_category = field_validator("categoryId")(known_category_id)
+    categoryId: CategoryId = None
 
 
 class TrendsIn(RequestModel):
