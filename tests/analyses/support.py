@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from sors.catalog.models import Post
+from sors.catalog.models import Post, Profile
 from sors.enrichment import repository as enrichment_repo
 from sors.kit.db import Database
 from tests.factories.world import hand_crawl, hand_post, ingest
@@ -57,7 +57,12 @@ async def creator(
     ]
     await ingest(db, hand_crawl(handle, posts, AT))
     async with db.transaction() as s:
-        rows = (await s.execute(select(Post.id, Post.views).order_by(Post.published_at))).all()
+        rows = (await s.execute(
+            select(Post.id, Post.views)
+            .join(Profile, Profile.id == Post.profile_id)
+            .where(Profile.handle == handle)
+            .order_by(Post.published_at)
+        )).all()
         ids = {pid: views for pid, views in rows}
         for pid, views in ids.items():
             hook = outlier_hook if views >= 100_000 else ORDINARY_HOOK
