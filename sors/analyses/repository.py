@@ -3,12 +3,12 @@ stored features and breakdowns (`catalog.models.PostAnalysisRecord`), the hook l
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select, text, update
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import (
@@ -39,21 +39,32 @@ async def creator_posts(
     return [(r[0], r[1], r[2]) for r in (await session.execute(stmt)).all()]
 
 
+# Features of many posts in one constant statement (the catalog's set-based writes).
+_SAVE_FEATURES = text("""
+INSERT INTO post_analyses (post_id, features, hook_type, hook_text)
+SELECT u.post_id, u.features::jsonb, u.hook_type, u.hook_text
+  FROM unnest(CAST(:post_id AS text[]), CAST(:features AS text[]),
+              CAST(:hook_type AS text[]), CAST(:hook_text AS text[]))
+       AS u(post_id, features, hook_type, hook_text)
+ON CONFLICT (post_id) DO UPDATE
+   SET features = EXCLUDED.features, hook_type = EXCLUDED.hook_type,
+       hook_text = EXCLUDED.hook_text, features_at = now()
+""")
+
+
 async def save_features(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
     """Upsert features (post_id, features, hook_type, hook_text), keeping any breakdown."""
     if not rows:
         return
-    stmt = insert(PostAnalysisRecord).values(list(rows))
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[PostAnalysisRecord.post_id],
-        set_={
-            "features": stmt.excluded.features,
-            "hook_type": stmt.excluded.hook_type,
-            "hook_text": stmt.excluded.hook_text,
-            "features_at": text("now()"),
+    await session.execute(
+        _SAVE_FEATURES,
+        {
+            "post_id": [r["post_id"] for r in rows],
+            "features": [json.dumps(r["features"]) for r in rows],
+            "hook_type": [r["hook_type"] for r in rows],
+            "hook_text": [r["hook_text"] for r in rows],
         },
     )
-    await session.execute(stmt)
 
 
 async def save_analysis(

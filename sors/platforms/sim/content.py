@@ -224,17 +224,16 @@ _PLATFORM_TAG_STRINGS = {
 # Hooks by type (the types docs/API.md lists), with the share each has among ordinary posts.
 # Outliers lean on two types per niche (`leaning_hook_types`): what works differs by audience.
 HOOK_TEMPLATES: dict[str, tuple[str, ...]] = {
-    "how_to": ("Here is how to get started with {t}.", "This is how I do {t}."),
-    "number_list": ("Three things about {t} I wish I knew sooner.",
-                    "Five mistakes everyone makes with {t}."),
-    "direct_address": ("You asked about {t}, so here it is.",
-                       "If you care about {t}, this one is for you."),
-    "question": ("Did you know this about {t}?", "Why does nobody talk about {t}?"),
-    "bold_claim": ("This changed my {t} forever.", "The best {t} advice you will get."),
-    "story": ("Last week I almost gave up on {t}.", "When I started {t}, I got it all wrong."),
-    "challenge": ("I tried {t} every day for a week.", "I tested {t} so you do not have to."),
-    "reveal": ("The secret to {t} nobody tells you.", "The truth about {t}, finally revealed."),
-    "contrarian": ("Stop doing {t} the hard way.", "Unpopular opinion: {t} is overrated."),
+    # Short enough to say within a short video's first scene, whatever the topic.
+    "how_to": ("Here's how I do {t}.", "This is how I do {t}."),
+    "number_list": ("Three tips for {t}.", "Five mistakes with {t}."),
+    "direct_address": ("You asked for {t}.", "POV: you love {t}."),
+    "question": ("Did you know this about {t}?", "Why is {t} so hard?"),
+    "bold_claim": ("This changed my {t} forever.", "The best {t} advice ever."),
+    "story": ("Last week I gave up on {t}.", "Story time: {t}."),
+    "challenge": ("I tried {t} for a week.", "I tested {t} for you."),
+    "reveal": ("The secret to {t}.", "The truth about {t}."),
+    "contrarian": ("Stop doing {t} wrong.", "Unpopular opinion: {t}."),
 }  # fmt: skip
 HOOK_SHARES: dict[str, float] = {
     "how_to": 0.2, "number_list": 0.15, "direct_address": 0.15, "question": 0.12,
