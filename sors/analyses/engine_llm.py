@@ -63,11 +63,12 @@ async def phrase(settings: Settings, evidence: dict[str, Any], offline: str) -> 
             timeout=settings.llm_timeout,
             max_retries=1,
         ) as client:
-            response = await client.chat.completions.create(
-                model=settings.llm_model,
-                messages=messages,  # type: ignore[arg-type]
-                response_format={"type": "json_object"},
-            )
+            kwargs: dict[str, Any] = {
+                "model": settings.llm_model,
+                "messages": messages,
+                "response_format": {"type": "json_object"},
+            }
+            response = await client.chat.completions.create(**kwargs)
     except openai.OpenAIError as exc:
         log.warning("LLM analysis summary failed at %s: %r",
                     redact_url(settings.llm_base_url), exc)
