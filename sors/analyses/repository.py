@@ -52,6 +52,29 @@ ON CONFLICT (post_id) DO UPDATE
 """)
 
 
+async def peers_without_media(
+    session: AsyncSession, post: Post, *, outliers: int, ordinary: int, min_score: float,
+    content_types: Sequence[str],
+) -> list[str]:
+    """Ids of the creator's other live posts lacking a transcript or a visual analysis:
+    their best outliers first, then their most recent ordinary posts."""
+    base = select(Post.id).where(
+        Post.profile_id == post.profile_id,
+        Post.id != post.id,
+        Post.deleted_at.is_(None),
+        Post.content_type.in_(list(content_types)),
+        ~(Post.has_transcript & Post.has_visual_analysis),
+    )
+    top = base.where(SCORE >= min_score).order_by(SCORE.desc(), Post.id).limit(outliers)
+    rest = (
+        base.where(func.coalesce(SCORE, 0) < min_score)
+        .order_by(Post.published_at.desc(), Post.id)
+        .limit(ordinary)
+    )
+    ids = list((await session.execute(top)).scalars())
+    return ids + list((await session.execute(rest)).scalars())
+
+
 async def save_features(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
     """Upsert features (post_id, features, hook_type, hook_text), keeping any breakdown."""
     if not rows:

@@ -43,3 +43,13 @@ async def test_a_simulated_videos_hook_is_its_first_spoken_sentence_and_its_type
     # ... and the hook is the first scene's speech only: it ends before the first cut.
     assert a["hook"]["endSecond"] <= values["timeToFirstCut"] + 0.3
     assert values["cutsPerMinute"] * values["durationSeconds"] / 60 == pytest.approx(3, abs=0.25)
+    # A few of the creator's other posts were transcribed and analysed with it (their best
+    # outliers and latest ordinary posts), so the media features have a baseline ...
+    assert 1 <= a["analysedPeerCount"] <= 6
+    hook_row = next(f for f in a["features"] if f["name"] == "hookType")
+    assert hook_row["baseline"]["postCount"] == a["analysedPeerCount"]
+    # ... and their hooks are in the library, each the type of its script's template.
+    r = await client.post("/api/v1/hooks/search", json={"pageSize": 20}, headers=auth(key))
+    hooks = r.json()["results"]
+    assert len(hooks) == 1 + a["analysedPeerCount"]
+    assert all(h["creator"]["handle"] == "study.with.leo" for h in hooks)
