@@ -15,6 +15,8 @@ from __future__ import annotations
 from sors.accounts import router as accounts
 from sors.alerts import router as alerts
 from sors.alerts import schedule as _alerts_schedule  # noqa: F401
+from sors.analyses import router as analyses
+from sors.analyses import tasks as _analyses_tasks  # noqa: F401
 from sors.api import index, sim_pages
 from sors.billing import router as billing
 from sors.breakouts import router as breakouts
@@ -57,6 +59,7 @@ ROUTERS = (
     crawling.router,
     enrichment.router,
     remix.router,
+    analyses.router,
     monitoring.router,
     keeper.router,
     alerts.router,

@@ -91,7 +91,7 @@ GUIDES: dict[str, Guide] = {
         next="get_job_status with jobRef; then search_outliers or get_profile.",
         cost_note="1 credit when the profile is already tracked; refunded if the job fails."),
     "get_job_status": Guide(
-        "Status of an asynchronous job (crawl, transcription, media, remix) by jobRef: "
+        "Status of an asynchronous job (crawl, transcription, media, remix, analysis) by jobRef: "
         "pending, processing, completed (with result) or failed (with error).",
         next="poll every few seconds while pending or processing.", **_READ),
     "get_credit_balance": Guide(
@@ -132,6 +132,27 @@ GUIDES: dict[str, Guide] = {
         "The remix written by a remix_post job (title, description, script, checklist), or "
         "its status while it is still running.",
         next="poll every few seconds while pending or processing.", **_READ),
+    "analyze_post": Guide(
+        "Why a post worked: a job that compares the post (postId or url) with its creator's "
+        "usual — hook (first 3 s of speech and on-screen text, its type), pacing, format, "
+        "caption, publish time — and lists what stood out (features where it departs from "
+        "the creator's usual and that separate their outliers from their ordinary posts), "
+        "each with its evidence and timestamps, plus a short summary. Transcript and scene "
+        "analysis are made first when missing, at no extra charge.",
+        next="get_analysis_result with jobRef until completed; remix_post keeps what stood "
+        "out.",
+        cost_note="Refunded if the job fails."),
+    "get_analysis_result": Guide(
+        "The breakdown written by an analyze_post job (features with the creator's baseline, "
+        "what stood out, summary), or its status while it is still running. The breakdown "
+        "also shows on get_post.",
+        next="poll every few seconds while pending or processing.", **_READ),
+    "search_hooks": Guide(
+        "The hook library: opening lines of analysed posts with their type (how_to, "
+        "number_list, question, challenge, story, reveal, contrarian, bold_claim, "
+        "direct_address, other), filtered by words, hookTypes, platforms, categoryId, "
+        "minOutlierScore and timeFrame; best score or newest first.",
+        next="get_post on a hook's post; analyze_post to see why it worked.", **_READ),
     "create_topup_link": Guide(
         "A payment link for a credit pack (packId from get_pricing). A human opens it and "
         "pays; the credits land within seconds.",

@@ -37,6 +37,9 @@ ROBUST_SORTS = (*(f"mscore_{w}" for w in WINDOWS), "age_score", "velocity")
 # (catalog.repository). A literal in every statement that should use these indexes, so that
 # even a generic plan can prove its WHERE clause implies the index's.
 SCORE_INDEX_FLOOR = 1
+# A post at this score or above is one of its creator's outliers where posts are split in
+# two (hook types in trends, the breakdown's outliers vs ordinary posts).
+OUTLIER_MIN_SCORE = 3.0
 WINDOW_SCORES = (*(f"score_{w}" for w in WINDOWS), *(f"mscore_{w}" for w in WINDOWS))
 
 _FILTERS = ("platform", "content_type", "published_at", "views", "owner_followers")
@@ -350,3 +353,24 @@ class VisualAnalysisRecord(Base):
     scenes: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, server_default=sql("'[]'::jsonb"))
     on_screen_text: Mapped[str] = mapped_column(Text, server_default=sql("''"))
     created_at: Mapped[datetime] = mapped_column(server_default=sql("now()"))
+
+
+class PostAnalysisRecord(Base):
+    """A post's features (computed in code from the post, its transcript and its visual
+    analysis) and, once someone asked for one, its breakdown against the creator's usual.
+    Made by `sors.analyses`; one row per post, everyone reads it, like the transcript."""
+
+    __tablename__ = "post_analyses"
+    __table_args__ = (Index("ix_post_analyses_hook_type", "hook_type"),)
+
+    post_id: Mapped[str] = mapped_column(
+        ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    features: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    # Set only when the media features exist (transcript and visual analysis): the hook library.
+    hook_type: Mapped[str | None] = mapped_column(String(20))
+    hook_text: Mapped[str | None] = mapped_column(Text)
+    analysis: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    engine: Mapped[str | None] = mapped_column(String(300))
+    features_at: Mapped[datetime] = mapped_column(server_default=sql("now()"))
+    analysed_at: Mapped[datetime | None]

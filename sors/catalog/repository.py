@@ -33,10 +33,12 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import (
+    OUTLIER_MIN_SCORE,
     SCORE_INDEX_FLOOR,
     WINDOW_SCORES,
     WINDOWS,
     Post,
+    PostAnalysisRecord,
     PostChange,
     PostStat,
     Profile,
@@ -350,6 +352,26 @@ async def trend_content_types(
     return [r._mapping for r in (await session.execute(stmt)).all()]
 
 
+async def trend_hook_types(
+    session: AsyncSession, f: TrendFilter, *, score_window: str
+) -> list[Row]:
+    """Analysed posts per hook type: how many are outliers, how many ordinary."""
+    col = score_column(score_window)
+    outlier = col >= OUTLIER_MIN_SCORE
+    stmt = (
+        select(
+            PostAnalysisRecord.hook_type,
+            func.count().filter(outlier).label("outliers"),
+            func.count().filter(~outlier | col.is_(None)).label("ordinary"),
+        )
+        .join(Post, Post.id == PostAnalysisRecord.post_id)
+        .join(Profile, Profile.id == Post.profile_id)
+        .where(*trend_conditions(f), PostAnalysisRecord.hook_type.is_not(None))
+        .group_by(PostAnalysisRecord.hook_type)
+    )
+    return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
 async def trend_creators(
     session: AsyncSession, f: TrendFilter, *, score_window: str, profile_ids: Sequence[str]
 ) -> dict[str, Row]:
@@ -387,3 +409,7 @@ async def trending_posts(session: AsyncSession, *, since: datetime, limit: int) 
     )
     stmt = select(best).order_by(best.c.score_three_months.desc(), best.c.id).limit(limit)
     return [r._mapping for r in (await session.execute(stmt)).all()]
+
+
+async def get_analysis(session: AsyncSession, post_id: str) -> PostAnalysisRecord | None:
+    return await session.get(PostAnalysisRecord, post_id)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from sors.catalog.analysis_responses import Analysis
 from sors.catalog.models import TranscriptRecord, VisualAnalysisRecord
 from sors.kit.clock import isoformat
 from sors.kit.schemas import ResponseModel, Timestamp
@@ -176,6 +177,9 @@ class PostRecord(_PostCore):
     visual_analysis: VisualAnalysisOut | None = Field(
         None, description="Present only when it exists"
     )
+    analysis: Analysis | None = Field(
+        None, description="Its breakdown against the creator's usual, when one was made"
+    )
 
 
 class FlatPost(_PostCore):
@@ -341,6 +345,23 @@ class Theme(ResponseModel):
     posts: list[FlatPost] = Field(description="Its best five posts")
 
 
+class HookTypeCount(ResponseModel):
+    hookType: str
+    outliers: int = Field(description="Analysed outliers (score >= 3) opening with this type")
+    ordinary: int = Field(description="Analysed ordinary posts opening with this type")
+    outlierShare: float
+    ordinaryShare: float
+    lift: float | None = Field(description="outlierShare / ordinaryShare")
+
+
+class TrendHooks(ResponseModel):
+    """Hook types among the matching posts that have features (sors.analyses)."""
+
+    analysedPosts: int
+    outlierPosts: int
+    types: list[HookTypeCount]
+
+
 class Trends(ResponseModel):
     timeFrame: WindowName
     scoreWindow: WindowName
@@ -348,6 +369,7 @@ class Trends(ResponseModel):
     posts: list[FlatPost]
     contentTypes: list[ContentTypeShare]
     creators: list[Creator]
+    hooks: TrendHooks
     themes: list[Theme] | None = Field(
         default=None, description="`semantic: true` only: the outliers grouped by meaning, "
         "largest first (at most 10, each of at least 3 posts)")

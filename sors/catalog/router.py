@@ -136,8 +136,9 @@ async def list_categories(session: Session, _: AccountId) -> JSONResponse:
 @router.get(
     "/posts/{postId}",
     summary="Get a post (1 credit)",
-    description="The post record with its owner; `transcript` and `visual_analysis` are "
-    "included when they exist (and their flag is true). Unknown id: 404, not charged.",
+    description="The post record with its owner; `transcript`, `visual_analysis` and "
+    "`analysis` (its breakdown, POST /api/v1/analyses) are included when they exist (and "
+    "their flag is true), at no extra cost. Unknown id: 404, not charged.",
     openapi_extra=_skill("get_post"),
     response_model=PostRecord,
     responses=problems(402, 404),
@@ -149,6 +150,7 @@ async def get_post(
     postId: RecordId,
     include_transcript: Annotated[bool, Query(alias="includeTranscript")] = True,
     include_visual: Annotated[bool, Query(alias="includeVisualAnalysis")] = True,
+    include_analysis: Annotated[bool, Query(alias="includeAnalysis")] = True,
 ) -> JSONResponse:
     return JSONResponse(
         await service.get_post(
@@ -156,6 +158,7 @@ async def get_post(
             postId,
             include_transcript=include_transcript,
             include_visual_analysis=include_visual,
+            include_analysis=include_analysis,
             ride_along=bill.ride,
         )
     )

@@ -137,6 +137,18 @@ class SearchContentIn(_Paged):
         return self
 
 
+# A category of the taxonomy (its enum in the document; unknown ids are a 422).
+CategoryId = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="An id from GET /api/v1/categories; covers its descendants too",
+        json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
+    ),
+    AfterValidator(known_category_id),
+]
+
+
 class SearchProfilesIn(_Paged):
     query: Query = None
     platforms: list[PlatformName] | None = Field(None, max_length=3)
@@ -144,16 +156,7 @@ class SearchProfilesIn(_Paged):
         max_length=64, description="A profile id: creators whose posts are about the same "
         "things (nearest in meaning), most similar first, never the profile itself. Other "
         "filters apply. 503 `semantic_unavailable` where the server lacks pgvector.")] = None
-    categoryId: Annotated[
-        str | None,
-        Field(
-            max_length=64,
-            description="An id from GET /api/v1/categories; covers its descendants too",
-            json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
-        ),
-    ] = None
-
-    _known_category = field_validator("categoryId")(known_category_id)
+    categoryId: CategoryId = None
 
 
 class TrendsIn(RequestModel):

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.catalog import embeddings, growth, semantic
 from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
+from sors.catalog.analysis_responses import analysis_shape
 from sors.catalog.models import WINDOWS
 from sors.catalog.responses import transcript_record, visual_analysis_record
 from sors.catalog.schemas import (
@@ -28,6 +29,7 @@ from sors.catalog.schemas import (
     profile_record,
 )
 from sors.kit import clock
+from sors.kit.clock import isoformat
 from sors.kit.db import RidesAlong
 from sors.kit.errors import (
     PostNotFound,
@@ -55,7 +57,7 @@ class _Page:
     limit: int
 
 
-def _page(page: int, page_size: int) -> _Page:
+def page_window(page: int, page_size: int) -> _Page:
     offset = (page - 1) * page_size
     if offset >= RESULT_WINDOW:
         raise ValidationFailed.single(
@@ -106,7 +108,7 @@ async def search_content(
         return await search_by_meaning(session, body)
     f = content_filter(body)
     page, size = body.page_number, body.page_size
-    p = _page(page, size)
+    p = page_window(page, size)
     rows = await search_repo.search_posts(
         session, f, sort_by=body.sortBy or "outlier_score", limit=p.limit + 1, offset=p.offset
     )
@@ -132,7 +134,7 @@ async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dic
     model = await meaning_model(session)
     f = content_filter(body)
     page, size = body.page_number, body.page_size
-    p = _page(page, size)
+    p = page_window(page, size)
     common = {"model": model.key, "dims": model.dims, "sort_by": body.sortBy,
               "limit": p.limit + 1, "offset": p.offset}
     if body.similarTo:
@@ -185,7 +187,7 @@ async def similar_profiles(session: AsyncSession, body: SearchProfilesIn) -> dic
         raise ProfileNotFound(f"No profile {body.similarTo}.")
     f = profiles_filter(body)
     page, size = body.page_number, body.page_size
-    p = _page(page, size)
+    p = page_window(page, size)
     centroid = await semantic.profile_centroid(session, target["id"], model.key)
     rows = [] if centroid is None else await semantic.similar_profiles(
         session, f, qvec=centroid, model=model.key, dims=model.dims, profile_id=target["id"],
@@ -228,7 +230,7 @@ async def search_profiles(
         return await similar_profiles(session, body)
     f = profiles_filter(body)
     page, size = body.page_number, body.page_size
-    p = _page(page, size)
+    p = page_window(page, size)
     rows = await search_repo.search_profiles(session, f, limit=p.limit + 1, offset=p.offset)
     rows, total, capped, more = await _paged(
         rows, p, lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW, ride_along=ride_along)
@@ -269,9 +271,20 @@ async def visual_analysis_for(session: AsyncSession, post_id: str) -> dict[str, 
     return None if v is None else visual_analysis_record(v)
 
 
+async def analysis_for(session: AsyncSession, post_id: str) -> dict[str, Any] | None:
+    """The post's kept breakdown (sors.analyses) in the API's shape, or None."""
+    a = await repo.get_analysis(session, post_id)
+    if a is None or a.analysis is None:
+        return None
+    return analysis_shape(
+        {**a.analysis, "engine": a.engine, "analysedAt": isoformat(a.analysed_at)}
+    )
+
+
 async def get_post(
     session: AsyncSession, post_id: str, *, include_transcript: bool,
-    include_visual_analysis: bool, ride_along: RidesAlong | None = None,
+    include_visual_analysis: bool, include_analysis: bool = True,
+    ride_along: RidesAlong | None = None,
 ) -> dict[str, Any]:
     """The post record; `ride_along`: a paid read's charge, carried by the first read."""
     row = await repo.get_post(session, post_id, ride_along=ride_along)
@@ -292,6 +305,8 @@ async def get_post(
         and (v := await visual_analysis_for(session, post_id)) is not None
     ):
         out["visual_analysis"] = v
+    if include_analysis and (a := await analysis_for(session, post_id)) is not None:
+        out["analysis"] = a
     return out
 
 

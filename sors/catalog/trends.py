@@ -157,8 +157,30 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
         "posts": [flat_post(r) for r in rows],
         "contentTypes": content_types,
         "creators": creators,
+        "hooks": hooks_block(await repo.trend_hook_types(session, f, score_window=window)),
         **({"themes": found_themes} if found_themes is not None else {}),
     }
+
+
+def hooks_block(groups: list[repo.Row]) -> dict[str, Any]:
+    """Hook types among the analysed outliers against the analysed ordinary posts; `lift`
+    is the outlier share over the ordinary share (null when no ordinary post has it)."""
+    outliers = sum(g["outliers"] for g in groups)
+    ordinary = sum(g["ordinary"] for g in groups)
+    types = []
+    for g in groups:
+        out_share = g["outliers"] / outliers if outliers else 0.0
+        ord_share = g["ordinary"] / ordinary if ordinary else 0.0
+        types.append({
+            "hookType": g["hook_type"],
+            "outliers": g["outliers"],
+            "ordinary": g["ordinary"],
+            "outlierShare": round(out_share, 4),
+            "ordinaryShare": round(ord_share, 4),
+            "lift": round(out_share / ord_share, 4) if ord_share else None,
+        })
+    types.sort(key=lambda t: (-t["outliers"], -t["ordinary"], t["hookType"]))
+    return {"analysedPosts": outliers + ordinary, "outlierPosts": outliers, "types": types}
 
 
 # ---- trending (public, cached) --------------------------------------------------------

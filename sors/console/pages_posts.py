@@ -20,7 +20,19 @@ ACTIONS = {
     "transcript": ("/api/v1/transcriptions", "request_transcript", "Transcript"),
     "media": ("/api/v1/posts/media", "download_post_media", "Media download"),
     "remix": ("/api/v1/remixes", "remix_post", "Remix"),
+    "analysis": ("/api/v1/analyses", "analyze_post", "Analysis"),
 }
+
+
+def segment_anchor(post: dict, second: float) -> str | None:
+    """The id of the transcript line spoken at `second` (the last one starting by then), so
+    the breakdown's timestamps link to what was said."""
+    segments = (post.get("transcript") or {}).get("segments") or []
+    found = None
+    for i, seg in enumerate(segments):
+        if seg["start"] <= second + 0.01:
+            found = f"seg-{i}"
+    return found
 
 
 @router.get("/posts/{post_id}")
@@ -43,7 +55,7 @@ async def post_page(request: Request, user: User, post_id: str, job: str | None 
     charged, balance = ApiResult.total_charged(result, history)
     return page(request, "post.html.j2", title=post.get("caption") or post["id"], post=post,
                 result=result, history=history, chart=svg, charged=charged, balance=balance,
-                job=job, actions=ACTIONS)
+                job=job, actions=ACTIONS, segment_anchor=segment_anchor)
 
 
 @router.post("/posts/{post_id}/{action}")

@@ -3,7 +3,7 @@ and the job that makes each first attempt, all in the caller's transaction, so a
 exists exactly when the change it describes committed.
 
 Each domain builds its own payloads and emits them (credits.* in billing, job.* in jobs,
-alert.triggered in alerts, tracking.new_posts in monitoring); asking who wants an event
+alert.triggered in alerts, tracking.new_posts in monitoring, analysis.completed in analyses); asking who wants an event
 costs a single indexed query when no endpoint does.
 """
 
@@ -31,6 +31,7 @@ EVENT_TYPES = (
     "credits.added",
     "subscription.updated",
     "invoice.paid",
+    "analysis.completed",
 )
 TEST_EVENT = "webhook.test"
 JOB_TYPE = "webhook"  # the job that makes one delivery attempt

@@ -36,7 +36,7 @@ class PostResult(ResponseModel):
 
 class JobStatus(ResponseModel):
     jobRef: str
-    type: Literal["crawl", "refresh", "transcription", "media", "remix"]
+    type: Literal["crawl", "refresh", "transcription", "media", "remix", "analysis"]
     status: Literal["pending", "processing", "completed", "failed"]
     createdAt: Timestamp
     startedAt: Timestamp | None
@@ -49,8 +49,7 @@ class JobStatus(ResponseModel):
     )
     result: CrawlResult | PostResult | None = Field(
         description="crawl/refresh: {profileId, postsSeen, newPosts, source, sourceCostUsd}; "
-        "transcription, media, "
-        "remix: {postId}"
+        "transcription, media, remix, analysis: {postId}"
     )
 
 

@@ -83,7 +83,7 @@ async def fail(session: AsyncSession, job: Job, *, code: str, message: str) -> N
 
 
 # Jobs callers see; webhook deliveries are jobs too but never announced.
-_ANNOUNCED_JOBS = ("crawl", "refresh", "transcription", "media", "remix")
+_ANNOUNCED_JOBS = ("crawl", "refresh", "transcription", "media", "remix", "analysis")
 
 
 async def _announce(session: AsyncSession, job: Job) -> None:

@@ -29,7 +29,7 @@ NO_KEY = "sk-no-key-required"
 _FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*(.*?)\s*```\s*$", re.S)
 
 
-class _BadOutput(Exception):
+class _BadOutput(ValueError):
     pass
 
 
@@ -51,8 +51,9 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts)
 
 
-def parse_draft(text: str | None) -> RemixDraft:
-    """The model's answer as a validated draft, or `_BadOutput` saying what is wrong."""
+def parse_json_object(text: str | None) -> Any:
+    """The JSON in a model's answer (fenced, or wrapped in a sentence, too); a ValueError
+    (`_BadOutput`) saying what is wrong when there is none."""
     if not text or not text.strip():
         raise _BadOutput("the answer was empty")
     body = text.strip()
@@ -71,6 +72,12 @@ def parse_draft(text: str | None) -> RemixDraft:
             raise _BadOutput(
                 f"the answer is not valid JSON ({exc.msg} at char {exc.pos})"
             ) from None
+    return data
+
+
+def parse_draft(text: str | None) -> RemixDraft:
+    """The model's answer as a validated draft, or `_BadOutput` saying what is wrong."""
+    data = parse_json_object(text)
     if isinstance(data, dict) and isinstance(data.get("remix"), dict) and "script" not in data:
         data = data["remix"]
     if not isinstance(data, dict):
@@ -157,7 +164,7 @@ class LLMRemixEngine:
                 except openai.OpenAIError as exc:
                     raise self._unavailable(exc) from None
                 attempt += 1
-                text, served_by = _content(response)
+                text, served_by = response_content(response)
                 try:
                     draft = parse_draft(text)
                 except _BadOutput as exc:
@@ -201,7 +208,7 @@ class LLMRemixEngine:
         return RemixError("llm_unavailable", message)
 
 
-def _content(response: Any) -> tuple[str | None, str | None]:
+def response_content(response: Any) -> tuple[str | None, str | None]:
     """The first choice's text and the model name the server reports, tolerating the odd
     shapes that 'compatible' servers return."""
     choices = getattr(response, "choices", None) or []

@@ -95,7 +95,8 @@ def _labels(plan: _Plan, beats: list[Beat]) -> list[str]:
     for i, beat in enumerate(beats):
         line = beat.speech or beat.screen
         if i == 0:
-            labels.append(f"Hook ({plan.hook.kind})")
+            kind = (plan.inp.keep_hook_type or "").replace("_", " ") or plan.hook.kind
+            labels.append(f"Hook ({kind})")
         elif i == n - 1:
             labels.append("Call to action" if plan.cta else "Payoff")
         elif i == 1 and n >= 4 and plan.hook.kind != "list" and not tx.is_list_step(line):
@@ -259,7 +260,9 @@ def _checklist(plan: _Plan, script: list[dict[str, Any]], total: float) -> list[
         + " ".join(f"#{t}" for t in plan.niche.hashtags)
         + ".",
     ]
-    return items
+    keep = inp.keep_line()
+    # What stood out comes first; the list stays within its ten items.
+    return [keep, *items][:10] if keep else items
 
 
 def build_remix(inp: RemixInput) -> Remix:

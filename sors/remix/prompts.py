@@ -101,6 +101,16 @@ def _scenes_block(inp: RemixInput) -> str:
     return "\n".join(lines)
 
 
+def _keep_block(inp: RemixInput) -> str:
+    line = inp.keep_line()
+    if line is None:
+        return ""
+    return (
+        "KEEP (what made the source stand out against its creator's usual; the remix must "
+        f"keep it)\n{line}\n\n"
+    )
+
+
 def source_brief(inp: RemixInput) -> str:
     duration = f"{inp.duration_seconds:.1f} s" if inp.duration_seconds else "unknown"
     score = (
@@ -116,6 +126,7 @@ def source_brief(inp: RemixInput) -> str:
         f"caption: {inp.caption.strip() or '(none)'}\n\n"
         f"TRANSCRIPT\n{_transcript_block(inp)}\n\n"
         f"SCENES\n{_scenes_block(inp)}\n\n"
+        f"{_keep_block(inp)}"
         f"TARGET NICHE: {inp.target_niche}\n"
         f"TONE: {inp.tone or '(none given: keep the source tone)'}\n\n"
         "Write the remix as the JSON object described in the instructions."

@@ -64,12 +64,21 @@ class ScriptSegment(ResponseModel):
     onScreenText: str | None
 
 
+class RemixKept(ResponseModel):
+    hookType: str | None
+    stoodOut: list[str]
+
+
 class Remix(ResponseModel):
     title: str | None
     description: str | None
     script: list[ScriptSegment]
     checklist: list[str]
     engine: str | None = Field(description="An LLM model name, or the built-in offline engine")
+    kept: RemixKept | None = Field(
+        description="What the remix keeps from the post's breakdown (POST /analyses): its "
+        "hook type and the stood-out features; null when the post has no breakdown"
+    )
 
 
 class RemixResult(ResponseModel):
@@ -103,6 +112,7 @@ def ordered_remix(remix: dict[str, Any] | None) -> dict[str, Any] | None:
         "script": [{k: seg.get(k) for k in SEGMENT_KEYS} for seg in remix.get("script") or []],
         "checklist": list(remix.get("checklist") or []),
         "engine": remix.get("engine"),
+        "kept": remix.get("kept"),
     }
 
 

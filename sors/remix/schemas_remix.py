@@ -59,6 +59,23 @@ class RemixInput:
     scenes: list[dict[str, Any]] = field(default_factory=list)
     target_niche: str
     tone: str | None = None
+    # What stood out in the source against its creator's usual (its kept analysis, when
+    # one was made): the remix keeps these. `keep_hook_type` is the analysed hook's type.
+    keep_hook_type: str | None = None
+    keep: list[dict[str, Any]] = field(default_factory=list)
+
+    def keep_line(self) -> str | None:
+        """One sentence naming what the remix keeps, from the analysis's evidence."""
+        if self.keep_hook_type is None and not self.keep:
+            return None
+        parts = []
+        if self.keep_hook_type:
+            parts.append(f"the {self.keep_hook_type.replace('_', ' ')} hook")
+        for item in self.keep:
+            if item["name"] != "hookType":
+                parts.append(f"{item['label']} ({item['value']})")
+        why = " — it stood out against the creator's usual" if self.keep else ""
+        return "Keep " + ", ".join(parts) + why + "."
 
     def has_material(self) -> bool:
         """True when there is any text to adapt (speech, on-screen text or caption)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sors.catalog import repository as catalog_repo
+from sors.catalog.models import PostAnalysisRecord
 from sors.enrichment import repository as enrichment_repo
 from sors.enrichment.tasks import enrich_post
 from sors.jobs.engine import JobContext, JobFailed, RetryableJobError, handler
@@ -33,6 +34,7 @@ async def build_input(ctx: JobContext, job_id: str, post_id: str) -> RemixInput:
         handle = await enrichment_repo.owner_handle(s, post.profile_id)
         transcript = await catalog_repo.get_transcript(s, post_id)
         visual = await catalog_repo.get_visual_analysis(s, post_id)
+        analysis = await catalog_repo.get_analysis(s, post_id)
     score = post.score_three_months if post.score_three_months is not None else post.score_all_time
     return RemixInput(
         platform=post.platform,
@@ -47,7 +49,32 @@ async def build_input(ctx: JobContext, job_id: str, post_id: str) -> RemixInput:
         scenes=list(visual.scenes or []) if visual else [],
         target_niche=record.target_niche,
         tone=record.tone,
+        **keep_from(analysis),
     )
+
+
+# Stood-out features a script can keep (publish time and caption ones are not in a script).
+KEEPABLE = frozenset({
+    "hookType", "hookWords", "speakingRate", "timeToFirstCut", "cutsPerMinute",
+    "slideCount", "textDensity", "durationSeconds", "format", "callToAction",
+})
+
+
+def keep_from(record: PostAnalysisRecord | None) -> dict[str, Any]:
+    """What the remix keeps from the post's breakdown (sors.analyses), if one was made."""
+    data = record.analysis if record is not None else None
+    if not data:
+        return {}
+    hook = data.get("hook") or {}
+    keep = [i for i in data.get("stoodOut") or [] if i["name"] in KEEPABLE]
+    return {"keep_hook_type": hook.get("type"), "keep": keep}
+
+
+def kept_block(inp: RemixInput) -> dict[str, Any] | None:
+    """The remix result's `kept`: the hook type and the stood-out features it keeps."""
+    if inp.keep_hook_type is None and not inp.keep:
+        return None
+    return {"hookType": inp.keep_hook_type, "stoodOut": [i["name"] for i in inp.keep]}
 
 
 @handler("remix")
@@ -64,5 +91,7 @@ async def remix(ctx: JobContext, job: Job) -> dict[str, Any]:
             raise RetryableJobError(exc.code, exc.message) from exc
         raise JobFailed(exc.code, exc.message) from exc
     async with ctx.db.transaction() as s:
-        await repo.save_result(s, job.id, result.to_dict(), result.engine)
+        await repo.save_result(
+            s, job.id, {**result.to_dict(), "kept": kept_block(inp)}, result.engine
+        )
     return {"postId": post_id}

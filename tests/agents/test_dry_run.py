@@ -66,6 +66,8 @@ async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Databas
         ("request_transcript", {"postId": t.post_id}, 10),
         ("request_transcript", {"postId": t.post_id}, 0),  # this account's pending one
         ("remix_post", {"postId": t.post_id, "targetNiche": "home baking"}, 20),
+        ("analyze_post", {"postId": t.post_id}, 15),
+        ("search_hooks", {"hookTypes": ["question"]}, 1),
     ]
     billable = {k for k, s in get_pricing().skills.items() if s.credits > 0}
     walked = {skill for skill, _, _ in calls}

@@ -147,7 +147,7 @@ SEGMENT_KEYS = [
 
 
 def assert_complete_remix(remix: dict[str, Any]) -> None:
-    assert list(remix) == ["title", "description", "script", "checklist", "engine"]
+    assert list(remix) == ["title", "description", "script", "checklist", "engine", "kept"]
     assert remix["title"].strip() and remix["description"].strip() and remix["engine"].strip()
     assert 3 <= len(remix["checklist"]) and all(c.strip() for c in remix["checklist"])
     end = 0.0

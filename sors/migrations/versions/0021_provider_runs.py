@@ -2,7 +2,7 @@
 accounts.is_operator
 
 Revision ID: 0021
-Revises: 0019_subscriptions
+Revises: 0020
 Create Date: 2026-11-25 20:00:00
 
 A crawl through a data provider (an Apify actor) is paid for in dollars by the operator,
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0021"
-down_revision = "0019_subscriptions"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 

@@ -7,6 +7,7 @@ believable sentences.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -220,11 +221,63 @@ _PLATFORM_TAGS = {
 _PLATFORM_TAG_STRINGS = {
     key: ("", *_hashtag_strings(tags, 1, 2)) for key, tags in _PLATFORM_TAGS.items()
 }
-_HOOKS = (
-    "Here is {t} in under a minute.", "Let's talk about {t}.", "This is how I do {t}.",
-    "Quick one today: {t}.", "You asked about {t}, so here it is.",
-    "Nobody explains {t} properly, so I will.",
-)  # fmt: skip
+# Hooks by type (the types docs/API.md lists), with the share each has among ordinary posts.
+# Outliers lean on two types per niche (`leaning_hook_types`): what works differs by audience.
+HOOK_TEMPLATES: dict[str, tuple[str, ...]] = {
+    # Short enough to say within a short video's first scene, whatever the topic.
+    "how_to": ("Here's how I do {t}.", "This is how I do {t}."),
+    "number_list": ("Three tips for {t}.", "Five mistakes with {t}."),
+    "direct_address": ("You asked for {t}.", "POV: you love {t}."),
+    "question": ("Did you know this about {t}?", "Why is {t} so hard?"),
+    "bold_claim": ("This changed my {t} forever.", "The best {t} advice ever."),
+    "story": ("Last week I gave up on {t}.", "Story time: {t}."),
+    "challenge": ("I tried {t} for a week.", "I tested {t} for you."),
+    "reveal": ("The secret to {t}.", "The truth about {t}."),
+    "contrarian": ("Stop doing {t} wrong.", "Unpopular opinion: {t}."),
+}  # fmt: skip
+HOOK_SHARES: dict[str, float] = {
+    "how_to": 0.2, "number_list": 0.15, "direct_address": 0.15, "question": 0.12,
+    "bold_claim": 0.1, "story": 0.08, "challenge": 0.08, "reveal": 0.06, "contrarian": 0.06,
+}  # fmt: skip
+# How often an outlier opens with one of its niche's two leaning types.
+OUTLIER_LEAN = 0.7
+
+
+@cache
+def leaning_hook_types(niche_id: str) -> tuple[str, str]:
+    """The two hook types a niche's outliers lean on (fixed by the niche's id)."""
+    types = sorted(HOOK_SHARES)
+    h = int.from_bytes(hashlib.blake2b(niche_id.encode(), digest_size=4).digest(), "big")
+    first = types[h % len(types)]
+    rest = [t for t in types if t != first]
+    return first, rest[(h // len(types)) % len(rest)]
+
+
+def _pick(weights: dict[str, float], u: float) -> tuple[str, float]:
+    """The type at uniform draw `u` over `weights`, and where `u` fell inside it (0-1)."""
+    total = sum(weights.values())
+    at = 0.0
+    kind = ""
+    for kind, w in weights.items():
+        share = w / total
+        if u < at + share:
+            return kind, (u - at) / share
+        at += share
+    return kind, 0.999
+
+
+def hook_line(u: float, niche: Niche, topic: str, *, outlier: bool) -> tuple[str, str]:
+    """(hook type, spoken hook) from one uniform draw: an outlier leans on its niche's
+    types, an ordinary post follows HOOK_SHARES."""
+    if outlier and u < OUTLIER_LEAN:
+        kind, rest = _pick({t: 1.0 for t in leaning_hook_types(niche.id)}, u / OUTLIER_LEAN)
+    else:
+        rest_u = (u - OUTLIER_LEAN) / (1 - OUTLIER_LEAN) if outlier else u
+        kind, rest = _pick(HOOK_SHARES, rest_u)
+    templates = HOOK_TEMPLATES[kind]
+    return kind, templates[min(len(templates) - 1, int(rest * len(templates)))].format(t=topic)
+
+
 _OUTROS = (
     "Follow for more {name} ideas.", "Save this and try it this week.",
     "Tell me in the comments how it went.", "Follow for part two.",
@@ -253,10 +306,12 @@ def caption(rng: Rng, platform: str, content_type: str, niche: Niche, topic_inde
     return f"{text} {tags} {extra}" if extra else f"{text} {tags}"
 
 
-def script(rng: Rng, niche: Niche, topic: str, scenes: int) -> list[str]:
+def script(
+    rng: Rng, niche: Niche, topic: str, scenes: int, *, outlier: bool = False
+) -> list[str]:
     """One spoken sentence per scene: a hook, tips, an outro (3-6 scenes)."""
     tips = rng.sample(niche.tips, scenes - 2)
-    hook = rng.choice(_HOOKS).format(t=topic)
+    _, hook = hook_line(rng.random(), niche, topic, outlier=outlier)
     outro = rng.choice(niche.outros)
     return [hook, *tips, outro]
 

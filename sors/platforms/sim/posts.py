@@ -98,7 +98,8 @@ def post_snapshot(a: Account, handle: str, s: Slot, now: float) -> PostSnapshot:
     topic_index = int(r() * len(niche.topics))
     topic = niche.topics[topic_index]
     final = a.typical_views * a.mix_views[ctype] * math.exp(rng.normal(0.0, a.sigma))
-    if r() < OUTLIER_SHARE:
+    outlier = r() < OUTLIER_SHARE
+    if outlier:
         low, high = OUTLIER_RANGE
         final *= low * (high / low) ** r()
     # Per-post engagement wobbles around the account's rates; fixed per post, so every
@@ -112,7 +113,7 @@ def post_snapshot(a: Account, handle: str, s: Slot, now: float) -> PostSnapshot:
     if ctype in VIDEO_TYPES:
         long_form = a.platform == "youtube" and ctype == "video"
         scenes = 4 + int(r() * 3) if long_form else 3 + int(r() * 4)
-        extra["script"] = content.script(rng, niche, topic, scenes)
+        extra["script"] = content.script(rng, niche, topic, scenes, outlier=outlier)
         if ctype == "live":
             # Streams run for an hour; their media is a voice-paced stand-in (see SimAdapter).
             duration = float(round(900.0 + 4500.0 * r()))

@@ -1,0 +1,147 @@
+"""A post against its creator's usual: the baseline of each feature and what stood out.
+
+Pure functions over feature values (sors.analyses.features). How "what stood out" is chosen
+(docs/API.md, Analyses):
+
+1. departure: how far the post is from the creator's other posts on the feature. Numeric:
+   |percentile - 50| / 50, and the robust z (distance from the median in scaled MADs) must
+   be at least MIN_Z. Category, flag, hour: 1 - the share of the creator's posts with the
+   same value (an hour counts as the same within one hour).
+2. separation: whether that value is what tells the creator's outliers (score >= OUTLIER_SCORE)
+   from their ordinary posts: the share of outliers on the post's side minus the share of
+   ordinary posts on it (numeric: the same side of the creator's median; others: the
+   same value). It needs MIN_OUTLIERS outliers and MIN_ORDINARY ordinary posts.
+3. A feature stands out when departure >= MIN_DEPARTURE and separation >= MIN_SEPARATION;
+   the strongest (departure x separation) MAX_STOOD_OUT are kept. A post like the others
+   departs on nothing, so nothing is said about it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sors.analyses.features import FEATURES, FeatureSpec
+from sors.catalog.models import OUTLIER_MIN_SCORE as OUTLIER_SCORE
+
+MIN_OUTLIERS = 2
+MIN_ORDINARY = 3
+MIN_DEPARTURE = 0.5
+MIN_SEPARATION = 0.5
+MIN_Z = 1.5
+MAX_STOOD_OUT = 3
+_MAD_SCALE = 1.4826  # MAD to standard deviation for normal data
+
+
+@dataclass(frozen=True)
+class Peer:
+    """One of the creator's other posts: its feature values and its outlier score."""
+
+    post_id: str
+    values: dict[str, Any]
+    score: float | None
+
+    @property
+    def outlier(self) -> bool:
+        return self.score is not None and self.score >= OUTLIER_SCORE
+
+
+def _num(v: Any) -> float:
+    return float(v)
+
+
+def _same(spec: FeatureSpec, a: Any, b: Any) -> bool:
+    if spec.kind == "hour":
+        d = abs(int(a) - int(b)) % 24
+        return min(d, 24 - d) <= 1
+    return bool(a == b)
+
+
+def percentile(value: float, others: Sequence[float]) -> float:
+    """The share of `others` below `value` (ties count half), in percent."""
+    below = sum(1 for x in others if x < value)
+    ties = sum(1 for x in others if x == value)
+    return round(100.0 * (below + 0.5 * ties) / len(others), 1)
+
+
+def robust_spread(values: Sequence[float]) -> float:
+    med = statistics.median(values)
+    mad = statistics.median(abs(x - med) for x in values)
+    return round(_MAD_SCALE * mad, 3)
+
+
+def _numeric(spec: FeatureSpec, value: Any, peers: list[Peer]) -> dict[str, Any]:
+    xs = [_num(p.values[spec.name]) for p in peers]
+    v = _num(value)
+    med = statistics.median(xs)
+    spread = robust_spread(xs)
+    z = (v - med) / spread if spread > 0 else (0.0 if v == med else float("inf"))
+    pct = percentile(v, xs)
+    departure = abs(pct - 50.0) / 50.0 if abs(z) >= MIN_Z else 0.0
+    above = v > med
+
+    def side(group: list[Peer]) -> float:
+        on = [p for p in group if (_num(p.values[spec.name]) > med) == above]
+        return len(on) / len(group)
+
+    return {
+        "baseline": {"median": round(med, 2), "spread": spread, "postCount": len(xs)},
+        "percentile": pct,
+        "departure": departure,
+        "side": side,
+    }
+
+
+def _categorical(spec: FeatureSpec, value: Any, peers: list[Peer]) -> dict[str, Any]:
+    vals = [p.values[spec.name] for p in peers]
+    share = sum(1 for x in vals if _same(spec, x, value)) / len(vals)
+    usual = max(set(vals), key=lambda x: (vals.count(x), str(x)))
+
+    def side(group: list[Peer]) -> float:
+        return sum(1 for p in group if _same(spec, p.values[spec.name], value)) / len(group)
+
+    return {
+        "baseline": {"usual": usual, "share": round(share, 3), "postCount": len(vals)},
+        "percentile": None,
+        "departure": 1.0 - share,
+        "side": side,
+    }
+
+
+def compare(
+    values: dict[str, Any], peers: Sequence[Peer]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(every feature with its baseline and percentile, what stood out — strongest first)."""
+    rows: list[dict[str, Any]] = []
+    candidates: list[tuple[float, dict[str, Any]]] = []
+    for spec in FEATURES:
+        value = values.get(spec.name)
+        have = [p for p in peers if p.values.get(spec.name) is not None]
+        row: dict[str, Any] = {
+            "name": spec.name, "label": spec.label, "unit": spec.unit or None,
+            "value": value, "baseline": None, "percentile": None,
+        }
+        rows.append(row)
+        if value is None or not have:
+            continue
+        found = (_numeric if spec.kind == "numeric" else _categorical)(spec, value, have)
+        row["baseline"], row["percentile"] = found["baseline"], found["percentile"]
+        outliers = [p for p in have if p.outlier]
+        ordinary = [p for p in have if not p.outlier]
+        if len(outliers) < MIN_OUTLIERS or len(ordinary) < MIN_ORDINARY:
+            continue
+        in_outliers, in_ordinary = found["side"](outliers), found["side"](ordinary)
+        separation = in_outliers - in_ordinary
+        if found["departure"] < MIN_DEPARTURE or separation < MIN_SEPARATION:
+            continue
+        item = {
+            **{k: row[k] for k in ("name", "label", "unit", "value", "baseline", "percentile")},
+            "outliers": {"postCount": len(outliers), "share": round(in_outliers, 3)},
+            "ordinary": {"postCount": len(ordinary), "share": round(in_ordinary, 3)},
+            "strength": round(found["departure"] * separation, 3),
+        }
+        candidates.append((item["strength"], item))
+    candidates.sort(key=lambda c: -c[0])
+    return rows, [item for _, item in candidates[:MAX_STOOD_OUT]]

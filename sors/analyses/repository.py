@@ -1,0 +1,169 @@
+"""Every query of the analyses domain: a creator's posts with what enrichment found, the
+stored features and breakdowns (`catalog.models.PostAnalysisRecord`), the hook library."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog.models import (
+    Post,
+    PostAnalysisRecord,
+    Profile,
+    ProfileCategory,
+    TranscriptRecord,
+    VisualAnalysisRecord,
+)
+from sors.queue.models import Job
+
+# The score a post is compared by: its creator's three-month baseline, else all-time.
+SCORE = func.coalesce(Post.score_three_months, Post.score_all_time)
+
+
+async def creator_posts(
+    session: AsyncSession, profile_id: str
+) -> list[tuple[Post, TranscriptRecord | None, VisualAnalysisRecord | None]]:
+    """Every live post of the creator with its transcript and visual analysis, if any."""
+    stmt = (
+        select(Post, TranscriptRecord, VisualAnalysisRecord)
+        .outerjoin(TranscriptRecord, TranscriptRecord.post_id == Post.id)
+        .outerjoin(VisualAnalysisRecord, VisualAnalysisRecord.post_id == Post.id)
+        .where(Post.profile_id == profile_id, Post.deleted_at.is_(None))
+        .order_by(Post.published_at.desc(), Post.id)
+    )
+    return [(r[0], r[1], r[2]) for r in (await session.execute(stmt)).all()]
+
+
+# Features of many posts in one constant statement (the catalog's set-based writes).
+_SAVE_FEATURES = text("""
+INSERT INTO post_analyses (post_id, features, hook_type, hook_text)
+SELECT u.post_id, u.features::jsonb, u.hook_type, u.hook_text
+  FROM unnest(CAST(:post_id AS text[]), CAST(:features AS text[]),
+              CAST(:hook_type AS text[]), CAST(:hook_text AS text[]))
+       AS u(post_id, features, hook_type, hook_text)
+ON CONFLICT (post_id) DO UPDATE
+   SET features = EXCLUDED.features, hook_type = EXCLUDED.hook_type,
+       hook_text = EXCLUDED.hook_text, features_at = now()
+""")
+
+
+async def peers_without_media(
+    session: AsyncSession, post: Post, *, outliers: int, ordinary: int, min_score: float,
+    content_types: Sequence[str],
+) -> list[str]:
+    """Ids of the creator's other live posts lacking a transcript or a visual analysis:
+    their best outliers first, then their most recent ordinary posts."""
+    base = select(Post.id).where(
+        Post.profile_id == post.profile_id,
+        Post.id != post.id,
+        Post.deleted_at.is_(None),
+        Post.content_type.in_(list(content_types)),
+        ~(Post.has_transcript & Post.has_visual_analysis),
+    )
+    top = base.where(SCORE >= min_score).order_by(SCORE.desc(), Post.id).limit(outliers)
+    rest = (
+        base.where(func.coalesce(SCORE, 0) < min_score)
+        .order_by(Post.published_at.desc(), Post.id)
+        .limit(ordinary)
+    )
+    ids = list((await session.execute(top)).scalars())
+    return ids + list((await session.execute(rest)).scalars())
+
+
+async def save_features(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+    """Upsert features (post_id, features, hook_type, hook_text), keeping any breakdown."""
+    if not rows:
+        return
+    await session.execute(
+        _SAVE_FEATURES,
+        {
+            "post_id": [r["post_id"] for r in rows],
+            "features": [json.dumps(r["features"]) for r in rows],
+            "hook_type": [r["hook_type"] for r in rows],
+            "hook_text": [r["hook_text"] for r in rows],
+        },
+    )
+
+
+async def save_analysis(
+    session: AsyncSession, post_id: str, analysis: dict[str, Any], engine: str
+) -> None:
+    await session.execute(
+        update(PostAnalysisRecord)
+        .where(PostAnalysisRecord.post_id == post_id)
+        .values(analysis=analysis, engine=engine, analysed_at=text("now()"))
+    )
+
+
+async def get(session: AsyncSession, post_id: str) -> PostAnalysisRecord | None:
+    return await session.get(PostAnalysisRecord, post_id)
+
+
+async def analysis_job(session: AsyncSession, job_id: str) -> Job | None:
+    stmt = select(Job).where(Job.id == job_id, Job.type == "analysis")
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def search_hooks(
+    session: AsyncSession,
+    *,
+    query: str | None,
+    hook_types: Sequence[str] | None,
+    platforms: Sequence[str] | None,
+    category_ids: Sequence[str] | None,
+    min_score: float | None,
+    since: datetime | None,
+    sort_by: str,
+    limit: int,
+    offset: int,
+) -> tuple[list[Any], int]:
+    """(one page of hooks with their post and creator, how many match in all)."""
+    conds: list[Any] = [PostAnalysisRecord.hook_type.is_not(None), Post.deleted_at.is_(None)]
+    if query:
+        conds.append(
+            func.to_tsvector("simple", PostAnalysisRecord.hook_text).op("@@")(
+                func.plainto_tsquery("simple", query)
+            )
+        )
+    if hook_types:
+        conds.append(PostAnalysisRecord.hook_type.in_(list(hook_types)))
+    if platforms:
+        conds.append(Post.platform.in_(list(platforms)))
+    if min_score is not None:
+        conds.append(SCORE >= min_score)
+    if since is not None:
+        conds.append(Post.published_at >= since)
+    if category_ids is not None:
+        conds.append(
+            select(ProfileCategory.profile_id)
+            .where(
+                ProfileCategory.profile_id == Post.profile_id,
+                ProfileCategory.category_id.in_(list(category_ids)),
+            )
+            .exists()
+        )
+    base = (
+        select(PostAnalysisRecord, Post, Profile, SCORE.label("score"))
+        .join(Post, Post.id == PostAnalysisRecord.post_id)
+        .join(Profile, Profile.id == Post.profile_id)
+        .where(*conds)
+    )
+    order = (
+        [Post.published_at.desc(), Post.id]
+        if sort_by == "recency"
+        else [SCORE.desc().nulls_last(), Post.id]
+    )
+    rows = (await session.execute(base.order_by(*order).limit(limit).offset(offset))).all()
+    count_stmt = (
+        select(func.count())
+        .select_from(PostAnalysisRecord)
+        .join(Post, Post.id == PostAnalysisRecord.post_id)
+        .where(*conds)
+    )
+    total = (await session.execute(count_stmt)).scalar_one()
+    return list(rows), int(total)

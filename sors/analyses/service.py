@@ -1,0 +1,186 @@
+"""The breakdown of a post against its creator's usual: queue it (analyze_post), compute
+it (the `analysis` job calls `breakdown`), read it (get_analysis_result, get_post).
+
+Every claim is computed here from the catalog's records (features, baseline, what stood
+out, evidence); a language model may only phrase the summary (engine_llm).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.analyses import repository as repo
+from sors.analyses.baseline import Peer, compare
+from sors.analyses.features import PostMaterial, post_features
+from sors.analyses.schemas import HookSearchIn
+from sors.analyses.summary import offline_summary, with_evidence
+from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
+from sors.catalog.schemas import RESULT_WINDOW, page_envelope
+from sors.catalog.service import analysis_for, page_window, since
+from sors.jobs import service as jobs
+from sors.jobs.schemas import job_record
+from sors.kit.clock import isoformat
+from sors.kit.errors import JobNotFound
+from sors.platforms import taxonomy
+from sors.queue.models import Job
+
+
+def material(
+    post: Post, transcript: TranscriptRecord | None, visual: VisualAnalysisRecord | None
+) -> PostMaterial:
+    return PostMaterial(
+        content_type=post.content_type,
+        caption=post.caption or "",
+        published_at=post.published_at,
+        duration_seconds=post.duration_seconds,
+        hashtags=list(post.hashtags or []),
+        transcript_source=transcript.source if transcript else None,
+        segments=list(transcript.segments or []) if transcript else [],
+        scenes=list(visual.scenes or []) if visual else None,
+        has_media=transcript is not None and visual is not None,
+    )
+
+
+def score_of(post: Post) -> float | None:
+    return post.score_three_months if post.score_three_months is not None else post.score_all_time
+
+
+def features_row(post_id: str, feats: dict[str, Any]) -> dict[str, Any]:
+    hook = feats["hook"]
+    return {
+        "post_id": post_id,
+        "features": feats,
+        "hook_type": hook["type"] if hook and hook["text"] else None,
+        "hook_text": hook["text"] if hook and hook["text"] else None,
+    }
+
+
+async def refresh_creator_features(
+    session: AsyncSession, profile_id: str
+) -> tuple[dict[str, dict[str, Any]], dict[str, Post], dict[str, VisualAnalysisRecord | None]]:
+    """Compute and store the features of every live post of the creator; returns them by
+    post id with the posts and their scene analyses."""
+    rows = await repo.creator_posts(session, profile_id)
+    feats = {p.id: post_features(material(p, t, v)) for p, t, v in rows}
+    await repo.save_features(session, [features_row(pid, f) for pid, f in feats.items()])
+    return feats, {p.id: p for p, _, _ in rows}, {p.id: v for p, _, v in rows}
+
+
+async def breakdown(session: AsyncSession, post_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the analysis without its summary's engine, the evidence the summary may use)."""
+    post = await session.get(Post, post_id)
+    assert post is not None
+    feats, posts, visuals = await refresh_creator_features(session, post.profile_id)
+    mine = feats[post_id]
+    peers = [
+        Peer(pid, f["values"], score_of(posts[pid])) for pid, f in feats.items() if pid != post_id
+    ]
+    rows, stood_out = compare(mine["values"], peers)
+    visual = visuals.get(post_id)
+    scenes = list(visual.scenes or []) if visual else None
+    stood_out = [with_evidence(item, mine["hook"], scenes) for item in stood_out]
+    score = score_of(post)
+    context = {
+        "score": None if score is None else round(score, 2),
+        "peerCount": len(peers),
+        "analysedPeerCount": sum(1 for p in peers if p.values.get("hookType") is not None),
+        "outlierCount": sum(1 for p in peers if p.outlier),
+    }
+    analysis = {
+        **context,
+        "hook": mine["hook"],
+        "features": rows,
+        "stoodOut": stood_out,
+        "summary": offline_summary(context, stood_out),
+    }
+    evidence = {**context, "hook": mine["hook"], "stoodOut": stood_out}
+    return analysis, evidence
+
+
+# ---- requests ------------------------------------------------------------------------------
+
+
+async def request_analysis(
+    session: AsyncSession, *, account_id: str, post: Post, credits: int, max_attempts: int
+) -> Job:
+    """Every request is its own job: the creator's usual moves as they post, so a breakdown
+    asked again is computed again (a client retrying one request uses an Idempotency-Key)."""
+    job, _ = await jobs.enqueue(
+        session,
+        type="analysis",
+        account_id=account_id,
+        payload={"postId": post.id},
+        credits=credits,
+        max_attempts=max_attempts,
+    )
+    return job
+
+
+async def analysis_result_for(session: AsyncSession, account_id: str, job_ref: str) -> dict[str, Any]:
+    job = await repo.analysis_job(session, job_ref)
+    # Another account's job, or a job that is not an analysis, looks exactly like a missing one.
+    if job is None or job.account_id != account_id:
+        raise JobNotFound(f"No analysis job {job_ref!r} for this account.")
+    post_id = job.payload["postId"]
+    analysis = None
+    if job.status == "completed":
+        analysis = await analysis_for(session, post_id)
+    record = job_record(job)
+    return {
+        "jobRef": job.id,
+        "status": job.status,
+        "postId": post_id,
+        "analysis": analysis,
+        "error": record.get("error"),
+    }
+
+
+# ---- the hook library ----------------------------------------------------------------------
+
+
+def hook_item(row: Any) -> dict[str, Any]:
+    record, post, profile, score = row
+    return {
+        "hookType": record.hook_type,
+        "text": record.hook_text,
+        "postId": post.id,
+        "url": post.url,
+        "platform": post.platform,
+        "contentType": post.content_type,
+        "publishedAt": isoformat(post.published_at),
+        "views": post.views,
+        "outlierScore": None if score is None else round(float(score), 2),
+        "creator": {
+            "profileId": profile.id,
+            "platform": profile.platform,
+            "handle": profile.handle,
+            "displayName": profile.display_name,
+        },
+    }
+
+
+async def search_hooks(session: AsyncSession, body: HookSearchIn) -> dict[str, Any]:
+    page, size = body.page_number, body.page_size
+    window = page_window(page, size)
+    rows, total = await repo.search_hooks(
+        session,
+        query=body.query,
+        hook_types=body.hookTypes,
+        platforms=body.platforms,
+        category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
+        min_score=body.minOutlierScore,
+        since=since(body.timeFrame),
+        sort_by=body.sortBy or "score",
+        limit=window.limit,
+        offset=window.offset,
+    )
+    return page_envelope(
+        [hook_item(r) for r in rows],
+        page=page,
+        page_size=size,
+        total=min(total, RESULT_WINDOW),
+        capped=total > RESULT_WINDOW,
+        has_more=window.offset + window.limit < min(total, RESULT_WINDOW),
+    )
