@@ -9,11 +9,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.deps import Bill, get_bill
 from sors.catalog import csv_export, service, trends
+from sors.catalog.history_responses import PostHistoryOut
 from sors.catalog.schemas import (
     Category,
     CompareIn,
     Comparison,
-    PostHistoryOut,
     PostPage,
     PostRecord,
     ProfileDetail,

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.catalog import embeddings, semantic, themes
 from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
+from sors.catalog import trends_repository as trends_repo
 from sors.catalog.schemas import CompareIn, HandleRef, TrendsIn, flat_post
 from sors.catalog.service import DEFAULT_SCORE_WINDOW, meaning_model, profile_records, since
 from sors.kit import clock
@@ -113,13 +114,13 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
     time_frame = body.timeFrame or TRENDS_DEFAULT_TIME_FRAME
     window = body.scoreWindow or DEFAULT_SCORE_WINDOW
     found_themes = await _themes(session, body, time_frame, window) if body.semantic else None
-    f = repo.TrendFilter(
+    f = trends_repo.TrendFilter(
         published_since=since(time_frame), query=body.query, platforms=body.platforms
     )
-    rows = await repo.trend_posts(
+    rows = await trends_repo.trend_posts(
         session, f, score_window=window, limit=body.limit or TRENDS_DEFAULT_LIMIT
     )
-    groups = await repo.trend_content_types(session, f, score_window=window)
+    groups = await trends_repo.trend_content_types(session, f, score_window=window)
     matched = sum(g["count"] for g in groups)
     content_types = sorted(
         (
@@ -135,7 +136,7 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
         key=lambda c: (-c["count"], c["platform"], c["contentType"]),
     )
     order = list(dict.fromkeys(r["profile_id"] for r in rows))
-    stats = await repo.trend_creators(session, f, score_window=window, profile_ids=order)
+    stats = await trends_repo.trend_creators(session, f, score_window=window, profile_ids=order)
     first: dict[str, repo.Row] = {}
     for r in rows:
         first.setdefault(r["profile_id"], r)
@@ -157,7 +158,7 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
         "posts": [flat_post(r) for r in rows],
         "contentTypes": content_types,
         "creators": creators,
-        "hooks": hooks_block(await repo.trend_hook_types(session, f, score_window=window)),
+        "hooks": hooks_block(await trends_repo.trend_hook_types(session, f, score_window=window)),
         **({"themes": found_themes} if found_themes is not None else {}),
     }
 
@@ -222,7 +223,7 @@ async def trending(session: AsyncSession, *, cache_key: int) -> tuple[dict[str, 
         entry = _trending_cache.get(cache_key)
         if entry is not None and (left := _remaining(entry, now)) > 0:
             return entry.body, left
-        rows = await repo.trending_posts(
+        rows = await trends_repo.trending_posts(
             session, since=now - timedelta(days=TRENDING_DAYS), limit=TRENDING_LIMIT
         )
         body = {"generatedAt": clock.isoformat(now), "posts": [flat_post(r) for r in rows]}

@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
+from sors.catalog import trends_repository as trends_repo
 from sors.catalog.models import SCORE_INDEX_FLOOR, WINDOW_SCORES
 from tests.catalog.conftest import World
 
@@ -85,8 +86,8 @@ async def test_the_window_score_indexes_are_partial(world: World) -> None:
 
 async def test_trend_posts_fill_from_below_the_floor(world: World) -> None:
     async with world.db.session() as s:
-        f = repo.TrendFilter(published_since=None, platforms=["instagram"])
-        rows = await repo.trend_posts(s, f, score_window="three_months", limit=10_000)
+        f = trends_repo.TrendFilter(published_since=None, platforms=["instagram"])
+        rows = await trends_repo.trend_posts(s, f, score_window="three_months", limit=10_000)
         scores = [r["score_three_months"] for r in rows]
         ordered = sorted(scores, key=lambda v: (v is None, -(v or 0)))
         assert scores == ordered
