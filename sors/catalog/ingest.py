@@ -122,7 +122,7 @@ async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> 
     ))
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
     await _classify(session, snapshots, profile_ids)
-    await embeddings.write(session, embeddings.ingest_texts(staged))
+    await embeddings.enqueue(session, embeddings.ingest_ids(staged))
     # After the scores: a recent outlier makes a profile "hot".
     await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
     return profile_ids

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog import embeddings
 from sors.catalog.ingest import ingest_crawls
 from sors.catalog.models import Category, Post, Profile
 from sors.kit.db import Database
@@ -102,5 +103,10 @@ async def seed_world(
                 progress(len(chunk))
 
     await asyncio.gather(*(one(handles[i : i + BATCH]) for i in range(0, len(handles), BATCH)))
+    # The world is searchable by meaning at once (not at the scheduler's next ticks).
+    while True:
+        async with db.transaction() as s:
+            if not await embeddings.embed_pending(s):
+                break
     posts = counted["posts"]
     return SeedResult(len(handles), posts, time.perf_counter() - started)

@@ -56,6 +56,8 @@ async def keep(session: AsyncSession, now: datetime) -> int:
 
 @register("catalog.embed")
 async def embed(session: AsyncSession, now: datetime) -> int:
-    """Posts given a vector of the current embedding model: those stored before search by
-    meaning, or before a model change (budgeted per tick)."""
-    return await embeddings.backfill(session, limit=get_settings().embedding_backfill_per_tick)
+    """Posts ingest named (new, re-captioned, transcribed) given their vectors; then posts
+    stored before search by meaning or before a model change, within the same budget."""
+    budget = get_settings().embedding_backfill_per_tick
+    named = await embeddings.embed_pending(session, limit=budget)
+    return named + await embeddings.backfill(session, limit=budget - named)

@@ -29,6 +29,15 @@ CAPTIONS = {
 }
 
 
+async def publish(db) -> None:
+    """What the scheduler's next tick does: written vectors go under the search index."""
+    from sors.catalog import embeddings
+
+    async with db.transaction() as s:
+        while await embeddings.embed_pending(s):
+            pass
+
+
 async def world(db) -> dict[str, list[str]]:
     """Four creators, four posts each, captions written as people write them."""
     ids: dict[str, list[str]] = {}
@@ -41,6 +50,7 @@ async def world(db) -> dict[str, list[str]]:
         found = await rows(db, "SELECT p.id FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
                                "WHERE pr.handle = :h ORDER BY p.published_at", h=handle)
         ids[handle] = [r["id"] for r in found]
+    await publish(db)
     return ids
 
 
@@ -141,7 +151,9 @@ async def test_without_pgvector_semantic_is_503_and_everything_else_works(settin
     try:
         await migrate.upgrade_async(url)
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
-            conn.execute("DROP TABLE post_embeddings")  # what a server without it has
+            # What a server without the extension has: none of its tables.
+            conn.execute("DROP TABLE post_embeddings, post_embeddings_pending, "
+                         "embedding_backfill")
             conn.execute("DROP EXTENSION vector")
         other = Database(make_engine(settings, url))
         app = create_app(settings.model_copy(update={"database_url": url}), db=other)
@@ -181,7 +193,8 @@ async def test_a_transcript_moves_the_posts_vector_toward_what_it_says(db) -> No
         await enrichment_repo.save_transcript(s, post, {
             "text": "today we bake sourdough bread and a rye loaf in a hot oven",
             "language": "en", "source": "speech", "segments": []}, engine="test")
-        assert await embeddings.refresh(s, [post]) == 1
+        await embeddings.refresh(s, [post])
+    await publish(db)
     assert await vector() != before
 
 
@@ -263,6 +276,7 @@ async def test_niche_trends_by_meaning_group_the_outliers_into_named_themes(db, 
                                    views=1000 if i else 30_000), caption=c)
                  for i, c in enumerate(captions)]
         await ingest(db, hand_crawl(handle, posts, AT))
+    await publish(db)
     _, key = await create_account(db, credits=10)
     r = await client.post("/api/v1/trends", headers=auth(key),
                           json={"semantic": True, "timeFrame": "all_time"})
@@ -296,6 +310,7 @@ async def test_posts_and_queries_of_no_known_word_get_no_vector_and_break_nothin
     silent = replace(hand_post("quiet.one", 1, AT - timedelta(days=2)), caption="")
     emoji = replace(hand_post("quiet.one", 2, AT - timedelta(days=3)), caption="🔥🔥🔥")
     await ingest(db, hand_crawl("quiet.one", [silent, emoji], AT))
+    await publish(db)
     [r] = await rows(db, "SELECT count(*) FILTER (WHERE e.post_id IS NULL) AS missing "
                          "FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
                          "LEFT JOIN post_embeddings e ON e.post_id = p.id "
@@ -311,3 +326,20 @@ async def test_posts_and_queries_of_no_known_word_get_no_vector_and_break_nothin
                             "WHERE pr.handle = 'quiet.one' AND coalesce(p.caption, '') = ''")
     r = await search(client, key, similarTo=post["id"])
     assert r.status_code == 200 and r.json()["results"] == []
+
+
+async def test_ingest_names_the_posts_and_the_scheduler_embeds_them(
+    db, settings
+) -> None:
+    from sors.jobs.scheduler import Scheduler
+
+    posts = [replace(hand_post("late.one", i, AT - timedelta(days=i + 1)), caption=c)
+             for i, c in enumerate(["Bread at dawn", "Rye and spelt loaves"])]
+    await ingest(db, hand_crawl("late.one", posts, AT))
+    [before] = await rows(db, "SELECT (SELECT count(*) FROM post_embeddings) AS live, "
+                              "(SELECT count(*) FROM post_embeddings_pending) AS pending")
+    assert before == {"live": 0, "pending": 2}  # named in the crawl's transaction only
+    await Scheduler(db, settings).tick()
+    [after] = await rows(db, "SELECT (SELECT count(*) FROM post_embeddings) AS live, "
+                             "(SELECT count(*) FROM post_embeddings_pending) AS pending")
+    assert after == {"live": 2, "pending": 0}

@@ -42,6 +42,10 @@ CREATE TABLE IF NOT EXISTS embedding_backfill (
     cursor text NOT NULL DEFAULT '',
     done boolean NOT NULL DEFAULT false
 );
+CREATE TABLE IF NOT EXISTS post_embeddings_pending (
+    post_id text PRIMARY KEY,
+    queued_at timestamptz NOT NULL DEFAULT now()
+);
 """
 
 
@@ -54,5 +58,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("DROP TABLE IF EXISTS post_embeddings_pending")
     op.execute("DROP TABLE IF EXISTS embedding_backfill")
     op.execute("DROP TABLE IF EXISTS post_embeddings")
