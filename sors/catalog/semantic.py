@@ -45,6 +45,8 @@ from sors.catalog.search_repository import (
 
 CANDIDATES = 500  # per ranking: the fused list holds at most twice this
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
+# How much a word-ranking place counts against a meaning-ranking one (docs/PERFORMANCE.md).
+WORDS_WEIGHT = 0.5
 EF_SEARCH = 200
 
 EMB = table("post_embeddings", column("post_id"), column("model"), column("embedding"))
@@ -88,6 +90,7 @@ def _nearest(f: PostFilter, dims: int, *, exclude_post: bool = False,
         near.c.id,
         func.row_number().over(order_by=near.c.dist).label("r"),
         (1 - near.c.dist).label("sim"),
+        literal_column("1.0").label("w"),
     )
 
 
@@ -109,12 +112,12 @@ def _worded(f: PostFilter) -> Any:
         .subquery("worded")
     )
     return select(hits.c.id, func.row_number().over(order_by=(hits.c.rank.desc(), hits.c.id))
-                  .label("r"), null().label("sim"))
+                  .label("r"), null().label("sim"), literal_column(str(WORDS_WEIGHT)).label("w"))
 
 
 def _page(fused: Any, order: str, f: PostFilter, sort_by: str | None) -> Any:
     ranked = (
-        select(fused.c.id, func.sum(1.0 / (RRF_K + fused.c.r)).label("relevance"),
+        select(fused.c.id, func.sum(fused.c.w / (RRF_K + fused.c.r)).label("relevance"),
                func.max(fused.c.sim).label("similarity"))
         .group_by(fused.c.id)
         .subquery("ranked")
