@@ -31,7 +31,9 @@ class MilestoneOut(_Out):
 
 
 class ChangeOut(_Out):
-    field: Literal["caption"] = Field(description="What changed (a YouTube title is its caption)")
+    field: Literal["caption", "thumbnail"] = Field(
+        description="What changed: the caption (a YouTube title is its caption) or the "
+        "thumbnail (`before` and `after` are then the images' perceptual hashes)")
     changedAt: str = Field(description="The crawl that first saw the new version")
     before: str | None
     after: str | None

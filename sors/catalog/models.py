@@ -280,6 +280,10 @@ class Post(Base):
     stats_updated_at: Mapped[datetime | None]
     first_seen_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
     deleted_at: Mapped[datetime | None]
+    # The perceptual hash (64-bit pHash, hex) of the thumbnail last fetched, and when the
+    # thumbnail-change check last looked (catalog.thumbnails).
+    thumbnail_hash: Mapped[str | None] = mapped_column(String(32))
+    thumbnail_checked_at: Mapped[datetime | None]
     search_vector: Mapped[Any] = mapped_column(
         TSVECTOR,
         Computed("to_tsvector('simple', sors_unaccent(coalesce(caption, '')))", persisted=True),

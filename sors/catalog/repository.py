@@ -189,13 +189,15 @@ async def post_changes(session: AsyncSession, post_id: str) -> list[Row]:
     return [r._mapping for r in (await session.execute(stmt)).all()]
 
 
-async def changes_seen(session: AsyncSession, profile_id: str, at: datetime) -> list[Row]:
-    """The changes a crawl of `profile_id` at `at` saw, with their posts' ids."""
+async def changes_seen(session: AsyncSession, profile_id: str, at: datetime,
+                       field: str = "caption") -> list[Row]:
+    """The changes of `field` seen on `profile_id`'s posts at `at`, with their posts' ids."""
     stmt = (
         select(PostChange.post_id, Post.platform_post_id, Post.url, PostChange.field,
                PostChange.before, PostChange.after, PostChange.changed_at)
         .join(Post, Post.id == PostChange.post_id)
-        .where(Post.profile_id == profile_id, PostChange.changed_at == at)
+        .where(Post.profile_id == profile_id, PostChange.changed_at == at,
+               PostChange.field == field)
         .order_by(PostChange.post_id)
     )
     return [r._mapping for r in (await session.execute(stmt)).all()]

@@ -10,11 +10,13 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sors.catalog import embeddings
+from sors.catalog import embeddings, thumbnails
+from sors.catalog import repository as catalog_repo
 from sors.config import get_settings
 from sors.jobs.scheduler import register
 from sors.keeper import discovery
 from sors.keeper import service as keeper
+from sors.monitoring import service as monitoring
 from sors.platforms import registry
 
 _adapters: dict[Any, Any] = {}
@@ -61,3 +63,18 @@ async def embed(session: AsyncSession, now: datetime) -> int:
     budget = get_settings().embedding_backfill_per_tick
     named = await embeddings.embed_pending(session, limit=budget)
     return named + await embeddings.backfill(session, limit=budget - named)
+
+
+@register("catalog.thumbnails")
+async def thumbnail_changes(session: AsyncSession, now: datetime) -> int:
+    """Thumbnails of freshly crawled posts looked at (YouTube first, budgeted); changes are
+    kept and announced to the accounts monitoring their creators."""
+    maker = _sessions(session)
+    changed = await thumbnails.check(session, await _adapter(maker),
+                                     limit=get_settings().thumbnail_checks_per_tick)
+    for c in {(c.profile_id, c.at) for c in changed}:
+        profile = await catalog_repo.get_profile(session, c[0])
+        if profile is not None:
+            await monitoring.announce_changes(session, c[0], profile["handle"],
+                                              profile["platform"], c[1], field="thumbnail")
+    return len(changed)

@@ -315,14 +315,14 @@ _NEW_POSTS_IN_EVENT = 100
 
 
 async def announce_changes(session: AsyncSession, profile_id: str, handle: str,
-                           platform: str, at: datetime) -> None:
-    """`post.changed` to every account monitoring a profile whose crawl at `at` saw posts'
-    captions or titles rewritten."""
+                           platform: str, at: datetime, field: str = "caption") -> None:
+    """`post.changed` to every account monitoring a profile whose posts' `field` (captions
+    and titles, or thumbnails) was seen changed at `at`."""
     trackers = await repo.trackers(session, profile_id)
     wanted = await events.accounts_wanting(session, trackers, "post.changed")
     if not wanted:
         return
-    changes = await catalog_repo.changes_seen(session, profile_id, at)
+    changes = await catalog_repo.changes_seen(session, profile_id, at, field)
     if not changes:
         return
     data = {

@@ -211,6 +211,15 @@ class PlatformAdapter(Protocol):
         ...
 
 
+class ThumbnailSource(Protocol):
+    """Optional: adapters that fetch a post's thumbnail image (the catalog's thumbnail-change
+    check uses it when present; `getattr(adapter, "fetch_thumbnail", None)`)."""
+
+    async def fetch_thumbnail(self, platform: Platform, url: str) -> bytes:
+        """The image at `url` (a thumbnail URL the platform itself returned)."""
+        ...
+
+
 class DiscoveryListing(Protocol):
     """Optional: adapters whose source lists new creators (the catalog keeper uses it when
     present; `getattr(adapter, "discover", None)`)."""

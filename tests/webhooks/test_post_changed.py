@@ -78,3 +78,85 @@ async def test_a_rewritten_title_is_kept_shown_in_history_and_announced(
     [sent] = event["data"]["changes"]
     assert (sent["postId"], sent["before"], sent["after"]) == (
         post["id"], change["before"], change["after"])
+
+
+def picture(kind: str, quality: int = 90) -> bytes:
+    """A real JPEG: a gradient or stripes, as two different thumbnails would differ."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (320, 180), "white")
+    draw = ImageDraw.Draw(img)
+    for x in range(0, 320, 8):
+        if kind == "gradient":
+            draw.rectangle([x, 0, x + 8, 180], fill=(x * 255 // 320, 80, 160))
+        elif (x // 8) % 2:
+            draw.rectangle([x, 0, x + 8, 180], fill=(20, 20, 20))
+    draw.ellipse([120, 50, 200, 130], fill=(230, 40, 40) if kind == "gradient" else (40, 200, 40))
+    out = io.BytesIO()
+    img.save(out, "JPEG", quality=quality)
+    return out.getvalue()
+
+
+class Thumbnails:
+    """The platform's thumbnail as the check fetches it, changed by the test."""
+
+    def __init__(self) -> None:
+        self.image = picture("gradient")
+        self.asked: list[str] = []
+
+    async def fetch_thumbnail(self, platform, url) -> bytes:
+        self.asked.append(url)
+        return self.image
+
+
+async def test_a_swapped_thumbnail_is_seen_by_its_hash_kept_and_announced(
+    client: httpx.AsyncClient, db, settings, app, receiver, monkeypatch
+) -> None:
+    from sors.keeper import schedule
+
+    source = Thumbnails()
+
+    async def adapter(_maker):
+        return source
+
+    monkeypatch.setattr(schedule, "_adapter", adapter)
+    await set_time(db, T0, app)
+    thumb = "https://i.ytimg.com/vi/abcdefghijk/hqdefault.jpg"
+
+    def crawl(at: datetime, views: int):
+        snap = crawl_at(at, views, "I tried the 5am routine")
+        return replace(snap, posts=[replace(p, thumbnail_url=thumb) for p in snap.posts])
+
+    profile_id = await ingest(db, crawl(T0, 1000))
+    _, key = await create_account(db, credits=100)
+    ep = await create_endpoint(client, key, receiver.url, events=["post.changed"])
+    await client.post("/api/v1/tracking", headers=auth(key),
+                      json={"profileId": profile_id, "frequency": "daily"})
+
+    async def tick() -> int:
+        async with db.transaction() as s:
+            return await schedule.thumbnail_changes(s, T0)
+
+    assert await tick() == 0  # the first look keeps the hash
+    assert await tick() == 0 and source.asked == [thumb]  # nothing new crawled: not asked
+    # A later crawl, the same picture re-encoded smaller: not a change.
+    await ingest(db, crawl(T0 + timedelta(hours=5), 1500))
+    source.image = picture("gradient", quality=40)
+    assert await tick() == 0
+    # The next crawl shows another picture: a change, at that crawl.
+    await ingest(db, crawl(T0 + timedelta(hours=10), 2500))
+    source.image = picture("stripes")
+    assert await tick() == 1
+    await ingest(db, crawl(T0 + timedelta(hours=12), 3500))
+    await run_jobs_until_idle(db, settings)  # webhook deliveries
+
+    [post] = await rows(db, "SELECT id FROM posts WHERE profile_id = :p", p=profile_id)
+    history = (await client.get(f"/api/v1/posts/{post['id']}/history", headers=auth(key))).json()
+    [change] = history["changes"]
+    assert change["field"] == "thumbnail" and change["changedAt"] == "2026-09-01T22:00:00Z"
+    assert change["before"] != change["after"] and len(change["after"]) == 16
+    assert (change["viewsPerHourBefore"], change["viewsPerHourAfter"]) == (100.0, 500.0)
+    [event] = [r.verify(ep["secret"]) for r in receiver.of_type("post.changed")]
+    assert event["data"]["changes"][0]["field"] == "thumbnail"

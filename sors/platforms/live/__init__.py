@@ -201,6 +201,17 @@ class LiveAdapter:
         )
         return files
 
+    async def fetch_thumbnail(self, platform: Platform, url: str) -> bytes:
+        """A post's thumbnail image, from the platform's own hosts only (a few hundred KB)."""
+        import tempfile
+
+        from .net import download
+
+        with tempfile.TemporaryDirectory(prefix="sors-thumb-") as tmp:
+            path, _ = await download(self._client(), platform, url, Path(tmp) / "thumb",
+                                     max_bytes=5 * 1024 * 1024)
+            return await asyncio.to_thread(path.read_bytes)
+
     async def aclose(self) -> None:
         if self._http is not None and self._owns_http:
             await self._http.aclose()
