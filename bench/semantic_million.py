@@ -1,0 +1,211 @@
+"""Search by meaning at a million posts: latency over HTTP and in-process, and HNSW recall.
+
+    python bench/search.py build --data-dir /tmp/sors-bench1m        # the 1M-post database
+    python bench/semantic_million.py --data-dir /tmp/sors-bench1m [--rounds 2]
+
+On the embedded PostgreSQL (it has pgvector): embeds every post of `sors_bench` that has no
+vector (the build loads posts with COPY, not through ingest), the HNSW index dropped while
+loading and built after (its build time is reported), then for 50 paraphrase queries
+(bench/semantic.py) and 50 posts, each under four filter sets:
+- `semantic` and `similarTo` over HTTP (a `uvicorn` server of the app, billed) and as the
+  service function in-process (the same statements without HTTP and billing), p50/p95;
+- recall@10 of the nearest-neighbour read: the index's answer (iterative scan, filters
+  applied) against the exact answer (the same statement with index scans off).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+FILTERS: list[dict[str, Any]] = [
+    {},
+    {"platforms": ["tiktok"]},
+    {"minOutlierScore": 3},
+    {"maxFollowers": 50_000, "timeFrame": "one_month"},
+]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
+    from sqlalchemy import text
+
+    from sors.catalog import embeddings
+    from sors.kit.db import Database, make_engine
+
+    db = Database(make_engine(settings, url))
+    out: dict[str, Any] = {}
+    try:
+        async with db.session() as s:
+            missing = (await s.execute(text(
+                "SELECT count(*) FROM posts p WHERE NOT EXISTS "
+                "(SELECT 1 FROM post_embeddings e WHERE e.post_id = p.id)"))).scalar()
+        out["embedded"] = int(missing or 0)
+        if missing:
+            async with db.transaction() as s:
+                await s.execute(text("DROP INDEX IF EXISTS ix_post_embeddings_hnsw_wordllama_256"))
+            started, cursor = time.perf_counter(), ""
+            while True:
+                async with db.transaction() as s:
+                    ids = [r[0] for r in await s.execute(text(
+                        "SELECT id FROM posts WHERE id > :c ORDER BY id LIMIT 20000"),
+                        {"c": cursor})]
+                    if not ids:
+                        break
+                    await embeddings.refresh_now(s, ids)
+                    cursor = ids[-1]
+            out["embedSeconds"] = round(time.perf_counter() - started, 1)
+        async with db.session() as s:
+            exists = (await s.execute(text(
+                "SELECT to_regclass('ix_post_embeddings_hnsw_wordllama_256')"))).scalar()
+        if exists is None:
+            started = time.perf_counter()
+            async with db.transaction() as s:
+                await s.execute(text("SET LOCAL maintenance_work_mem = '4GB'"))
+                await s.execute(text(
+                    "CREATE INDEX ix_post_embeddings_hnsw_wordllama_256 ON post_embeddings "
+                    "USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops) "
+                    "WHERE model = 'wordllama:256'"))
+            out["indexSeconds"] = round(time.perf_counter() - started, 1)
+        async with db.session() as s:
+            out["indexMB"] = round((await s.execute(text(
+                "SELECT pg_relation_size('ix_post_embeddings_hnsw_wordllama_256')"))).scalar()
+                / 2**20)
+            out["posts"] = (await s.execute(text("SELECT count(*) FROM posts"))).scalar()
+    finally:
+        await db.dispose()
+    return out
+
+
+async def _direct_and_recall(url: str, settings: Any, posts: list[str]) -> dict[str, Any]:
+    from dataclasses import replace
+
+    from semantic import QUERIES
+    from sqlalchemy import select, text
+
+    from sors.catalog import embeddings, semantic, service
+    from sors.catalog.schemas import SearchContentIn
+    from sors.kit.db import Database, make_engine
+
+    db = Database(make_engine(settings, url))
+    times: dict[str, list[float]] = {"semantic": [], "similarTo": []}
+    recalls: list[float] = []
+    model = embeddings.embedder_or_none()
+    assert model is not None
+    try:
+        for flt in FILTERS:
+            for (query, _), post in zip(QUERIES, posts, strict=False):
+                for kind, body in (("semantic", {"query": query, "semantic": True}),
+                                   ("similarTo", {"similarTo": post})):
+                    async with db.session() as s:
+                        started = time.perf_counter()
+                        await service.search_content(s, SearchContentIn(**body, **flt))
+                        times[kind].append((time.perf_counter() - started) * 1000)
+                # recall@10 of the filtered nearest-neighbour read for the query's vector
+                qvec = embeddings.query_vector(model, query)
+                f = replace(service.content_filter(SearchContentIn(**flt)), query=None)
+                stmt = semantic._nearest(f, model.dims).subquery()
+                top = select(stmt.c.id).order_by(stmt.c.r).limit(10)
+                params = {**semantic.post_params(f), "qvec": qvec, "model": model.key}
+                async with db.session() as s:
+                    await s.execute(text("SET hnsw.iterative_scan = relaxed_order"))
+                    await s.execute(text(f"SET hnsw.ef_search = {semantic.EF_SEARCH}"))
+                    ann = [r[0] for r in await s.execute(top, params)]
+                    await s.execute(text("SET enable_indexscan = off"))
+                    await s.execute(text("SET enable_bitmapscan = off"))
+                    exact = [r[0] for r in await s.execute(top, params)]
+                if exact:
+                    recalls.append(len(set(ann) & set(exact)) / len(exact))
+    finally:
+        await db.dispose()
+    return {
+        **{f"direct_{k}_p50_ms": round(_pct(v, 0.5), 1) for k, v in times.items()},
+        **{f"direct_{k}_p95_ms": round(_pct(v, 0.95), 1) for k, v in times.items()},
+        "recallAt10": round(statistics.mean(recalls), 3) if recalls else None,
+        "recallSamples": len(recalls),
+    }
+
+
+def _http(base: str, key: str, posts: list[str]) -> dict[str, Any]:
+    from semantic import QUERIES
+
+    times: dict[str, list[float]] = {"semantic": [], "similarTo": []}
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"},
+                      timeout=60) as c:
+        for flt in FILTERS:
+            for (query, _), post in zip(QUERIES, posts, strict=False):
+                for kind, body in (("semantic", {"query": query, "semantic": True}),
+                                   ("similarTo", {"similarTo": post})):
+                    started = time.perf_counter()
+                    r = c.post("/api/v1/search/content", json={**body, **flt})
+                    times[kind].append((time.perf_counter() - started) * 1000)
+                    assert r.status_code == 200, r.text
+    return {**{f"http_{k}_p50_ms": round(_pct(v, 0.5), 1) for k, v in times.items()},
+            **{f"http_{k}_p95_ms": round(_pct(v, 0.95), 1) for k, v in times.items()}}
+
+
+def main() -> None:
+    import search as bench_search
+    import search_world
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data-dir", default="/tmp/sors-bench1m")
+    ap.add_argument("--admin-url", default=None)
+    ap.add_argument("--database", default="sors_bench")
+    args = ap.parse_args()
+    admin = search_world.admin_url(args)
+    url = search_world.db_url(admin, args.database).replace(
+        "postgresql://", "postgresql+psycopg://", 1)
+    from sors.config import set_settings
+
+    settings = search_world._settings(url, args.data_dir)
+    set_settings(settings)
+    from sors.kit import migrate
+
+    migrate.upgrade(url)
+    report: dict[str, Any] = asyncio.run(_embed_all(url, settings))
+
+    async def sample() -> list[str]:
+        from sqlalchemy import text
+
+        from sors.kit.db import Database, make_engine
+
+        db = Database(make_engine(settings, url))
+        async with db.session() as s:
+            ids = [r[0] for r in await s.execute(text(
+                "SELECT post_id FROM post_embeddings TABLESAMPLE SYSTEM (1) LIMIT 2000"))]
+        await db.dispose()
+        return random.Random(5).sample(ids, 50)
+
+    posts = asyncio.run(sample())
+    report.update(asyncio.run(_direct_and_recall(url, settings, posts)))
+    key = asyncio.run(bench_search._account(url, args.data_dir))
+    port = bench_search._free_port()
+    server = bench_search._start_server(url, args.data_dir, port)
+    try:
+        _http(f"http://127.0.0.1:{port}", key, posts[:5])  # warm
+        report.update(_http(f"http://127.0.0.1:{port}", key, posts))
+    finally:
+        server.terminate()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
