@@ -25,6 +25,7 @@ from sors.platforms.base import PostSnapshot
 from sors.platforms.sim import content
 from sors.platforms.sim.accounts import ASSET_HOST, Account
 from sors.platforms.sim.rng import Rng
+from sors.platforms.sim.trajectories import Trajectory
 from sors.platforms.urls import post_url
 
 OUTLIER_SHARE = 0.04
@@ -99,16 +100,25 @@ def post_snapshot(a: Account, handle: str, s: Slot, now: float) -> PostSnapshot:
     topic = niche.topics[topic_index]
     final = a.typical_views * a.mix_views[ctype] * math.exp(rng.normal(0.0, a.sigma))
     outlier = r() < OUTLIER_SHARE
+    multiplier = 1.0
     if outlier:
         low, high = OUTLIER_RANGE
-        final *= low * (high / low) ** r()
+        multiplier = low * (high / low) ** r()
+        final *= multiplier
+    growth = Trajectory(s.seed, a.tau, outlier=outlier, multiplier=multiplier)
+    final *= growth.final_factor
     # Per-post engagement wobbles around the account's rates; fixed per post, so every
     # counter grows with views and never goes down.
     like_rate = a.like_rate * (0.6 + 0.8 * r())
     comment_rate = a.comment_rate * (0.5 + r())
     share_rate = a.share_rate * (0.4 + 1.2 * r()) if a.share_rate is not None else None
     caption = content.caption(rng, a.platform, ctype, niche, topic_index)
-    extra: dict[str, object] = {"topic": topic, "niche": niche.id, "sim_slot": s.number}
+    extra: dict[str, object] = {
+        "topic": topic,
+        "niche": niche.id,
+        "sim_slot": s.number,
+        "sim_shape": growth.shape.value,
+    }
     duration: float | None = None
     if ctype in VIDEO_TYPES:
         long_form = a.platform == "youtube" and ctype == "video"
@@ -128,7 +138,7 @@ def post_snapshot(a: Account, handle: str, s: Slot, now: float) -> PostSnapshot:
     else:
         count = 1 if ctype == "image" else 2 + int(r() * 5)
         extra["slides"] = content.slides(rng, niche, topic, count)
-    views = int(final * (1.0 - math.exp(-max(0.0, now - s.published) / a.tau)))
+    views = int(final * growth.fraction(now - s.published))
     pid = post_id(a.platform, s)
     return PostSnapshot(
         platform=a.platform,

@@ -14,8 +14,10 @@ Profiles (sim/accounts.py)
 Posts (sim/posts.py)
     Accounts start between a month and four years before SIM_EPOCH and post every 1-5 days
     (a jittered moment in each slot of their period; some slots skipped). A post exists iff
-    published_at <= now. Views grow as final * (1 - exp(-age / tau)) and level off; `final`
-    is log-normal around the account's typical level, and ~4% of posts are 3-50x outliers.
+    published_at <= now. `final` is log-normal around the account's typical level, and ~4%
+    of posts are 3-50x outliers. Views grow towards it along one of a few shapes
+    (sim/trajectories.py, shares documented there): most as final * (1 - exp(-age / tau)),
+    others start slowly, plateau early, spike and fade, or take off days late.
     Likes, comments and shares are fixed per-post rates of the views, so every counter grows
     monotonically. YouTube shows no share counts (shares=None).
 
