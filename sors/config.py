@@ -98,6 +98,8 @@ class Settings(BaseSettings):
     embedding_backfill_per_tick: int = Field(default=5000, ge=0)
     # Thumbnails the scheduler fetches per tick to see them change (live, YouTube first).
     thumbnail_checks_per_tick: int = Field(default=20, ge=0)
+    # Profiles whose creator curves (rising posts) the scheduler recomputes per tick.
+    curve_profiles_per_tick: int = Field(default=2000, ge=0)
     # What the catalog keeper may spend on provider runs per UTC day (unset: no limit).
     apify_daily_usd_budget: float | None = Field(default=None, ge=0)
 

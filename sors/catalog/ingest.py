@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import embeddings, freshness
+from sors.catalog import embeddings, freshness, projections
 from sors.catalog.bulk import arrays, columns
 from sors.catalog.ingest_profiles import upsert_profiles
 from sors.catalog.models import ProfileCategory
@@ -121,6 +121,7 @@ async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> 
         session, profile_ids, [s.fetched_at for s in snapshots], staged
     ))
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
+    await projections.update(session, profile_ids, [s.fetched_at for s in snapshots])
     await _classify(session, snapshots, profile_ids)
     await embeddings.enqueue(session, embeddings.ingest_ids(staged))
     # After the scores: a recent outlier makes a profile "hot".

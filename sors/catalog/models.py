@@ -72,6 +72,8 @@ class Profile(Base):
         ),
         # The catalog keeper's overdue scan: per platform and tier, least recently seen first.
         Index("ix_profiles_catalog_due", "platform", "catalog_tier", "catalog_seen_at"),
+        Index("ix_profiles_curves_due", "last_crawled_at",
+              postgresql_where=text("curves_at IS NULL OR curves_at < last_crawled_at")),
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -97,6 +99,8 @@ class Profile(Base):
     # Where its last data came from: sim, web, api, apify, or import (a file `sors import`
     # loaded). The keeper refreshes only what the running source can reach.
     data_source: Mapped[str | None] = mapped_column(String(16))
+    # The crawl time its creator curves (CreatorCurve) were last computed as of.
+    curves_at: Mapped[datetime | None]
 
 
 class KeeperCrawl(Base):
@@ -233,6 +237,16 @@ class Post(Base):
             for col in ROBUST_SORTS
             if col not in WINDOW_SCORES
         ],
+        # Rising posts (migration 0026): only posts with a projection carry a rising score.
+        Index(
+            "ix_posts_rising_score",
+            text("rising_score DESC NULLS LAST"),
+            "id",
+            postgresql_include=list(_FILTERS),
+            postgresql_where=text("rising_score IS NOT NULL"),
+        ),
+        Index("ix_posts_rising", text("published_at DESC"), "id",
+              postgresql_where=text("rising")),
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -284,6 +298,12 @@ class Post(Base):
     # thumbnail-change check last looked (catalog.thumbnails).
     thumbnail_hash: Mapped[str | None] = mapped_column(String(32))
     thumbnail_checked_at: Mapped[datetime | None]
+    # Against the creator's curve at its last crawl (catalog.rising), for posts younger than
+    # 30 days with a curve: views / the curve's median at its age, whether it runs above the
+    # p90 and accelerates, and the whole projection as the record shows it.
+    rising_score: Mapped[float | None] = mapped_column(Float)
+    rising: Mapped[bool] = mapped_column(server_default=text("false"))
+    projection: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     search_vector: Mapped[Any] = mapped_column(
         TSVECTOR,
         Computed("to_tsvector('simple', sors_unaccent(coalesce(caption, '')))", persisted=True),
@@ -313,6 +333,24 @@ class PostStat(Base):
 # ---- what enrichment found in a post -------------------------------------------------------
 # One transcript and one visual analysis per post (whoever asked first paid for it; everyone
 # reads it), made by `sors.enrichment` and shown in the post record.
+
+
+class CreatorCurve(Base):
+    """Expected views by age of a creator's posts of one format group: p10, p50 and p90 of
+    their views at `age_hours`, interpolated between snapshots (catalog.curves)."""
+
+    __tablename__ = "creator_curves"
+
+    profile_id: Mapped[str] = mapped_column(
+        ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True
+    )
+    fmt: Mapped[str] = mapped_column(String(16), primary_key=True)
+    age_hours: Mapped[int] = mapped_column(primary_key=True)
+    p10: Mapped[float | None] = mapped_column(Float)
+    p50: Mapped[float | None] = mapped_column(Float)
+    p90: Mapped[float | None] = mapped_column(Float)
+    post_count: Mapped[int]
+    computed_at: Mapped[datetime]
 
 
 class PostChange(Base):

@@ -119,6 +119,42 @@ class AgeAdjustedScore(ResponseModel):
     age_hours: float | None
 
 
+class ProjectedViews(ResponseModel):
+    low: float
+    expected: float
+    high: float
+
+
+class ExpectedViewsNow(ResponseModel):
+    p10: float
+    p50: float
+    p90: float
+
+
+class Projection(ResponseModel):
+    """Against the creator's own curve of expected views by age (docs/API.md, "Rising
+    posts"), as of the post's last crawl; null from 30 days of age, or without a curve."""
+
+    as_of: Timestamp
+    age_hours: float
+    percentile_now: float | None = Field(
+        description="Where its views sit among the creator's posts at the same age (0-100)"
+    )
+    vs_median_now: float = Field(description="Views / the creator's median views at this age")
+    expected_views_now: ExpectedViewsNow
+    accelerating: bool | None = Field(
+        description="Views per hour over its last interval above the previous interval's"
+    )
+    rising: bool = Field(description="Above the creator's p90 at this age and accelerating")
+    projected_views_7d: ProjectedViews | None
+    projected_views_30d: ProjectedViews | None
+    projected_outlier_score: float | None = Field(
+        description="The 30-day projection / the creator's three-month average views"
+    )
+    confidence: Literal["low", "medium", "high"]
+    curve_post_count: int = Field(description="The creator's posts the curve stands on here")
+
+
 class _PostCore(ResponseModel):
     id: str = Field(examples=["pst_01jc7m0c2v8m3k2q3w4e5r6t7y"])
     platform: Platform
@@ -140,6 +176,7 @@ class _PostCore(ResponseModel):
     robust_scores: RobustScores
     age_adjusted_score: AgeAdjustedScore
     velocity: float | None = Field(description="Views per hour lately")
+    projection: Projection | None
     approximations: dict[str, str] = Field(
         description="Fields the platform only showed approximately, e.g. {\"views\": \"rounded\"}"
     )

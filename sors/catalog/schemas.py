@@ -8,6 +8,7 @@ their own names, the owner's columns prefixed `profile_`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
 import orjson
@@ -36,6 +37,8 @@ from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one
     Trends,
     UnresolvedPost,
 )
+from sors.catalog.rising import PROJECTION_MAX_AGE_HOURS
+from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel
 from sors.platforms import taxonomy
@@ -263,6 +266,17 @@ def age_adjusted_score(row: Mapping[Any, Any]) -> dict[str, Any]:
     }
 
 
+def projection(row: Mapping[Any, Any]) -> dict[str, Any] | None:
+    """The stored projection (catalog.rising), while the post is younger than 30 days."""
+    proj = row.get("projection")
+    published = row.get("published_at")
+    if not proj or published is None:
+        return None
+    if (clock.now() - published).total_seconds() > PROJECTION_MAX_AGE_HOURS * 3600:
+        return None
+    return {**proj, "as_of": isoformat(datetime.fromisoformat(proj["as_of"]))}
+
+
 def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
@@ -282,6 +296,7 @@ def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
         "robust_scores": robust_scores(row),
         "age_adjusted_score": age_adjusted_score(row),
         "velocity": _round(row.get("velocity"), 2),
+        "projection": projection(row),
         "approximations": dict(row.get("approximations") or {}),
         "thumbnail_url": row["thumbnail_url"],
         "stats_updated_at": isoformat(row["stats_updated_at"]),

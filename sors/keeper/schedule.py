@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sors.catalog import embeddings, thumbnails
+from sors.catalog import curves, embeddings, thumbnails
 from sors.catalog import repository as catalog_repo
 from sors.config import get_settings
 from sors.jobs.scheduler import register
@@ -78,3 +78,10 @@ async def thumbnail_changes(session: AsyncSession, now: datetime) -> int:
             await monitoring.announce_changes(session, c[0], profile["handle"],
                                               profile["platform"], c[1], field="thumbnail")
     return len(changed)
+
+
+@register("catalog.curves")
+async def creator_curves(session: AsyncSession, now: datetime) -> int:
+    """Creator curves (expected views by age) of profiles crawled since they were computed,
+    a budgeted number of profiles per tick, in one statement."""
+    return await curves.refresh(session, limit=get_settings().curve_profiles_per_tick)

@@ -39,7 +39,8 @@ def crawl_times(days: int) -> list[datetime]:
 
 
 def _candidates(prefix: str, max_period_days: float):
-    for i in range(400):
+    # The world's growth shapes (sim/trajectories.py) make steady hitters rarer: look further.
+    for i in range(1000):
         handle = f"{prefix}{i}"
         if not WORLD.is_stable_handle("tiktok", handle):
             continue
