@@ -100,6 +100,9 @@ class Settings(BaseSettings):
     thumbnail_checks_per_tick: int = Field(default=20, ge=0)
     # Profiles whose creator curves (rising posts) the scheduler recomputes per tick.
     curve_profiles_per_tick: int = Field(default=2000, ge=0)
+    # Monitoring refreshes a tick may pull forward for young posts under rising alerts
+    # (each charged like any refresh). 0: rising alerts wait for the regular cadence.
+    rising_refreshes_per_tick: int = Field(default=200, ge=0)
     # What the catalog keeper may spend on provider runs per UTC day (unset: no limit).
     apify_daily_usd_budget: float | None = Field(default=None, ge=0)
 

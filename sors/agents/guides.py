@@ -112,6 +112,14 @@ GUIDES: dict[str, Guide] = {
         "(default 3) within timeFrame (default one_month). Each with its creator count, "
         "median score, first and latest post and each creator's best post as evidence.",
         next="get_post on an evidence post; remix_post to adapt the idea.", **_READ),
+    "find_rising_posts": Guide(
+        "Young posts (default: published in the last 72 h, maxAgeHours up to 168) running "
+        "above their creator's own p90 at the same age and still accelerating: breakouts "
+        "while they are young. One per creator, each with its projection (percentile now, "
+        "multiple of the creator's median now, projected views at 7 and 30 days with a "
+        "range, projected three-month outlier score, confidence) and the creator's curve.",
+        next="get_post on a post; create_viral_alert with trigger rising on its creator.",
+        **_READ),
     "niche_trends": Guide(
         "What works in a niche right now: the best outlier posts for a query, which content "
         "types win per platform, and the top creators.",

@@ -180,6 +180,7 @@ def _build_digest(settings: Settings, signer: Signer, email: str, p: _Prepared, 
                 score_window=window,
                 caption_excerpt=r["caption"],
                 alert_id=r["alert_id"],
+                rising_score=r["hit_score"] if r["trigger"] == "rising" else None,
             )
         )
     stop_urls = {a: stop_url(settings, signer, [a]) for a in p.alert_ids}

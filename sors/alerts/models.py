@@ -59,6 +59,8 @@ class Alert(Base):
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
     profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id"))
     email: Mapped[str] = mapped_column(String(320))
+    # "score" (the seed's) or "rising": a young post above its creator's curve (catalog.rising)
+    trigger: Mapped[str] = mapped_column(String(8), server_default=text("'score'"))
     min_outlier_score: Mapped[float] = mapped_column(Float)
     score_window: Mapped[str] = mapped_column(String(16))
     post_age_days: Mapped[int]

@@ -263,14 +263,16 @@ WITH due AS (
 ),
 hits AS (
     INSERT INTO alert_hits (alert_id, post_id, detected_at, score, views)
-    SELECT a.id, po.id, :now, sc.score, po.views
+    SELECT a.id, po.id, :now,
+           CASE WHEN a.trigger = 'rising' THEN po.rising_score ELSE sc.score END, po.views
       FROM due
       JOIN alerts a ON a.id = due.id
       JOIN posts po ON po.profile_id = a.profile_id
      CROSS JOIN LATERAL (SELECT {_SCORE_BY_WINDOW} AS score) sc
      WHERE po.deleted_at IS NULL
        AND po.published_at >= due.crawled_at - make_interval(days => a.post_age_days::int)
-       AND sc.score >= a.min_outlier_score
+       AND CASE WHEN a.trigger = 'rising' THEN po.rising
+                ELSE sc.score >= a.min_outlier_score END
     ON CONFLICT DO NOTHING
     RETURNING alert_id, post_id
 ),
@@ -330,6 +332,7 @@ async def pending_digest_rows(
             AlertHit.post_id,
             AlertHit.score.label("hit_score"),
             Alert.score_window,
+            Alert.trigger,
             Alert.timezone,
             Alert.send_hour,
             Alert.created_at,

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.alerts import digests as emails
 from sors.alerts import repository as repo
-from sors.alerts import service
+from sors.alerts import service, young
 from sors.config import get_settings
 from sors.jobs.scheduler import register
 from sors.kit.security import Signer
@@ -40,6 +40,13 @@ async def end_due(session: AsyncSession, now: datetime) -> int:
         total += ended
         if ended < BATCH:
             return total
+
+
+@register("alerts.young_posts")
+async def young_posts(session: AsyncSession, now: datetime) -> int:
+    """Refreshes pulled forward for young posts of creators under a rising alert (their
+    next look at 1, 3, 6, 12 or 24 hours of age), within the operator's budget."""
+    return await young.pull_forward(session, now, limit=get_settings().rising_refreshes_per_tick)
 
 
 @register("alerts.detect")

@@ -16,8 +16,10 @@ from sors.kit.schemas import ResponseModel, Timestamp
 from sors.monitoring.schemas import Frequency, ProfileTarget
 
 Window = Literal[tuple(WINDOWS)]  # type: ignore[valid-type]
+Trigger = Literal["score", "rising"]
 
 SETTINGS_FIELDS = (
+    "trigger",
     "minOutlierScore",
     "scoreWindow",
     "postAgeDays",
@@ -39,6 +41,10 @@ class AlertIn(ProfileTarget):
         Field(min_length=3, max_length=320, json_schema_extra={"format": "email"},
               examples=["me@example.com"]),
     ]
+    trigger: Trigger = Field(
+        "score", description="`score`: a post reaches minOutlierScore in scoreWindow; `rising`: "
+        "a post runs above the creator's p90 at its age and accelerates, before any outlier "
+        "score (docs/API.md, \"Rising posts\")")
     minOutlierScore: Annotated[float, Field(ge=1.5, le=1_000_000, allow_inf_nan=False)] = 3.0
     scoreWindow: Window = "three_months"
     postAgeDays: Annotated[int, Field(ge=1, le=30)] = 7
@@ -72,6 +78,7 @@ class AlertOut(ResponseModel):
     profileId: str
     platform: Literal["tiktok", "instagram", "youtube"]
     handle: str
+    trigger: Trigger
     minOutlierScore: float
     scoreWindow: Window
     postAgeDays: int
@@ -109,6 +116,7 @@ def alert_record(
         "profileId": profile.id,
         "platform": profile.platform,
         "handle": profile.handle,
+        "trigger": alert.trigger,
         "minOutlierScore": alert.min_outlier_score,
         "scoreWindow": alert.score_window,
         "postAgeDays": alert.post_age_days,

@@ -70,6 +70,7 @@ class Upserted:
 
 def _apply_settings(alert: Alert, body: AlertIn, fields: set[str], now: datetime) -> None:
     names = {
+        "trigger": "trigger",
         "minOutlierScore": "min_outlier_score",
         "scoreWindow": "score_window",
         "postAgeDays": "post_age_days",
@@ -144,6 +145,7 @@ async def upsert_alert(
         account_id=account_id,
         profile_id=profile.id,
         email=email,
+        trigger=body.trigger,
         min_outlier_score=body.minOutlierScore,
         score_window=body.scoreWindow,
         post_age_days=body.postAgeDays,
@@ -246,30 +248,46 @@ async def detect(session: AsyncSession, now: datetime, *, limit: int) -> tuple[i
 
 
 async def _announce_hits(session: AsyncSession, hits: Sequence[tuple[str, str]]) -> None:
-    """`alert.triggered` for each new (alert, post) hit, when detected (the email digest
-    is separate and later), with the records GET /alerts and GET /posts/{postId} answer."""
+    """For each new (alert, post) hit, when detected (the email digest is separate and
+    later): `alert.triggered` for a score alert, `post.rising` for a rising alert, with the
+    records GET /alerts and GET /posts/{postId} answer."""
     if not hits:
         return
     owners = await repo.owners(session, list({a for a, _ in hits}))
-    wanted = await events.accounts_wanting(session, list(owners.values()), "alert.triggered")
-    if not wanted:
+    wanted = {
+        kind: await events.accounts_wanting(session, list(owners.values()), kind)
+        for kind in ("alert.triggered", "post.rising")
+    }
+    if not any(wanted.values()):
         return
     alerts: dict[str, dict[str, Any]] = {}
     for alert_id, post_id in hits:
         account_id = owners.get(alert_id)
-        if account_id not in wanted:
+        if not any(account_id in w for w in wanted.values()):
             continue
         if alert_id not in alerts:
             alerts[alert_id] = await record(session, alert_id)
+        alert = alerts[alert_id]
+        kind = "post.rising" if alert["trigger"] == "rising" else "alert.triggered"
+        if account_id not in wanted[kind]:
+            continue
         try:
             post = await catalog.get_post(
                 session, post_id, include_transcript=False, include_visual_analysis=False
             )
         except PostNotFound:
             continue
-        window = alerts[alert_id]["scoreWindow"]
-        await events.emit(session, account_id, "alert.triggered", {
-            "alert": alerts[alert_id], "post": post,
-            "outlierScore": post["outlier_scores"].get(window),
-            "detectedAt": isoformat(clock.now()),
+        detected = isoformat(clock.now())
+        if kind == "post.rising":
+            await events.emit(session, account_id, kind, {
+                "alert": alert, "post": post, "profile": post["profile"],
+                "projection": post["projection"],
+                "risingScore": (post["projection"] or {}).get("vs_median_now"),
+                "detectedAt": detected,
+            })
+            continue
+        await events.emit(session, account_id, kind, {
+            "alert": alert, "post": post,
+            "outlierScore": post["outlier_scores"].get(alert["scoreWindow"]),
+            "detectedAt": detected,
         })

@@ -415,3 +415,32 @@ class Trends(ResponseModel):
 class Trending(ResponseModel):
     generatedAt: Timestamp
     posts: list[FlatPost]
+
+
+class CurvePoint(ResponseModel):
+    ageHours: int
+    p10: float | None
+    p50: float | None
+    p90: float | None
+    postCount: int
+
+
+class SnapshotPoint(ResponseModel):
+    ageHours: float
+    views: int | None
+
+
+class RisingPost(FlatPost):
+    curve: list[CurvePoint] = Field(
+        description="The creator's expected views by age for this post's format: p10, p50, "
+        "p90 (ages with enough posts only)")
+    snapshots: list[SnapshotPoint] = Field(description="The post's views at each crawl")
+
+
+class Rising(ResponseModel):
+    generatedAt: Timestamp
+    maxAgeHours: int
+    query: str | None
+    posts: list[RisingPost] = Field(
+        description="Above their creator's p90 at their age and accelerating at their last "
+        "crawl; one per creator, furthest above the creator's median first")

@@ -11,7 +11,8 @@ result on the post. The method, in docs/API.md ("Rising posts"):
   reading the curve's p10/p50/p90 as a log-normal spread (each side its own width).
 - `vs_median_now` (the rising score): views / the curve's median at this age.
 - `accelerating`: views per hour between its last two snapshots above the views per hour
-  between the two before (publication counts as a snapshot of 0 views).
+  between the two before (publication counts as a snapshot of 0 views), the last interval
+  adding at least 1% of its views.
 - Projected views at 7 and 30 days: the post keeps its multiple of the creator's median
   curve (views × p50(T) / p50(now)); the range widens with how much growth is still ahead:
   expected × exp(±(SPREAD_BASE + SPREAD_PER_GROWTH × ln(p50(T) / p50(now)))), never below
@@ -36,6 +37,8 @@ HORIZONS = {"7d": 168, "30d": 720}
 # The projected range: log half-width at no growth left, and per unit of log growth ahead.
 SPREAD_BASE = 0.15
 SPREAD_PER_GROWTH = 0.6
+# The last interval must add at least this share of the views to count as accelerating.
+ACCELERATING_MIN_GAIN = 0.01
 CONFIDENCE = ((20, "high"), (10, "medium"), (0, "low"))
 _Z90 = 1.2815515655446004
 
@@ -103,7 +106,8 @@ def accelerating(published_at: datetime, snapshots: Sequence[tuple[datetime, int
     (t0, v0), (t1, v1), (t2, v2) = pts[-3:]
     prev = (v1 - v0) / ((t1 - t0).total_seconds() / 3600.0)
     last = (v2 - v1) / ((t2 - t1).total_seconds() / 3600.0)
-    return last > prev
+    # A post that has stopped growing is not accelerating on a few views of noise.
+    return last > prev and v2 - v1 >= ACCELERATING_MIN_GAIN * v2
 
 
 def confidence(post_count: int) -> str:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.deps import Bill, get_bill
-from sors.catalog import csv_export, service, trends
+from sors.catalog import csv_export, rising_trends, service, trends
 from sors.catalog.history_responses import PostHistoryOut
 from sors.catalog.schemas import (
     Category,
@@ -20,6 +20,8 @@ from sors.catalog.schemas import (
     ProfilePage,
     ResolvedPost,
     ResolveIn,
+    Rising,
+    RisingIn,
     SearchContentIn,
     SearchProfilesIn,
     Trending,
@@ -243,6 +245,25 @@ async def niche_trends(
     body: Annotated[TrendsIn | None, Body()] = None,
 ) -> JSONResponse:
     return JSONResponse(await trends.niche_trends(session, body or TrendsIn()))
+
+
+@router.post(
+    "/trends/rising",
+    summary="Rising posts (2 credits)",
+    description="Posts younger than `maxAgeHours` (default 72) running above their creator's "
+    "p90 at their age and accelerating, at their last crawl: one per creator, furthest above "
+    "the creator's median first, each with its projection, its snapshots and its creator's "
+    "p10-p90 curve. Filterable like trends: `query`, `platforms`, `categoryId`.",
+    openapi_extra=_skill("find_rising_posts"),
+    response_model=Rising,
+    responses=problems(402, body=True),
+)
+async def rising_posts(
+    session: Session,
+    _: AccountId,
+    body: Annotated[RisingIn | None, Body()] = None,
+) -> JSONResponse:
+    return JSONResponse(await rising_trends.rising(session, body or RisingIn()))
 
 
 @router.get(

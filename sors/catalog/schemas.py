@@ -33,6 +33,7 @@ from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one
     ProfilePage,
     ProfileRecord,
     ResolvedPost,
+    Rising,
     Trending,
     Trends,
     UnresolvedPost,
@@ -58,7 +59,9 @@ ContentType = Literal[ALL_CONTENT_TYPES]  # type: ignore[valid-type]
 Window = Literal[
     "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year", "all_time"
 ]
-SortBy = Literal["outlier_score", "views", "likes", "engagement_rate", "recent", "velocity"]
+SortBy = Literal[
+    "outlier_score", "views", "likes", "engagement_rate", "recent", "velocity", "rising"
+]
 ScoreMethod = Literal["mean", "median", "age_adjusted"]
 assert set(get_args(Window)) == set(WINDOWS)
 
@@ -116,7 +119,12 @@ class SearchContentIn(_Paged):
     timeFrame: Window | None = None
     scoreWindow: Window | None = None
     scoreMethod: ScoreMethod | None = None
-    sortBy: SortBy | None = None
+    sortBy: SortBy | None = Field(
+        None, description="`rising`: posts younger than 30 days with a projection only, "
+        "furthest above their creator's median curve at their age first")
+    minRisingScore: NonNegative = Field(
+        None, description="Only posts whose views are at least this multiple of their "
+        "creator's median views at the same age (`projection.vs_median_now`)")
     semantic: bool | None = Field(
         None, description="Rank `query` by meaning and words together (reciprocal rank fusion "
         "of the vector and full-text rankings); needs `query`. Every filter applies; without "
@@ -173,6 +181,16 @@ class TrendsIn(RequestModel):
         "meaning, when given) into `themes`: posts that say the same thing in other words, "
         "each named by its most telling words. 503 `semantic_unavailable` where the server "
         "lacks pgvector.")
+
+
+class RisingIn(RequestModel):
+    query: Query = None
+    platforms: list[PlatformName] | None = Field(None, max_length=3)
+    categoryId: CategoryId = None
+    maxAgeHours: Annotated[int | None, Field(
+        None, ge=1, le=168, description="Posts published at most this many hours ago "
+        "(default 72)")] = None
+    limit: Annotated[int | None, _clamp(1, 50)] = None
 
 
 class ResolveIn(RequestModel):

@@ -60,6 +60,9 @@ class PostFilter:
     min_views: float | None = None
     max_followers: float | None = None
     published_since: datetime | None = None
+    # How far above its creator's median curve a young post runs now (rising posts).
+    min_rising: float | None = None
+    only_projected: bool = False
 
 
 _SORTS: dict[str, Any] = {
@@ -67,6 +70,7 @@ _SORTS: dict[str, Any] = {
     "likes": Post.likes,
     "engagement_rate": Post.engagement_rate,
     "velocity": Post.velocity,
+    "rising": Post.rising_score,
 }
 
 
@@ -93,6 +97,8 @@ def post_params(f: PostFilter) -> dict[str, Any]:
         p["max_followers"] = _bigint(math.floor(f.max_followers))
     if f.published_since is not None:
         p["published_since"] = f.published_since
+    if f.min_rising is not None:
+        p["min_rising"] = f.min_rising
     return p
 
 
@@ -146,6 +152,11 @@ def post_conditions(f: PostFilter, part: str | None = None) -> list[ColumnElemen
         conds.append(Post.owner_followers <= _bound(p, "max_followers", Post.owner_followers))
     if "published_since" in p:
         conds.append(Post.published_at >= _bound(p, "published_since", Post.published_at))
+    if "min_rising" in p:
+        conds.append(Post.rising_score >= _bound(p, "min_rising", Post.rising_score))
+    elif f.only_projected:
+        # The predicate of ix_posts_rising_score, so a sort by it reads that index.
+        conds.append(Post.rising_score.is_not(None))
     return conds
 
 

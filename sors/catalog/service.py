@@ -96,6 +96,8 @@ def content_filter(body: SearchContentIn) -> search_repo.PostFilter:
         min_views=body.minViews,
         max_followers=body.maxFollowers,
         published_since=since(body.timeFrame),
+        min_rising=body.minRisingScore,
+        only_projected=body.sortBy == "rising",
     )
 
 

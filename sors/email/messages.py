@@ -48,6 +48,8 @@ class DigestItem:
     score_window: str
     caption_excerpt: str | None
     alert_id: str
+    # A rising alert's hit: views / the creator's median views at the post's age.
+    rising_score: float | None = None
 
 
 # --- formatting helpers (also used as template filters) ---------------------------------
@@ -201,7 +203,8 @@ def alert_confirmation(
 def _digest_subject(items: Sequence[DigestItem]) -> str:
     handles = list(dict.fromkeys(f"@{item.handle}" for item in items))
     count = len(items)
-    noun = "outlier post" if count == 1 else "outlier posts"
+    kind = "rising" if all(i.rising_score is not None for i in items) else "outlier"
+    noun = f"{kind} post" if count == 1 else f"{kind} posts"
     who = handles[0] if len(handles) == 1 else f"{handles[0]} and {len(handles) - 1} more"
     return f"{count} new {noun} from {who}"
 
@@ -240,6 +243,7 @@ def alert_digest(
                     "views": post.views,
                     "score": post.outlier_score,
                     "window": post.score_window,
+                    "rising": post.rising_score,
                     "caption": excerpt(post.caption_excerpt),
                 }
                 for post in posts

@@ -27,6 +27,7 @@ EVENT_TYPES = (
     "alert.triggered",
     "tracking.new_posts",
     "post.changed",
+    "post.rising",
     "credits.low",
     "credits.added",
     "subscription.updated",

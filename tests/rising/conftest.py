@@ -47,7 +47,8 @@ def crawl_times(handle: str) -> list[datetime]:
 
 
 _STATE = text("""
-SELECT p.platform_post_id, p.extra ->> 'sim_shape' AS shape, p.published_at, p.views,
+SELECT p.platform_post_id, p.extra ->> 'sim_shape' AS shape,
+       (p.extra ->> 'sim_slot')::int AS slot, p.published_at, p.views,
        p.rising, p.rising_score, p.projection
 FROM posts p WHERE p.projection IS NOT NULL
 """)

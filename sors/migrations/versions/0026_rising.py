@@ -1,4 +1,5 @@
-"""creator_curves, posts.rising_score / rising / projection, profiles.curves_at: rising posts
+"""creator_curves, posts.rising_score / rising / projection, profiles.curves_at,
+alerts.trigger: rising posts
 
 Revision ID: 0026
 Revises: 0024
@@ -52,11 +53,14 @@ def upgrade() -> None:
         postgresql_include=_FILTERS,
         postgresql_where=sa.text("rising_score IS NOT NULL"),
     )
+    op.add_column("alerts", sa.Column("trigger", sa.String(length=8),
+                                      server_default=sa.text("'score'"), nullable=False))
     op.create_index("ix_posts_rising", "posts", [sa.text("published_at DESC"), "id"],
                     postgresql_where=sa.text("rising"))
 
 
 def downgrade() -> None:
+    op.drop_column("alerts", "trigger")
     op.drop_index("ix_posts_rising", table_name="posts")
     op.drop_index("ix_posts_rising_score", table_name="posts")
     op.drop_column("posts", "projection")
