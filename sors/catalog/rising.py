@@ -11,8 +11,10 @@ result on the post. The method, in docs/API.md ("Rising posts"):
   reading the curve's p10/p50/p90 as a log-normal spread (each side its own width).
 - `vs_median_now` (the rising score): views / the curve's median at this age.
 - `accelerating`: views per hour between its last two snapshots above the views per hour
-  between the two before (publication counts as a snapshot of 0 views), the last interval
-  adding at least 1% of its views.
+  between the two before (publication counts as a snapshot of 0 views) by more than
+  counting noise (the last interval's views exceed what the previous pace predicts by more
+  than 2·√(that prediction), at least 2 views), the last interval adding at least 1% of its
+  views.
 - Projected views at 7 and 30 days: the post keeps its multiple of the creator's median
   curve (views × p50(T) / p50(now)); the range widens with how much growth is still ahead:
   expected × exp(±(SPREAD_BASE + SPREAD_PER_GROWTH × ln(p50(T) / p50(now)))), never below
@@ -39,6 +41,9 @@ SPREAD_BASE = 0.15
 SPREAD_PER_GROWTH = 0.6
 # The last interval must add at least this share of the views to count as accelerating.
 ACCELERATING_MIN_GAIN = 0.01
+# ...and exceed the previous interval's pace by more than counting noise: 2·√(the views that
+# pace predicts), at least this many views.
+ACCELERATING_MIN_VIEWS = 2.0
 CONFIDENCE = ((20, "high"), (10, "medium"), (0, "low"))
 _Z90 = 1.2815515655446004
 
@@ -105,9 +110,13 @@ def accelerating(published_at: datetime, snapshots: Sequence[tuple[datetime, int
         return None
     (t0, v0), (t1, v1), (t2, v2) = pts[-3:]
     prev = (v1 - v0) / ((t1 - t0).total_seconds() / 3600.0)
-    last = (v2 - v1) / ((t2 - t1).total_seconds() / 3600.0)
-    # A post that has stopped growing is not accelerating on a few views of noise.
-    return last > prev and v2 - v1 >= ACCELERATING_MIN_GAIN * v2
+    gain = v2 - v1
+    # The views the last interval would have had at the previous interval's pace; more than
+    # counting noise above it (whole views, uneven intervals) is acceleration.
+    expected = prev * (t2 - t1).total_seconds() / 3600.0
+    noise = max(ACCELERATING_MIN_VIEWS, 2.0 * math.sqrt(expected))
+    # A post that has stopped growing is not accelerating on a few views of noise either.
+    return gain - expected > noise and gain >= ACCELERATING_MIN_GAIN * v2
 
 
 def confidence(post_count: int) -> str:

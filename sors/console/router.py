@@ -10,9 +10,11 @@ from sors.console import (
     pages_plan,
     pages_posts,
     pages_profiles,
+    pages_rising,
     pages_search,
 )
 
 router = APIRouter(include_in_schema=False)
-for module in (pages_auth, pages_search, pages_posts, pages_profiles, pages_account, pages_plan):
+for module in (pages_auth, pages_search, pages_rising, pages_posts, pages_profiles, pages_account,
+               pages_plan):
     router.include_router(module.router)

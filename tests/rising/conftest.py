@@ -54,11 +54,13 @@ FROM posts p WHERE p.projection IS NOT NULL
 """)
 
 
-async def build(db: Database, handle: str) -> list[dict[str, Any]]:
-    """Crawl the creator at each of its crawl times; returns every projected post's state
-    after each crawl (with `at`, the crawl time)."""
+async def build(db: Database, handle: str, until: datetime = END) -> list[dict[str, Any]]:
+    """Crawl the creator at each of its crawl times up to `until`; returns every projected
+    post's state after each crawl (with `at`, the crawl time)."""
     timeline: list[dict[str, Any]] = []
     for at in crawl_times(handle):
+        if at > until:
+            break
         async with db.transaction() as s:
             await ingest_crawls(s, [WORLD.crawl("tiktok", handle, at)])
         async with db.transaction() as s:

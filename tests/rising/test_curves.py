@@ -121,7 +121,10 @@ async def test_a_young_posts_projection_matches_its_curve_by_hand(history: Histo
     (t0, v0), (t1, v1), (t2, v2) = pts[-3:]
     prev = (v1 - v0) / ((t1 - t0).total_seconds() / 3600)
     last = (v2 - v1) / ((t2 - t1).total_seconds() / 3600)
-    accelerating = last > prev and v2 - v1 >= 0.01 * v2
+    expected = prev * (t2 - t1).total_seconds() / 3600
+    accelerating = (v2 - v1) - expected > max(2.0, 2 * math.sqrt(expected)) and (
+        v2 - v1 >= 0.01 * v2
+    )
     assert proj["accelerating"] is accelerating
     assert proj["rising"] is (post["views"] > p90 and accelerating)
     growth = curve[720]["p50"] / p50 if 720 in curve and curve[720]["p50"] else None
