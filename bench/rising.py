@@ -17,12 +17,13 @@ earlier posts. The world's own counters are the truth:
 - the projection at 24 h of age: median absolute percentage error of the 7- and 30-day
   projections, and how often the truth falls inside the stated range.
 
-    .venv/bin/python bench/rising.py [--creators 300] [--seed 0] [--json]
+    .venv/bin/python bench/rising.py [--creators 300] [--seed 0] [--min-rising-score 3] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import statistics
@@ -76,7 +77,7 @@ def _fmt(platform: str, content_type: str) -> str:
 
 def _interp(looks: Sequence[tuple[float, int]], age: float) -> float | None:
     pts = [(0.0, 0.0), *((a, float(v)) for a, v in looks)]
-    for (a_lo, v_lo), (a_hi, v_hi) in zip(pts, pts[1:], strict=False):
+    for (a_lo, v_lo), (a_hi, v_hi) in itertools.pairwise(pts):
         if a_lo < age <= a_hi and a_hi - a_lo <= max(age, _SEG_MIN):
             return v_lo + (v_hi - v_lo) * (age - a_lo) / (a_hi - a_lo)
     return None
@@ -114,7 +115,7 @@ class Judged:
     truth30: int
 
 
-def creator(world: SimWorld, platform: str, handle: str) -> list[Judged]:
+def creator(world: SimWorld, platform: str, handle: str, min_score: float = 0.0) -> list[Judged]:
     account = world.account(platform, handle)  # type: ignore[arg-type]
     t_end = EVAL_START + timedelta(days=EVAL_DAYS)
     t_hist = EVAL_START - timedelta(days=HISTORY_DAYS)
@@ -168,7 +169,7 @@ def creator(world: SimWorld, platform: str, handle: str) -> list[Judged]:
                 continue
             if h == 24.0:
                 proj24 = pr
-            if pr["rising"] and first is None:
+            if pr["rising"] and pr["vs_median_now"] >= min_score and first is None:
                 first = h
         out.append(Judged(breakout, p.shape, first, cross_h, proj24, truth7, truth30))
     return out
@@ -189,11 +190,13 @@ def summarise(judged: list[Judged]) -> dict[str, object]:
     leads = [max(0.0, j.cross_h - j.first_rising_h) for j in judged
              if j.breakout and j.first_rising_h is not None and j.cross_h is not None]
     res["median_lead_hours"] = statistics.median(leads) if leads else None
-    for name, truth in (("7d", "truth7"), ("30d", "truth30")):
+    for name, truth, only in (("7d", "truth7", False), ("30d", "truth30", False),
+                              ("30d_breakouts_only", "truth30", True)):
         errs, inside = [], 0
-        rows = [j for j in judged if j.proj24 and j.proj24[f"projected_views_{name}"]]
+        key = f"projected_views_{name[:3]}"
+        rows = [j for j in judged if j.proj24 and j.proj24[key] and (j.breakout or not only)]
         for j in rows:
-            pv = j.proj24[f"projected_views_{name}"]  # type: ignore[index]
+            pv = j.proj24[key]  # type: ignore[index]
             t = getattr(j, truth)
             if t > 0:
                 errs.append(abs(pv["expected"] - t) / t)
@@ -218,15 +221,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--creators", type=int, default=300)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--min-rising-score", type=float, default=0.0,
+                    help="also require this rising score (search's minRisingScore)")
     args = ap.parse_args(argv)
     world = SimWorld(args.seed)
     started = time.perf_counter()
     judged: list[Judged] = []
     for platform, handle in sample_handles(world.is_stable_handle, args.creators, seed=args.seed):
-        judged += creator(world, platform, handle)
+        judged += creator(world, platform, handle, args.min_rising_score)
     res = summarise(judged)
     res["creators"] = args.creators
     res["seed"] = args.seed
+    res["min_rising_score"] = args.min_rising_score
     res["seconds"] = round(time.perf_counter() - started, 1)
     if args.json:
         print(json.dumps(res, indent=2))

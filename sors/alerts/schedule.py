@@ -46,7 +46,9 @@ async def end_due(session: AsyncSession, now: datetime) -> int:
 async def young_posts(session: AsyncSession, now: datetime) -> int:
     """Refreshes pulled forward for young posts of creators under a rising alert (their
     next look at 1, 3, 6, 12 or 24 hours of age), within the operator's budget."""
-    return await young.pull_forward(session, now, limit=get_settings().rising_refreshes_per_tick)
+    # Committed at once, so monitoring's refresh check in this same tick sees them due.
+    async with _sessions(session)() as s, s.begin():
+        return await young.pull_forward(s, now, limit=get_settings().rising_refreshes_per_tick)
 
 
 @register("alerts.detect")

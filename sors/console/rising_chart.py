@@ -9,7 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sors.console.charts import H, PAD_B, PAD_L, PAD_R, PAD_T, W, _frame
+from sors.console.charts import PAD_B, PAD_L, PAD_R, PAD_T, H, W, _frame
 from sors.console.render import compact
 
 

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 
 from sors.billing.pricing import get_pricing
 from sors.config import get_settings, set_settings
 from tests.alerts.test_alerts_api import Inbox, smtp_server  # noqa: F401  (a fixture)
+from tests.console.conftest import sign_in
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import run_once, set_time
@@ -89,15 +91,31 @@ async def test_a_rising_alert_announces_the_young_post_and_trends_and_search_fin
     # One scenario (the alert, its refreshes and the crawls happen once), two checks.
     await _the_rising_alert_refreshed_early_and_announced_it(history, db, outcome)
     await _trends_rising_and_sort_by_rising_find_it_billed_on_the_paid_path(history, db, outcome)
+    await _the_console_draws_it_against_its_creators_band(history, db, outcome)
+
+
+async def _the_console_draws_it_against_its_creators_band(
+    history: History, db, outcome: Outcome
+) -> None:
+    before, _ = await balance_and_ledger_sum(db, outcome.account_id)
+    transport = httpx.ASGITransport(app=history.app, client=("127.0.0.1", 5603))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        await sign_in(c, outcome.key)
+        empty = await c.get("/app/rising")
+        assert empty.status_code == 200 and "Show rising posts" in empty.text
+        r = await c.get("/app/rising", params={"go": "1", "platforms": "tiktok"})
+    assert r.status_code == 200, r.text
+    assert f'id="post-{outcome.breakout_id}"' in r.text
+    assert '<svg class="chart"' in r.text and 'class="band"' in r.text
+    assert 'class="median"' in r.text and 'class="line"' in r.text
+    after, ledger = await balance_and_ledger_sum(db, outcome.account_id)
+    assert before - after == get_pricing().cost("find_rising_posts") and after == ledger
 
 
 async def _the_rising_alert_refreshed_early_and_announced_it(
     history: History, db, outcome: Outcome
 ) -> None:
     assert outcome.refreshes == 2  # the daily one, and one pulled forward at 24 h of age
-    print(await history.rows("SELECT views, projection, rising FROM posts WHERE id = :p", p=outcome.breakout_id))
-    print(await history.rows("SELECT s.* FROM post_stats s WHERE post_id = :p", p=outcome.breakout_id))
-    print(await history.rows("SELECT c.* FROM creator_curves c JOIN profiles p ON p.id = c.profile_id WHERE p.handle = :h ORDER BY fmt, age_hours", h=CREATOR))
     hits = await history.rows("SELECT post_id, score FROM alert_hits WHERE alert_id = :a",
                               a=outcome.alert_id)
     assert [x["post_id"] for x in hits] == [outcome.breakout_id]
@@ -122,9 +140,12 @@ async def _the_rising_alert_refreshed_early_and_announced_it(
     body = msg.get_body(preferencelist=("plain",)).get_content()
     assert "rising:" in body and "the creator's median at this age" in body
 
-    # Billed like refreshes and digests today: 10 per refresh, 5 for the email.
+    # Billed like refreshes and digests today: 10 per refresh, 5 for the email (and the
+    # GET of the post above).
     prices = get_pricing()
-    spent = 2 * prices.cost("tracking_refresh") + prices.cost("alert_email")
+    spent = 2 * prices.cost("tracking_refresh") + prices.cost("alert_email") + prices.cost(
+        "get_post"
+    )
     assert await balance_and_ledger_sum(db, outcome.account_id) == (500 - spent, 500 - spent)
 
 

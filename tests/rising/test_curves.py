@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,7 +23,7 @@ def _views_at(points: list[tuple[float, float]], age: float) -> float | None:
     """Straight line between the two snapshots around `age` (publication = 0 views), when
     they are at most max(age, 2 h) apart."""
     pts = [(0.0, 0.0), *points]
-    for (a_lo, v_lo), (a_hi, v_hi) in zip(pts, pts[1:], strict=False):
+    for (a_lo, v_lo), (a_hi, v_hi) in itertools.pairwise(pts):
         if a_lo < age <= a_hi and a_hi - a_lo <= max(age, 2.0):
             return v_lo + (v_hi - v_lo) * (age - a_lo) / (a_hi - a_lo)
     return None
@@ -120,7 +121,6 @@ async def test_a_young_posts_projection_matches_its_curve_by_hand(history: Histo
     pts = [(post["published_at"], 0)] + [(s["crawled_at"], s["views"]) for s in stats]
     (t0, v0), (t1, v1), (t2, v2) = pts[-3:]
     prev = (v1 - v0) / ((t1 - t0).total_seconds() / 3600)
-    last = (v2 - v1) / ((t2 - t1).total_seconds() / 3600)
     expected = prev * (t2 - t1).total_seconds() / 3600
     accelerating = (v2 - v1) - expected > max(2.0, 2 * math.sqrt(expected)) and (
         v2 - v1 >= 0.01 * v2
