@@ -63,6 +63,7 @@ async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Databas
         ("compare_profiles", {"profileIds": t.profile_ids}, 2),
         ("niche_trends", {"query": "fitness"}, 2),
         ("find_breakouts", {"timeFrame": "all_time"}, 2),
+        ("find_rising_posts", {"maxAgeHours": 168}, 2),
         ("request_transcript", {"postId": t.post_id}, 10),
         ("request_transcript", {"postId": t.post_id}, 0),  # this account's pending one
         ("remix_post", {"postId": t.post_id, "targetNiche": "home baking"}, 20),

@@ -69,6 +69,7 @@ async def walk(call: Call, t: Targets) -> list[str]:
     await go("compare_profiles", {"profileIds": t.profile_ids})
     await go("niche_trends", {"query": "fitness"})
     await go("find_breakouts", {"timeFrame": "all_time"})
+    await go("find_rising_posts", {"maxAgeHours": 168})
     crawl = await go("crawl_profile", {"platform": "instagram", "handle": t.new_handle})
     await go("get_job_status", {"jobRef": crawl["jobRef"]})
     await go("request_transcript", {"postId": t.post_id})

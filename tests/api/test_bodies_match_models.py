@@ -53,6 +53,7 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
              json={"profileIds": [p["id"] for p in profiles] + ["prf_unknown"]})
         call("POST", "/trends", json={"limit": 5})
         call("POST", "/trends/breakouts", json={})
+        call("POST", "/trends/rising", json={"maxAgeHours": 168})
         call("GET", "/trending")
         queued = call("POST", "/crawls", json={"platform": "youtube", "handle": "@bodycheck"})
         assert queued["status"] == "pending"

@@ -19,6 +19,7 @@ FLAT_KEYS = {
     "robust_scores",
     "age_adjusted_score",
     "velocity",
+    "projection",
     "score",
     "platform",
     "platform_post_id",

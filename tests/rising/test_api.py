@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from sors.billing.pricing import get_pricing
+from sors.catalog.responses import PostRecord, Rising
 from sors.config import get_settings, set_settings
 from tests.alerts.test_alerts_api import Inbox, smtp_server  # noqa: F401  (a fixture)
 from tests.console.conftest import sign_in
@@ -132,6 +133,7 @@ async def _the_rising_alert_refreshed_early_and_announced_it(
     r = await history.client.get(f"/api/v1/posts/{outcome.breakout_id}",
                                  headers=auth(outcome.key))
     assert r.json()["projection"] == proj
+    PostRecord.model_validate(r.json())  # the body is what the document says
 
     [(rcpts, raw)] = outcome.inbox.messages
     assert rcpts == [OWNER]
@@ -159,6 +161,7 @@ async def _trends_rising_and_sort_by_rising_find_it_billed_on_the_paid_path(
     assert r.status_code == 200, r.text
     assert r.headers["x-credits-charged"] == str(get_pricing().cost("find_rising_posts")) == "2"
     body = r.json()
+    Rising.model_validate(body)
     assert body["maxAgeHours"] == 72
     [post] = [p for p in body["posts"] if p["handle"] == CREATOR]
     assert post["id"] == outcome.breakout_id
