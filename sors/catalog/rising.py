@@ -18,7 +18,8 @@ result on the post. The method, in docs/API.md ("Rising posts"):
 - Projected views at 7 and 30 days: the post keeps its multiple of the creator's median
   curve (views × p50(T) / p50(now)); the range widens with how much growth is still ahead:
   expected × exp(±(SPREAD_BASE + SPREAD_PER_GROWTH × ln(p50(T) / p50(now)))), never below
-  the views it already has.
+  the views it already has; an accelerating post's high end reaches at least what its
+  latest pace (views per hour between its last two snapshots) would add by then.
 - `projected_outlier_score`: the 30-day projection / the creator's three-month average
   (the seed's outlier score, ahead of time).
 - `confidence`: from how many of the creator's posts the curve stands on at this age.
@@ -123,7 +124,9 @@ def confidence(post_count: int) -> str:
     return next(label for floor, label in CONFIDENCE if post_count >= floor)
 
 
-def _projected(views: float, now: AtAge, then: AtAge | None, hours: float, horizon: int) -> dict[str, float] | None:
+def _projected(
+    views: float, now: AtAge, then: AtAge | None, hours: float, horizon: int, pace: float | None
+) -> dict[str, float] | None:
     if hours >= horizon:
         return {"low": views, "expected": views, "high": views}
     if then is None or now.p50 <= 0:
@@ -131,11 +134,24 @@ def _projected(views: float, now: AtAge, then: AtAge | None, hours: float, horiz
     growth = max(1.0, then.p50 / now.p50)
     expected = views * growth
     spread = SPREAD_BASE + SPREAD_PER_GROWTH * math.log(growth)
+    high = expected * math.exp(spread)
+    if pace is not None:
+        # An accelerating post may keep its latest pace: the range reaches that far.
+        high = max(high, views + pace * (horizon - hours))
     return {
         "low": round(max(views, expected * math.exp(-spread))),
         "expected": round(expected),
-        "high": round(expected * math.exp(spread)),
+        "high": round(high),
     }
+
+
+def latest_pace(snapshots: Sequence[tuple[datetime, int | None]]) -> float | None:
+    """Views per hour between the last two snapshots."""
+    pts = [(t, float(v)) for t, v in sorted(snapshots) if v is not None]
+    if len(pts) < 2 or pts[-1][0] <= pts[-2][0]:
+        return None
+    (t1, v1), (t2, v2) = pts[-2:]
+    return (v2 - v1) / ((t2 - t1).total_seconds() / 3600.0)
 
 
 def project(
@@ -167,9 +183,10 @@ def project(
         "confidence": confidence(now.post_count),
         "curve_post_count": now.post_count,
     }
+    pace = latest_pace(snapshots) if accel else None
     for name, horizon in HORIZONS.items():
         out[f"projected_views_{name}"] = _projected(
-            float(views), now, at_age(curve, horizon), hours, horizon
+            float(views), now, at_age(curve, horizon), hours, horizon, pace
         )
     p30 = out["projected_views_30d"]
     out["projected_outlier_score"] = (
