@@ -13,14 +13,15 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import quote
 
 from sors.events.service import envelope
 from sors.kit.clock import isoformat
 from sors.webhooks.render import Line, Link, Message, Strong, message
+from sors.webhooks.schemas import Format
 
-FORMATS = ("standard", "slack", "discord")
+FORMATS: tuple[str, ...] = get_args(Format)
 
 # Slack: a section's text 3000, a field 2000, 10 fields per section, context text 2000;
 # the top-level `text` (the notification) is kept short.
@@ -191,6 +192,7 @@ def discord(m: Message) -> dict[str, Any]:
 
 
 _WRITERS: dict[str, Callable[[Message], dict[str, Any]]] = {"slack": slack, "discord": discord}
+assert {"standard", *_WRITERS} == set(FORMATS)  # every format the API accepts has a writer
 
 
 def body(format_: str, event_id: str, type_: str, occurred_at: datetime,

@@ -35,7 +35,7 @@ Span = str | Strong | Link
 Line = tuple[Span, ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Message:
     event_id: str
     event_type: str
@@ -100,12 +100,14 @@ def _number(v: Any) -> bool:
 
 
 def plain_value(v: Any, key: str = "") -> str | None:
-    """A scalar as text (numbers compact; a score or a `vs…` ratio as a multiple), None for
-    what is not worth a field."""
+    """A scalar as text (numbers compact; a score or a `vs…` ratio as a multiple, `…Usd` in
+    dollars), None for what is not worth a field."""
     if isinstance(v, bool):
         return "yes" if v else "no"
     if _number(v) and ("score" in key.lower() or key.startswith("vs")):
         return multiple(v)
+    if _number(v) and key.endswith("Usd"):
+        return usd(v)
     if _number(v):
         return compact(v) if abs(v) >= 1000 else (f"{v:g}" if isinstance(v, float) else str(v))
     if isinstance(v, str) and v:
@@ -203,7 +205,8 @@ def _post_card(m: Message, data: Mapping[str, Any]) -> Message:
         elif _number(v) or isinstance(v, bool):
             m.fields.append((label(key), plain_value(v, key) or ""))
     subject = f"@{who['handle']}" if who["handle"] else "a post"
-    return _retitle(m, f"{title_of(m.event_type)}: {subject}", post.get("url"))
+    m.title, m.url = f"{title_of(m.event_type)}: {subject}", post.get("url")
+    return m
 
 
 def _posts_list(m: Message, data: Mapping[str, Any]) -> Message:
@@ -220,7 +223,8 @@ def _posts_list(m: Message, data: Mapping[str, Any]) -> Message:
         m.lines.append((f"…and {compact(total - min(len(posts), LISTED))} more",))
     m.fields.append(("Posts", compact(total)))
     subject = f"{compact(total)} from @{handle}" if handle else compact(total)
-    return _retitle(m, f"{title_of(m.event_type)}: {subject}", lead.get("url") if len(posts) == 1 else None)
+    m.title, m.url = f"{title_of(m.event_type)}: {subject}", lead.get("url") if len(posts) == 1 else None
+    return m
 
 
 def _changes_list(m: Message, data: Mapping[str, Any]) -> Message:
@@ -240,7 +244,8 @@ def _changes_list(m: Message, data: Mapping[str, Any]) -> Message:
     platform = PLATFORMS.get(data.get("platform") or "", data.get("platform"))
     subject = f"@{handle}" + (f" on {platform}" if platform else "") if handle else "a post"
     url = changes[0].get("url") if len(changes) == 1 else None
-    return _retitle(m, f"{title_of(m.event_type)}: {subject}", url)
+    m.title, m.url = f"{title_of(m.event_type)}: {subject}", url
+    return m
 
 
 # ---- account events ---------------------------------------------------------------------
@@ -257,7 +262,8 @@ def _job(m: Message, data: Mapping[str, Any]) -> Message:
     result = data.get("result")
     if isinstance(result, Mapping):
         m.fields.extend(scalar_fields(result))
-    return _retitle(m, f"{title_of(m.event_type)}: {data.get('type') or 'job'}", None)
+    m.title, m.url = f"{title_of(m.event_type)}: {data.get('type') or 'job'}", None
+    return m
 
 
 def _credits(m: Message, data: Mapping[str, Any]) -> Message:
@@ -274,7 +280,8 @@ def _credits(m: Message, data: Mapping[str, Any]) -> Message:
         reason = entry.get("reason") or entry.get("kind") or "entry"
         m.lines.append(("Last entry: ", Strong(f"{sign}{compact(entry['credits'])}"),
                         f" ({excerpt(str(reason), 200)})"))
-    return _retitle(m, f"{title_of(m.event_type)}: {compact(balance)} credits", None)
+    m.title, m.url = f"{title_of(m.event_type)}: {compact(balance)} credits", None
+    return m
 
 
 def _generic(m: Message, data: Mapping[str, Any]) -> Message:
@@ -286,11 +293,8 @@ def _generic(m: Message, data: Mapping[str, Any]) -> Message:
              and all(isinstance(i, str | int | float) for i in v)}
     for key, v in lists.items():  # analysis.completed's `stoodOut`
         m.fields.append((label(key), excerpt(", ".join(label(str(i)) for i in v), 500)))
-    return _retitle(m, title_of(m.event_type), None)
-
-
-def _retitle(m: Message, title: str, url: str | None) -> Message:
-    return Message(m.event_id, m.event_type, m.occurred_at, title, url, m.lines, m.fields)
+    m.title, m.url = title_of(m.event_type), None
+    return m
 
 
 Shape = tuple[Callable[[Mapping[str, Any]], bool], Callable[[Message, Mapping[str, Any]], Message]]

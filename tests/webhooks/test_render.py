@@ -74,3 +74,25 @@ def test_the_standard_format_is_the_envelope_unchanged() -> None:
     data = {"jobRef": "job_1", "nested": {"a": [1, 2]}}
     assert body("standard", "evt_1", "job.completed", AT, data) == {
         "id": "evt_1", "type": "job.completed", "timestamp": "2026-11-25T12:00:00Z", "data": data}
+
+
+def test_account_events_without_a_shape_of_their_own_read_as_their_values() -> None:
+    invoice = {"invoiceId": "in_1", "planId": "pro", "interval": "month", "amountUsd": 49,
+               "credits": 5000, "billingReason": "subscription_create",
+               "periodStart": "2026-11-01T00:00:00Z", "periodEnd": "2026-12-01T00:00:00Z"}
+    msg = body("slack", "evt_1", "invoice.paid", AT, invoice)
+    check_slack(msg)
+    assert msg["text"] == "Invoice paid"
+    assert [f["text"] for f in msg["blocks"][1]["fields"]] == [
+        "*Invoice id*\nin_1", "*Plan id*\npro", "*Interval*\nmonth", "*Amount usd*\n$49.00",
+        "*Credits*\n5K", "*Billing reason*\nsubscription_create",
+        "*Period start*\n2026-11-01T00:00:00Z", "*Period end*\n2026-12-01T00:00:00Z"]
+    analysis = {"jobRef": "job_1", "postId": "pst_1", "score": 7.26, "stoodOut": ["hook_question"],
+                "summary": "A question in the first second.", "engine": "offline"}
+    msg = body("discord", "evt_1", "analysis.completed", AT, analysis)
+    check_discord(msg)
+    embed = msg["embeds"][0]
+    assert embed["title"] == "Analysis ready" and embed["description"] == "A question in the first second."
+    assert [(f["name"], f["value"]) for f in embed["fields"]] == [
+        ("Job ref", "job\\_1"), ("Post id", "pst\\_1"), ("Score", "7.3×"), ("Engine", "offline"),
+        ("Stood out", "Hook question")]
