@@ -1,6 +1,6 @@
 """webhook_endpoints.format: standard, slack or discord bodies
 
-Revision ID: 0027
+Revision ID: 0025
 Revises: 0024
 Create Date: 2026-11-25 22:10:00
 
@@ -12,7 +12,7 @@ rewrite) and a check on the known formats.
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0027"
+revision = "0025"
 down_revision = "0024"
 branch_labels = None
 depends_on = None
