@@ -29,7 +29,7 @@ async def board_key(world) -> tuple[str, str]:
     return await create_account(world.db, credits=CREDITS, email="boards@example.com")
 
 
-def _sign_in(driver, server: str, key: str) -> None:
+def _sign_in(driver, server: str, key: str) -> None:  # noqa: F811
     driver.get(server + "/app")
     wait(driver, lambda d: "/app/signin" in d.current_url)
     find(driver, "#api_key").send_keys(key)
