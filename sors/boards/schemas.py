@@ -48,9 +48,9 @@ class BoardItemIn(RequestModel):
     profileId: Annotated[str, Field(min_length=1, max_length=64, description="A prf_ id")] = None  # type: ignore[assignment]
     note: Annotated[
         str | None,
-        Field(max_length=NOTE_MAX + 200,
-              description=f"Up to {NOTE_MAX} characters after trimming; saving an item that "
-                          "is already on the board replaces its note when one is sent"),
+        Field(description=f"Up to {NOTE_MAX} characters after trimming; saving an item that "
+                          "is already on the board replaces its note when one is sent",
+              json_schema_extra={"pattern": trimmed_length(0, NOTE_MAX)}),
     ] = None
 
     @field_validator("note")
