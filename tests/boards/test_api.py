@@ -235,3 +235,33 @@ async def test_every_route_is_free_and_listed(client: httpx.AsyncClient) -> None
     assert model["oneOf"] == [{"required": ["postId"]}, {"required": ["profileId"]}]
     for status in ("409", "422"):
         assert status in routes[("POST", "/api/v1/boards/{boardId}/items")]["responses"]
+
+
+async def test_parallel_creations_cannot_pass_the_board_limit(
+    client: httpx.AsyncClient, db, monkeypatch
+) -> None:
+    import asyncio
+
+    _, key = await create_account(db)
+    monkeypatch.setattr(service, "MAX_BOARDS", 3)
+    answers = await asyncio.gather(*(
+        client.post("/api/v1/boards", json={"name": f"b{i}"}, headers=auth(key)) for i in range(6)
+    ))
+    assert sorted(r.status_code for r in answers) == [200] * 3 + [409] * 3
+    assert await count(db, "boards") == 3
+
+
+async def test_parallel_saves_of_one_post_make_one_item(client: httpx.AsyncClient, db) -> None:
+    import asyncio
+
+    _, key = await create_account(db)
+    _, posts = await catalog(db)
+    board = await create_board(client, key)
+    answers = await asyncio.gather(*(
+        client.post(f"/api/v1/boards/{board['id']}/items", json={"postId": posts[0]},
+                    headers=auth(key)) for _ in range(5)
+    ))
+    assert all(r.status_code == 200 for r in answers)
+    assert sorted(r.json()["created"] for r in answers) == [False] * 4 + [True]
+    assert len({r.json()["item"]["id"] for r in answers}) == 1
+    assert await count(db, "board_items") == 1
