@@ -265,3 +265,21 @@ async def test_parallel_saves_of_one_post_make_one_item(client: httpx.AsyncClien
     assert sorted(r.json()["created"] for r in answers) == [False] * 4 + [True]
     assert len({r.json()["item"]["id"] for r in answers}) == 1
     assert await count(db, "board_items") == 1
+
+
+@pytest.mark.parametrize("name", ["", " ", "a", " a ", "ab", "x" * 100, "x" * 101,
+                                  "  " + "x" * 100 + "\n", "a\tb"])
+def test_the_documented_name_pattern_is_the_rule_the_api_applies(name: str) -> None:
+    import re
+
+    from pydantic import ValidationError
+
+    from sors.boards.schemas import BoardIn
+
+    pattern = BoardIn.model_json_schema()["properties"]["name"]["pattern"]
+    try:
+        BoardIn.model_validate({"name": name})
+        accepted = True
+    except ValidationError:
+        accepted = False
+    assert bool(re.match(pattern, name)) == accepted
