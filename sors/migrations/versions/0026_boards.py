@@ -1,7 +1,7 @@
 """boards, board_items: posts and profiles an account keeps, with notes and a share link
 
-Revision ID: 0025
-Revises: 0024
+Revision ID: 0026
+Revises: 0025
 Create Date: 2026-11-25 22:10:00
 
 A strategist saves what they find on named boards (free, per account); a board can be
@@ -12,8 +12,8 @@ the board. Each post or profile is on a board at most once (partial unique index
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0025"
-down_revision = "0024"
+revision = "0026"
+down_revision = "0025"
 branch_labels = None
 depends_on = None
 
