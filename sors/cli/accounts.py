@@ -91,7 +91,7 @@ def keys_list(
         by_account.setdefault(k.account_id, []).append(k)
     for i, (acc, held) in enumerate(by_account.items()):
         rows = [
-            (k.id, f"{k.prefix}…", k.name or "", "-" if k.daily_credit_cap is None
+            (k.id, f"{k.prefix}…", k.name or "", "no cap" if k.daily_credit_cap is None
              else f"{k.daily_credit_cap}/day", _day(k.created_at),
              "revoked" if k.revoked_at else "active")
             for k in held
