@@ -7,7 +7,7 @@ Pure functions from the API's records to rows, so formatting is tested without a
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -229,7 +229,11 @@ def to_csv(records: Sequence[Mapping[str, Any]], kind: str) -> str:
         return render([flat_post(r) for r in records], POST_COLUMNS)
     if kind == "profile":
         return render(records, PROFILE_COLUMNS)
-    return render(records, [(k, lambda r, k=k: r.get(k)) for k in LEDGER_COLUMNS])
+    return render(records, [(k, _getter(k)) for k in LEDGER_COLUMNS])
+
+
+def _getter(key: str) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda r: r.get(key)
 
 
 LEDGER_COLUMNS = ("entryId", "createdAt", "kind", "credits", "balanceAfter", "skill", "reason",

@@ -149,6 +149,13 @@ def test_credits_show_the_balance_and_the_calls_just_made(demo: Demo) -> None:
     rows = list(csv.DictReader(io.StringIO(ok(run(demo.workdir, "credits", "--csv")))))
     assert rows[0]["entryId"] == newest["entryId"]
 
+    # The operator's grant is still `sors credits grant`, beside the balance.
+    account = json.loads(ok(run(demo.workdir, "accounts", "list", "--json")))[0]["accountId"]
+    ok(run(demo.workdir, "credits", "grant", account, "5", "--reason", "welcome back"))
+    granted = json.loads(ok(run(demo.workdir, "credits", "--json")))
+    assert granted["balance"] == after["balance"] + 5
+    assert granted["ledger"]["results"][0]["kind"] == "grant"
+
 
 def test_flags_and_environment_point_at_any_api(demo: Demo, key: str, elsewhere: Path) -> None:
     api = f"http://127.0.0.1:{demo.port}"
