@@ -170,3 +170,40 @@ def test_the_ledger_reads_as_people_write(server, driver, key) -> None:
     assert "charge" in kinds
     text = find(driver, "#ledger").text
     assert "Get a post" in text and "get_post" not in text
+
+
+def _coloured_pixels(driver, text: str, css: str) -> int:
+    """How many pixels of `text`, drawn in the font of the element at `css`, have colour:
+    a colour emoji glyph has many, a missing glyph's box none."""
+    return driver.execute_async_script("""
+        const [text, css, done] = arguments;
+        const family = getComputedStyle(document.querySelector(css)).fontFamily;
+        const font = `40px ${family}`;
+        document.fonts.load(font, text).then(() => {
+          const c = document.createElement('canvas'); c.width = 64; c.height = 64;
+          const ctx = c.getContext('2d'); ctx.font = font; ctx.textBaseline = 'top';
+          ctx.fillText(text, 4, 4);
+          const d = ctx.getImageData(0, 0, 64, 64).data; let n = 0;
+          for (let i = 0; i < d.length; i += 4)
+            if (d[i + 3] > 0 && (Math.abs(d[i] - d[i + 1]) > 40 || Math.abs(d[i + 1] - d[i + 2]) > 40))
+              n++;
+          done(n);
+        });""", text, css)
+
+
+def test_emoji_render_without_an_emoji_font(server, driver, key) -> None:
+    driver.get(server + "/app/outliers")
+    wait(driver, lambda d: find_all(d, "#top-outliers .caption"))
+    # Captions of the simulated world carry these; Chromium here has no emoji font.
+    for emoji in ("🔥", "✨", "😂", "☕"):
+        assert _coloured_pixels(driver, emoji, "#top-outliers .caption") > 10, emoji
+    # The console's own words and marks need no emoji font at all.
+    for path in ("/app/outliers", "/app/trends", "/app/breakouts", "/app/credits",
+                 f"/app/posts/{seen['post']}"):
+        driver.get(server + path)
+        chrome = driver.execute_script("""
+            const copy = document.body.cloneNode(true);
+            copy.querySelectorAll('.caption, .meta, blockquote, .segments, .scenes, #analysis')
+                .forEach(e => e.remove());
+            return copy.textContent;""")
+        assert not re.search(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]", chrome), path
