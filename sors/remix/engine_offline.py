@@ -134,7 +134,8 @@ def _voiceover(plan: _Plan, beat: Beat, said: str, first: bool) -> str:
 def _on_screen(plan: _Plan, shown: str, first: bool) -> str:
     text = plan.toned(shown)
     if first and not tx.mentions(text, plan.core):
-        return tx.shorten(f"{_capital(plan.core)}: {text[:1].lower()}{text[1:]}", 12, 160)
+        lead = text if text[1:2].isupper() else text[:1].lower() + text[1:]  # "POV" stays
+        return tx.shorten(f"{_capital(plan.core)}: {lead}", 12, 160)
     return text
 
 

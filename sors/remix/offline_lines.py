@@ -60,7 +60,7 @@ HOOK_SCREEN = {
     "warning": "Stop making this mistake",
     "curiosity": "Nobody talks about this",
     "how-to": "How to get more out of it",
-    "pov": "POV: it finally works",
+    "pov": "When it finally works",
     "story": "One change. It worked.",
     "statement": "The tip nobody gave me",
     "direct-address": "This one is for you",

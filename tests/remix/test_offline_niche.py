@@ -5,6 +5,7 @@ what the on-screen text says, the on-screen text is what the script uses."""
 from __future__ import annotations
 
 import itertools
+import dataclasses
 import json
 import re
 from typing import Any
@@ -146,6 +147,20 @@ async def test_every_line_reads_as_written(source: str, niche: str) -> None:
             assert not before or before[-1].lower() in {
                 "about", "with", "your", "my", "the", "more", "of", "for", "most", "if"
             } or before[-1].endswith(":"), seg["voiceover"]
+
+
+@pytest.mark.parametrize("hook", ["POV: you just moved to a new city.",
+                                  "I tried cold plunges for 30 days.",
+                                  "3 mistakes every runner makes.",
+                                  "How to fold a fitted sheet."])
+async def test_each_hook_pattern_is_written_for_the_niche(hook: str) -> None:
+    inp = dataclasses.replace(squats("dog training"), transcript_text=f"{hook} Follow for part 2.")
+    d = (await OfflineRemixEngine().remix(inp)).to_dict()
+    first = d["script"][0]
+    assert "dog training" in first["voiceover"].lower()
+    assert re.match(r"Dog training: [a-z0-9]", first["onScreenText"]), first
+    assert d["script"][-1]["voiceover"] == "Follow for part 2!"  # generic, kept; energetic
+    assert not re.search(r"plunge|city|runner|sheet|fold|moved", _text(d).lower())
 
 
 async def test_on_screen_text_wins_over_a_misheard_transcript() -> None:
