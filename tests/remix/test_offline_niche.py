@@ -4,8 +4,8 @@ what the on-screen text says, the on-screen text is what the script uses."""
 
 from __future__ import annotations
 
-import itertools
 import dataclasses
+import itertools
 import json
 import re
 from typing import Any
