@@ -75,6 +75,11 @@ def test_the_outliers_page_opens_on_the_top_outliers_with_rendered_thumbnails(
         driver.execute_script("arguments[0].scrollIntoView()", img)
         wait(driver, lambda d, img=img: d.execute_script(
             "return arguments[0].complete && arguments[0].naturalWidth > 0", img))
+    # A portrait frame fills its card's 16:10 box; it does not stretch the card.
+    box = driver.execute_script(
+        "const r = arguments[0].closest('.thumb').getBoundingClientRect();"
+        "return r.width / r.height", images[0])
+    assert abs(box - 1.6) < 0.05, box
     assert _balance(driver, server) == 500
 
 
