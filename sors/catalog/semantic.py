@@ -44,6 +44,9 @@ from sors.catalog.search_repository import (
 )
 
 CANDIDATES = 500  # per ranking: the fused list holds at most twice this
+# The meaning ranking's depth in `semantic` search: each place read costs an index step and a
+# filter check, and below this depth a place adds under 1 / (60 + 200) to a post's relevance.
+MEANING_DEPTH = 200
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
 # How much a word-ranking place counts against a meaning-ranking one (docs/PERFORMANCE.md).
 WORDS_WEIGHT = 0.5
@@ -67,10 +70,11 @@ def _distance(dims: int) -> Any:
     return cast(EMB.c.embedding, HalfVec(dims)).op("<=>", return_type=Float())(query)
 
 
-def _nearest(f: PostFilter, dims: int, *, exclude_post: bool = False,
+def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = False,
              exclude_creator: bool = False) -> Any:
-    """The CANDIDATES posts nearest the query vector that pass the filters (a CTE of id and
-    distance; `_ranked` gives their rank, 1 = nearest, and cosine similarity)."""
+    """The `depth` (default CANDIDATES) posts nearest the query vector that pass the
+    filters (a CTE of id and distance; `_ranked` gives their rank, 1 = nearest, and cosine
+    similarity)."""
     dist = _distance(dims)
     conds = post_conditions(f)
     if exclude_post:
@@ -82,7 +86,7 @@ def _nearest(f: PostFilter, dims: int, *, exclude_post: bool = False,
         .select_from(EMB.join(Post, Post.id == EMB.c.post_id))
         .where(EMB.c.model == bindparam("model"), *conds)
         .order_by(dist)
-        .limit(CANDIDATES)
+        .limit(depth or CANDIDATES)
         .cte("near")
         .prefix_with("MATERIALIZED")
     )
@@ -191,7 +195,7 @@ async def search_by_meaning(
     if qvec is None:
         rankings = [_worded(words_free, None)]
     else:
-        near = _nearest(words_free, dims)
+        near = _nearest(words_free, dims, depth=MEANING_DEPTH)
         rankings = [_ranked(near), _worded(words_free, near)]
     fused = union_all(*rankings).subquery()
     params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,
@@ -204,8 +208,11 @@ async def similar_posts(
     post_id: str, profile_id: str | None, sort_by: str | None, limit: int, offset: int,
 ) -> list[dict[str, Any]]:
     """Posts nearest `post_id`'s vector (not the post itself; not its creator's unless
-    `profile_id` is None); `f.query`, when given, filters by words."""
-    nearest = _ranked(_nearest(f, dims, exclude_post=True,
+    `profile_id` is None); `f.query`, when given, filters by words. In similarity order the
+    read stops at the page's end (`limit` holds one more, to tell whether more follow);
+    another order sorts the CANDIDATES nearest."""
+    depth = CANDIDATES if sort_by else min(CANDIDATES, offset + limit)
+    nearest = _ranked(_nearest(f, dims, depth=depth, exclude_post=True,
                                exclude_creator=profile_id is not None)).subquery()
     params = {**post_params(f), "qvec": qvec, "model": model, "exclude_post": post_id,
               "exclude_profile": profile_id, "limit": limit, "offset": offset}
