@@ -1,8 +1,8 @@
 """creator_curves, posts.rising_score / rising / projection, profiles.curves_at,
 alerts.trigger: rising posts
 
-Revision ID: 0026
-Revises: 0024
+Revision ID: 0027
+Revises: 0026
 Create Date: 2026-11-25 22:05:00
 
 A creator's expected views by age (p10/p50/p90 per format group at fixed ages) are kept in
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0026"
-down_revision = "0024"
+revision = "0027"
+down_revision = "0026"
 branch_labels = None
 depends_on = None
 
