@@ -235,3 +235,25 @@ async def test_more_like_this_on_a_post_page_lists_other_creators_posts(
     results = similar.text.split('id="similar-note"')[1].split("</p>", 1)[1]
     assert f'/app/posts/{post["id"]}"' not in results  # never the post itself
     assert results.count('href="/app/posts/pst_') >= 3  # other creators' posts
+
+
+async def test_the_post_page_says_which_growth_milestones_were_not_measured(
+    world, account, browser_client
+):
+    from tests.factories.world import scalar
+
+    _, key = account
+    await sign_in(browser_client, key)
+    # A post first crawled days after it was published (the weekly crawls of the seed).
+    post_id = await scalar(
+        world.db,
+        "SELECT p.id FROM posts p JOIN post_stats st ON st.post_id = p.id GROUP BY p.id"
+        " HAVING min(st.crawled_at) - p.published_at > interval '2 days'"
+        " AND count(*) >= 2 ORDER BY p.id LIMIT 1",
+    )
+    page = await browser_client.get(f"/app/posts/{post_id}", params={"chart": "1"})
+    assert page.status_code == 200, page.text
+    shown = re.search(r'<span id="milestones">(.*?)</span>', page.text, re.S)
+    assert shown is not None
+    assert "1h: not measured (first snapshot too late)" in shown.group(1)
+    assert "24h: not measured (first snapshot too late)" in shown.group(1)
