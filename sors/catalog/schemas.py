@@ -90,6 +90,18 @@ def known_category_id(v: str | None) -> str | None:
         raise ValueError("unknown category id; GET /api/v1/categories lists them")
     return v
 
+# A category of the taxonomy (its enum in the document; unknown ids are a 422).
+CategoryId = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="An id from GET /api/v1/categories; covers its descendants too",
+        json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
+    ),
+    AfterValidator(known_category_id),
+]
+
+
 class _Paged(RequestModel):
     page: Page = None
     pageSize: PageSize = None
@@ -125,6 +137,9 @@ class SearchContentIn(_Paged):
         "creator's. `query`, when given, filters by words. Not with `semantic`.")] = None
     includeSameCreator: bool | None = Field(
         None, description="With `similarTo`: include the post's own creator's posts")
+    categoryId: CategoryId = Field(
+        None, description="Only posts whose creator is in this niche: an id from GET "
+        "/api/v1/categories, covering its sub-niches (as search_profiles and breakouts)")
 
     @model_validator(mode="after")
     def _meaning_needs_its_input(self) -> SearchContentIn:
@@ -135,18 +150,6 @@ class SearchContentIn(_Paged):
         if self.includeSameCreator is not None and not self.similarTo:
             raise ValueError("includeSameCreator applies to similarTo searches only")
         return self
-
-
-# A category of the taxonomy (its enum in the document; unknown ids are a 422).
-CategoryId = Annotated[
-    str | None,
-    Field(
-        max_length=64,
-        description="An id from GET /api/v1/categories; covers its descendants too",
-        json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
-    ),
-    AfterValidator(known_category_id),
-]
 
 
 class SearchProfilesIn(_Paged):

@@ -60,6 +60,7 @@ class PostFilter:
     min_views: float | None = None
     max_followers: float | None = None
     published_since: datetime | None = None
+    category_ids: Sequence[str] | None = None  # the owner's niche: a category and its descendants
 
 
 _SORTS: dict[str, Any] = {
@@ -93,7 +94,14 @@ def post_params(f: PostFilter) -> dict[str, Any]:
         p["max_followers"] = _bigint(math.floor(f.max_followers))
     if f.published_since is not None:
         p["published_since"] = f.published_since
+    _category_params(p, f.category_ids)
     return p
+
+
+def _category_params(p: dict[str, Any], category_ids: Sequence[str] | None) -> None:
+    if category_ids is not None:
+        p.update({f"category_{i}": v for i, v in enumerate(category_ids)})
+        p["categories"] = len(category_ids)  # part of the shape: none at all matches nothing
 
 
 def _bound(p: dict[str, Any], name: str, like: Any) -> Any:
@@ -146,6 +154,14 @@ def post_conditions(f: PostFilter, part: str | None = None) -> list[ColumnElemen
         conds.append(Post.owner_followers <= _bound(p, "max_followers", Post.owner_followers))
     if "published_since" in p:
         conds.append(Post.published_at >= _bound(p, "published_since", Post.published_at))
+    if "categories" in p:
+        # The owners in the niche, one semi-join over profile_categories' category index.
+        if categories := _listed(p, "category_", ProfileCategory.category_id):
+            conds.append(Post.profile_id.in_(
+                select(ProfileCategory.profile_id).where(
+                    ProfileCategory.category_id.in_(categories))))
+        else:
+            conds.append(false())
     return conds
 
 
@@ -263,9 +279,7 @@ def profile_params(f: ProfileFilter) -> dict[str, Any]:
     if f.query:
         p["pattern"] = ilike_pattern(f.query)
     p.update({f"platform_{i}": v for i, v in enumerate(f.platforms or ())})
-    if f.category_ids is not None:
-        p.update({f"category_{i}": v for i, v in enumerate(f.category_ids)})
-        p["categories"] = len(f.category_ids)  # part of the shape: none at all matches nothing
+    _category_params(p, f.category_ids)
     return p
 
 

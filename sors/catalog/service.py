@@ -96,6 +96,7 @@ def content_filter(body: SearchContentIn) -> search_repo.PostFilter:
         min_views=body.minViews,
         max_followers=body.maxFollowers,
         published_since=since(body.timeFrame),
+        category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
     )
 
 
