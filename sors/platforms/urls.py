@@ -108,6 +108,16 @@ def _split(url: object) -> _Split:
     return _Split(platform, host, segments, parts.query)
 
 
+# The document's statement of the host rule (JSON Schema `pattern`, searched anywhere in the
+# string, so anchored): http(s) or no scheme, one of the three platforms' own hosts, no user
+# information, no port. Which paths name a profile or a post is decided by parsing.
+PROFILE_URL_HOSTS_PATTERN = (
+    r"^\s*(?:[Hh][Tt][Tt][Pp][Ss]?://)?"
+    r"(?:(?:[Ww][Ww][Ww]|[Mm])\.)?(?:[Tt][Ii][Kk][Tt][Oo][Kk]|[Ii][Nn][Ss][Tt][Aa][Gg][Rr][Aa][Mm]"
+    r"|[Yy][Oo][Uu][Tt][Uu][Bb][Ee])\.[Cc][Oo][Mm]/[!-~]*\s*$"
+)
+
+
 def is_platform_host(url: str) -> bool:
     """True when `url` points at one of the three platforms' own hosts (the SSRF guard).
 

@@ -188,7 +188,7 @@ async def test_history_from_monitoring_refreshes(db, app, settings, client) -> N
     assert m24["views"] == pytest.approx(truth, rel=0.15)
 
 
-async def test_milestones_are_measured_or_null_with_a_reason_never_drawn_from_publication_across_a_long_gap(  # noqa: E501
+async def test_milestones_are_measured_or_null_with_a_reason_never_drawn_from_publication_across_a_long_gap(
     db, app, client: httpx.AsyncClient
 ) -> None:
     from tests.factories.world import hand_crawl, hand_post, ingest
