@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from sors.catalog.models import WINDOWS
+from sors.catalog.scoring import baseline_min_age_hours
 from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one place)
     Category,
     Comparison,
@@ -266,6 +267,19 @@ def age_adjusted_score(row: Mapping[Any, Any]) -> dict[str, Any]:
     }
 
 
+def score_status(row: Mapping[Any, Any]) -> str:
+    """`mature`: the post was old enough at the crawl that scored it for its window scores to
+    compare like with like (the baselines count only posts that old). Younger, its views are
+    still coming in: `age_adjusted` when the age-matched score exists (show that one), else
+    `too_young` (no fair score yet)."""
+    published, scored = row["published_at"], row["stats_updated_at"]
+    if published is None or scored is None:
+        return "mature"
+    if (scored - published).total_seconds() >= baseline_min_age_hours() * 3600.0:
+        return "mature"
+    return "age_adjusted" if row.get("age_score") is not None else "too_young"
+
+
 def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
@@ -284,6 +298,7 @@ def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
         "outlier_scores": outlier_scores(row),
         "robust_scores": robust_scores(row),
         "age_adjusted_score": age_adjusted_score(row),
+        "score_status": score_status(row),
         "velocity": _round(row.get("velocity"), 2),
         "approximations": dict(row.get("approximations") or {}),
         "thumbnail_url": row["thumbnail_url"],

@@ -257,3 +257,30 @@ async def test_the_post_page_says_which_growth_milestones_were_not_measured(
     assert shown is not None
     assert "1h: not measured (first snapshot too late)" in shown.group(1)
     assert "24h: not measured (first snapshot too late)" in shown.group(1)
+
+
+async def test_young_posts_on_a_profile_carry_no_plain_score_badge(world, account, browser_client):
+    _, key = account
+    await sign_in(browser_client, key)
+    api = httpx.AsyncClient(transport=httpx.ASGITransport(app=world.app), base_url="http://t")
+    young = None
+    profiles = await api.post("/api/v1/search/profiles", json={"pageSize": 100},
+                              headers=auth(key))
+    for prof in profiles.json()["results"]:
+        rec = (await api.get(f"/api/v1/profiles/{prof['id']}", headers=auth(key))).json()
+        young = next((p for p in rec["recent_posts"] if p["score_status"] != "mature"), None)
+        if young is not None:
+            break
+    assert young is not None, "the seeded world has no post younger than 48 h"
+    page = await browser_client.get(f"/app/profiles/{young['profile_id']}")
+    assert page.status_code == 200
+    card = re.search(rf'<article class="card" data-post="{young["id"]}">(.*?)</article>',
+                     page.text, re.S)
+    assert card is not None
+    badge = re.search(r'<span class="badge([^"]*)"[^>]*>([^<]*)</span>', card.group(1))
+    assert badge is not None and "young" in badge.group(1)
+    if young["score_status"] == "too_young":
+        assert badge.group(2) == "new"
+    else:
+        assert badge.group(2).endswith(" h")
+        assert badge.group(2).startswith(f"{young['age_adjusted_score']['score']:.1f}×")
