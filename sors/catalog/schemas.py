@@ -22,7 +22,6 @@ from pydantic import (
 )
 
 from sors.catalog.models import WINDOWS
-from sors.catalog.scoring import baseline_min_age_hours
 from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one place)
     Category,
     Comparison,
@@ -37,6 +36,7 @@ from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one
     Trends,
     UnresolvedPost,
 )
+from sors.catalog.scoring import baseline_min_age_hours
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel
 from sors.platforms import taxonomy
