@@ -58,6 +58,14 @@ def age(iso: str | None) -> str:
     return "just now"
 
 
+def when(iso: str | None) -> str:
+    """An API timestamp for people: "2026-09-25 14:03 UTC" (to the minute)."""
+    if not iso:
+        return "—"
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(UTC).strftime(
+        "%Y-%m-%d %H:%M UTC")
+
+
 def percent(v: Any) -> str:
     return "—" if v is None else f"{float(v) * 100:.2f}%"
 
@@ -83,7 +91,8 @@ def env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    e.filters.update(compact=compact, score=score, age=age, percent=percent, credits=credits)
+    e.filters.update(compact=compact, score=score, age=age, when=when, percent=percent,
+                     credits=credits)
     e.globals.update(fetchable_image=fetchable_image, windows=WINDOWS, window_names=WINDOW_NAMES,
                      form_id=lambda: secrets.token_urlsafe(12))
     return e

@@ -284,3 +284,21 @@ async def test_young_posts_on_a_profile_carry_no_plain_score_badge(world, accoun
     else:
         assert badge.group(2).endswith(" h")
         assert badge.group(2).startswith(f"{young['age_adjusted_score']['score']:.1f}×")
+
+
+async def test_the_ledger_reads_human_times_and_names_each_skill_once(
+    world, account, browser_client
+):
+    _, key = account
+    await sign_in(browser_client, key)
+    page = await browser_client.get("/app/outliers", params={"platforms": "tiktok"})
+    assert page.status_code == 200
+    ledger = await browser_client.get("/app/credits")
+    rows = re.findall(r'<tr data-entry="[^"]+" data-kind="charge">(.*?)</tr>', ledger.text, re.S)
+    assert rows, "no charge in the ledger"
+    for row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        when = re.sub(r"<[^>]+>", "", cells[0])
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", when), when
+        what = re.sub(r"<[^>]+>", "", cells[4]).split()
+        assert what and what[0] != (what[1] if len(what) > 1 else None), what
