@@ -47,7 +47,7 @@ from sors.platforms.handles import (
     handle_schema_rule,
     normalize_handle,
 )
-from sors.platforms.urls import profile_url
+from sors.platforms.urls import POST_URL_PATTERN, profile_url
 
 # ---- request bodies -------------------------------------------------------------------
 
@@ -103,7 +103,32 @@ CategoryId = Annotated[
 ]
 
 
+def _page_rule() -> dict[str, Any]:
+    """JSON Schema for "only the first RESULT_WINDOW matches can be paged through": the
+    largest `page` for each effective page size (`pageSize` clamped to 1-MAX_PAGE_SIZE,
+    DEFAULT_PAGE_SIZE when absent), as one if/then per size."""
+    def last_page(size: int) -> int:
+        return -(-RESULT_WINDOW // size)  # page n starts at (n - 1) × size, below the window
+
+    rules: list[dict[str, Any]] = []
+    for size in range(1, MAX_PAGE_SIZE + 1):
+        bounds: dict[str, Any] = {"type": "integer"}
+        if size > 1:
+            bounds["minimum"] = size
+        if size < MAX_PAGE_SIZE:
+            bounds["maximum"] = size
+        rules.append({"if": {"required": ["pageSize"], "properties": {"pageSize": bounds}},
+                      "then": {"properties": {"page": {"maximum": last_page(size)}}}})
+    rules.append({
+        "if": {"not": {"required": ["pageSize"], "properties": {"pageSize": {"type": "integer"}}}},
+        "then": {"properties": {"page": {"maximum": last_page(DEFAULT_PAGE_SIZE)}}},
+    })
+    return {"allOf": rules}
+
+
 class _Paged(RequestModel):
+    model_config = ConfigDict(json_schema_extra=_page_rule())
+
     page: Page = None
     pageSize: PageSize = None
 
@@ -177,7 +202,13 @@ class TrendsIn(RequestModel):
 
 
 class ResolveIn(RequestModel):
-    url: Annotated[str, Field(max_length=4096)]
+    url: Annotated[str, Field(
+        max_length=4096,
+        description="A TikTok, Instagram or YouTube post URL. The pattern states the canonical "
+        "forms; the parser also reads any letter case, empty path segments, a username "
+        "before an Instagram post's code and query strings. Short links are 422 "
+        "`short_link_not_supported`, any other URL 422 `unsupported_url`.",
+        json_schema_extra={"pattern": POST_URL_PATTERN})]
 
 
 class HandleRef(RequestModel):
@@ -201,14 +232,40 @@ class HandleRef(RequestModel):
 _HANDLE_LIST = TypeAdapter(list[HandleRef])
 
 
+def _entries(field: str, lo: int, hi: int) -> dict[str, Any]:
+    """JSON Schema: `field` holds lo-hi entries (absent or null count as none)."""
+    many = {"required": [field], "properties": {field: {
+        "type": "array", "minItems": lo, "maxItems": hi}}}
+    if lo > 0:
+        return many
+    return {"anyOf": [{"not": {"required": [field]}},
+                      {"properties": {field: {"type": "null"}}}, many]}
+
+
+# profileIds and handles together hold 2-5 entries; handles as a JSON string is counted once
+# decoded (its description says so). `then: false` refuses what no branch admits (if/then,
+# as the other rules: client generators turn a top-level anyOf into an untyped body).
+COMPARE_RULE = {
+    "if": {"not": {"anyOf": [
+        *({"allOf": [_entries("profileIds", i, i), _entries("handles", max(0, 2 - i), 5 - i)]}
+          for i in range(6)),
+        {"required": ["handles"], "properties": {"handles": {"type": "string"}}},
+    ]}},
+    "then": False,
+}
+
+
 class CompareIn(RequestModel):
     """Name 2-5 profiles: `profileIds` and `handles` together hold 2-5 entries (else 422)."""
+
+    model_config = ConfigDict(json_schema_extra=COMPARE_RULE)
 
     profileIds: list[Annotated[str, Field(max_length=64)]] | None = Field(None, max_length=5)
     # A list of {platform, handle} objects, or a JSON string holding one (the seed declares
     # the field as a string).
     handles: list[HandleRef] | str | None = Field(
-        None, description="{platform, handle} objects, or a JSON string holding such a list"
+        None, description="{platform, handle} objects, or a JSON string holding such a list "
+        "(then it must decode to such a list, and its entries count towards the 2-5)"
     )
 
     @field_validator("handles")
