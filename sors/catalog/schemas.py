@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from sors.catalog.models import WINDOWS
+from sors.catalog.request_rules import COMPARE_RULE, page_rule
 from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one place)
     Category,
     Comparison,
@@ -103,31 +104,9 @@ CategoryId = Annotated[
 ]
 
 
-def _page_rule() -> dict[str, Any]:
-    """JSON Schema for "only the first RESULT_WINDOW matches can be paged through": the
-    largest `page` for each effective page size (`pageSize` clamped to 1-MAX_PAGE_SIZE,
-    DEFAULT_PAGE_SIZE when absent), as one if/then per size."""
-    def last_page(size: int) -> int:
-        return -(-RESULT_WINDOW // size)  # page n starts at (n - 1) × size, below the window
-
-    rules: list[dict[str, Any]] = []
-    for size in range(1, MAX_PAGE_SIZE + 1):
-        bounds: dict[str, Any] = {"type": "integer"}
-        if size > 1:
-            bounds["minimum"] = size
-        if size < MAX_PAGE_SIZE:
-            bounds["maximum"] = size
-        rules.append({"if": {"required": ["pageSize"], "properties": {"pageSize": bounds}},
-                      "then": {"properties": {"page": {"maximum": last_page(size)}}}})
-    rules.append({
-        "if": {"not": {"required": ["pageSize"], "properties": {"pageSize": {"type": "integer"}}}},
-        "then": {"properties": {"page": {"maximum": last_page(DEFAULT_PAGE_SIZE)}}},
-    })
-    return {"allOf": rules}
-
-
 class _Paged(RequestModel):
-    model_config = ConfigDict(json_schema_extra=_page_rule())
+    model_config = ConfigDict(
+        json_schema_extra=page_rule(RESULT_WINDOW, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE))
 
     page: Page = None
     pageSize: PageSize = None
@@ -230,29 +209,6 @@ class HandleRef(RequestModel):
 
 
 _HANDLE_LIST = TypeAdapter(list[HandleRef])
-
-
-def _entries(field: str, lo: int, hi: int) -> dict[str, Any]:
-    """JSON Schema: `field` holds lo-hi entries (absent or null count as none)."""
-    many = {"required": [field], "properties": {field: {
-        "type": "array", "minItems": lo, "maxItems": hi}}}
-    if lo > 0:
-        return many
-    return {"anyOf": [{"not": {"required": [field]}},
-                      {"properties": {field: {"type": "null"}}}, many]}
-
-
-# profileIds and handles together hold 2-5 entries; handles as a JSON string is counted once
-# decoded (its description says so). `then: false` refuses what no branch admits (if/then,
-# as the other rules: client generators turn a top-level anyOf into an untyped body).
-COMPARE_RULE = {
-    "if": {"not": {"anyOf": [
-        *({"allOf": [_entries("profileIds", i, i), _entries("handles", max(0, 2 - i), 5 - i)]}
-          for i in range(6)),
-        {"required": ["handles"], "properties": {"handles": {"type": "string"}}},
-    ]}},
-    "then": False,
-}
 
 
 class CompareIn(RequestModel):
