@@ -66,7 +66,8 @@ GUIDES: dict[str, Guide] = {
     "get_post_history": Guide(
         "A post's stat history by its pst_ id: every crawl's views, likes, comments and "
         "shares with the post's age, views per hour between crawls, and its views at 1 h, "
-        "24 h and 7 days (interpolated between crawls, marked so).",
+        "24 h and 7 days (interpolated between two crawls, marked so; null with a reason "
+        "where no crawls bracket that age).",
         next="get_post for its scores; search_outliers with sortBy velocity for fast movers.",
         **_READ),
     "get_profile": Guide(
