@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Body, Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.deps import Bill, get_bill
@@ -28,14 +28,20 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
     responses=problems(402, body=True, links={
         "PollJob": link("get_job_status", **{"path.jobRef": "$response.body#/jobRef"}),
     }),
-    openapi_extra={"x-sors-skill": "crawl_profile"},
+    # The body is read even when absent (to name the fields that name a profile), yet every
+    # crawl needs one: the document says it is required and an object.
+    openapi_extra={"x-sors-skill": "crawl_profile", "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CrawlIn"}}}}},
 )
 async def crawl_profile(
-    body: CrawlIn,
     session: Annotated[AsyncSession, Depends(get_session)],
     account_id: Annotated[str, Depends(current_account_id)],
     bill: Annotated[Bill, Depends(get_bill)],
+    body: Annotated[CrawlIn | None, Body()] = None,
 ) -> JSONResponse:
+    # No body: the same 422 as an empty one, naming the fields that name the profile.
+    body = body or CrawlIn()
     platform, handle = service.crawl_target(body.platform, body.handle, body.url)
     pricing = get_pricing()
     outcome = await service.request_crawl(
