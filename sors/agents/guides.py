@@ -110,8 +110,11 @@ GUIDES: dict[str, Guide] = {
         "Ideas breaking out across a niche: hashtags, recurring two-word caption phrases, "
         "formats (platform:content_type) and sounds for which at least minCreators (default "
         "3) distinct creators of one category each had a post scoring at least minScore "
-        "(default 3) within timeFrame (default one_month). Each with its creator count, "
-        "median score, first and latest post and each creator's best post as evidence.",
+        "(default 3) within timeFrame (default one_month), ranked by lift: how much more "
+        "common the idea is among those outliers than among the same creators' ordinary "
+        "posts (both shares shown); platform-wide filler (fyp, tiktok:video) is left out. "
+        "Each with its creator count, median score, first and latest post and each "
+        "creator's best post as evidence.",
         next="get_post on an evidence post; remix_post to adapt the idea.", **_READ),
     "niche_trends": Guide(
         "What works in a niche right now: the best outlier posts for a query, which content "
