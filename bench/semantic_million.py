@@ -82,6 +82,7 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
                 await s.execute(text(
                     "CREATE INDEX ix_post_embeddings_hnsw_wordllama_256 ON post_embeddings "
                     "USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops) "
+                    "WITH (m = 16, ef_construction = 200) "
                     "WHERE model = 'wordllama:256'"))
             out["indexSeconds"] = round(time.perf_counter() - started, 1)
         async with db.session() as s:
@@ -121,7 +122,7 @@ async def _direct_and_recall(url: str, settings: Any, posts: list[str]) -> dict[
                 # recall@10 of the filtered nearest-neighbour read for the query's vector
                 qvec = embeddings.query_vector(model, query)
                 f = replace(service.content_filter(SearchContentIn(**flt)), query=None)
-                stmt = semantic._nearest(f, model.dims).subquery()
+                stmt = semantic._ranked(semantic._nearest(f, model.dims)).subquery()
                 top = select(stmt.c.id).order_by(stmt.c.r).limit(10)
                 params = {**semantic.post_params(f), "qvec": qvec, "model": model.key}
                 async with db.session() as s:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sors.accounts import models as _accounts_models  # noqa: F401
 from sors.alerts import models as _alerts_models  # noqa: F401
 from sors.billing import models as _billing_models  # noqa: F401
+from sors.boards import models as _boards_models  # noqa: F401
 from sors.breakouts import models as _breakouts_models  # noqa: F401
 from sors.catalog import models as _catalog_models  # noqa: F401
 from sors.email import models as _email_models  # noqa: F401

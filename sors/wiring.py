@@ -19,6 +19,7 @@ from sors.analyses import router as analyses
 from sors.analyses import tasks as _analyses_tasks  # noqa: F401
 from sors.api import index, sim_pages
 from sors.billing import router as billing
+from sors.boards import router as boards
 from sors.breakouts import router as breakouts
 from sors.catalog import router as catalog
 from sors.console import router as console
@@ -68,6 +69,7 @@ ROUTERS = (
     members_router.router,
     console.router,
     webhooks.router,
+    boards.router,
 )
 
 # Events between domains that have no floor between them, connected here.

@@ -49,6 +49,19 @@ async def list_keys(session: AsyncSession, account_id: str | None) -> list[ApiKe
     return list((await session.execute(stmt)).scalars())
 
 
+AccountRow = tuple[Account, int]  # the account, its active keys
+
+
+async def list_accounts(session: AsyncSession) -> list[AccountRow]:
+    """Every account, oldest first, with its number of active keys."""
+    keys = (
+        select(func.count()).where(ApiKey.account_id == Account.id, ApiKey.revoked_at.is_(None))
+        .correlate(Account).scalar_subquery()
+    )
+    rows = await session.execute(select(Account, keys).order_by(Account.created_at, Account.id))
+    return [(a, int(n)) for a, n in rows.all()]
+
+
 async def revoke_key(session: AsyncSession, key_id: str, at: datetime) -> bool:
     stmt = (
         update(ApiKey)

@@ -82,6 +82,10 @@ async def list_keys(session: AsyncSession, account_id: str | None = None) -> lis
     return await repo.list_keys(session, account_id)
 
 
+async def list_accounts(session: AsyncSession) -> list[repo.AccountRow]:
+    return await repo.list_accounts(session)
+
+
 async def revoke_key(session: AsyncSession, key_id: str) -> bool:
     return await repo.revoke_key(session, key_id, clock.now())
 

@@ -196,6 +196,33 @@ GUIDES: dict[str, Guide] = {
     "list_viral_alerts": Guide("This account's viral alerts and their state.", **_READ),
     "delete_viral_alert": Guide(
         "End a viral alert by alertId.", destructive=True, idempotent=True),
+    "create_board": Guide(
+        "Create a named board (1-100 characters) to keep posts and profiles on, with notes; "
+        "returns its brd_ id.",
+        next="add_board_item with boardId and a postId or profileId."),
+    "list_boards": Guide(
+        "This account's boards, newest first, with item counts and share links.",
+        next="get_board for a board's items.", **_READ),
+    "get_board": Guide(
+        "One board by boardId: its items, the last added first, each with its note and the "
+        "post's or profile's current record (scores, views, followers).",
+        next="get_post or get_profile on an item; share_board to show it to someone.", **_READ),
+    "delete_board": Guide(
+        "Delete a board by boardId with its items and share link.", destructive=True),
+    "add_board_item": Guide(
+        "Save a post (postId) or a profile (profileId) to a board, with an optional note. "
+        "Saving one that is already there answers that item (created false) and replaces "
+        "its note when one is sent.",
+        next="get_board to see the board.", idempotent=True),
+    "delete_board_item": Guide(
+        "Remove an item (itemId from get_board) from a board.", destructive=True),
+    "share_board": Guide(
+        "A read-only link to a board that anyone can open without a key (JSON, or CSV with "
+        "Accept: text/csv), until unshare_board revokes it.",
+        next="give the url to the person; unshare_board to revoke it.", idempotent=True),
+    "unshare_board": Guide(
+        "Revoke a board's share link; it stops working at once.",
+        destructive=True, idempotent=True),
 }
 
 

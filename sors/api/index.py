@@ -45,8 +45,8 @@ async def api_index(request: Request) -> ApiIndex:
     return ApiIndex(
         name="sors — Social Outlier Research Service",
         version=__version__,
-        authentication="Authorization: Bearer <key> or x-api-key: <key> (pricing and trending "
-        "need none)",
+        authentication="Authorization: Bearer <key> or x-api-key: <key> (pricing, trending "
+        "and shared board links need none)",
         conventions="Post and profile records are snake_case like the platform data; every "
         "other field is camelCase. Billable calls charge only on success and report "
         "X-Credits-Charged and X-Credits-Balance.",

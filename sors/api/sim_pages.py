@@ -5,35 +5,48 @@ no real platform serves. In simulation the links sors writes into emails point h
 (`sors.alerts.links.post_link`):
 `GET /sim/posts/{postId}`, a plain page with what the platform would show (handle, caption,
 counts, publish time). No key needed, like a public post; 404 outside simulation.
+
+Likewise its thumbnail URL names a reserved `.invalid` host; `GET /sim/thumbs/{postId}.jpg`
+serves the image the simulated world renders for it (the first frame of its video, its
+first slide, or a YouTube title card), which the console shows on its cards.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from html import escape
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog import repository as catalog
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound
 from sors.kit.routing import SorsRoute, get_session
+from sors.platforms.base import UnsupportedMedia
 
 router = APIRouter(route_class=SorsRoute, include_in_schema=False)
 Session = Annotated[AsyncSession, Depends(get_session)]
 
 
-@router.get("/sim/posts/{post_id}")
-async def simulated_post_page(
-    request: Request, session: Session, post_id: Annotated[str, Path(max_length=64)]
-) -> HTMLResponse:
-    if request.app.state.settings.platform_source != "sim":
-        raise NotFound("No such page.")
-    row = await catalog.get_post(session, post_id)
-    if row is None:
+PostId = Annotated[str, Path(max_length=64)]
+
+
+async def _simulated(request: Request, read: Awaitable[Any]) -> Any:
+    """What `read` found of a stored post, in simulation only (404 otherwise, or when the
+    post is not stored)."""
+    row = await read
+    if request.app.state.settings.platform_source != "sim" or row is None:
         raise NotFound("No such post.")
+    return row
+
+
+@router.get("/sim/posts/{post_id}")
+async def simulated_post_page(request: Request, session: Session, post_id: PostId) -> HTMLResponse:
+    row = await _simulated(request, catalog.get_post(session, post_id))
     counts = ", ".join(
         f"{row[k]:,} {k}" for k in ("views", "likes", "comments", "shares") if row[k] is not None
     )
@@ -54,3 +67,19 @@ color:#222}} .dim{{color:#6e6e73;font-size:.9rem}}</style>
 <p class="dim">On the real platform its address would be {escape(row["url"])}</p>
 </body></html>"""
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/sim/thumbs/{post_id}.jpg")
+async def simulated_thumbnail(request: Request, session: Session, post_id: PostId) -> Response:
+    row = await _simulated(request, catalog.post_content(session, post_id))
+    from sors.platforms.sim.adapter import thumbnail_jpeg
+
+    try:
+        # Pillow draws and encodes the card: tens of milliseconds, off the event loop.
+        image = await asyncio.to_thread(
+            thumbnail_jpeg, row["platform"], row["content_type"], row["extra"] or {})
+    except UnsupportedMedia as exc:
+        raise NotFound(str(exc)) from exc
+    # The image is a pure function of the post's stored texts.
+    return Response(image, media_type="image/jpeg",
+                    headers={"Cache-Control": "public, max-age=86400"})

@@ -225,7 +225,8 @@ CREATE TABLE IF NOT EXISTS post_embeddings (
 );
 CREATE INDEX IF NOT EXISTS ix_post_embeddings_model ON post_embeddings (model);
 CREATE INDEX IF NOT EXISTS ix_post_embeddings_hnsw_wordllama_256 ON post_embeddings
- USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops) WHERE model = 'wordllama:256';
+ USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops)
+ WITH (m = 16, ef_construction = 200) WHERE model = 'wordllama:256';
 CREATE TABLE IF NOT EXISTS embedding_backfill (
     model text PRIMARY KEY,
     cursor text NOT NULL DEFAULT '',
@@ -263,6 +264,7 @@ def index_statement(model_key: str, dims: int) -> str:
     quoted = model_key.replace("'", "''")
     return (f"CREATE INDEX IF NOT EXISTS ix_post_embeddings_hnsw_{slug} ON post_embeddings "
             f"USING hnsw ((embedding::halfvec({int(dims)})) halfvec_cosine_ops) "
+            "WITH (m = 16, ef_construction = 200) "
             f"WHERE model = '{quoted}'")
 
 

@@ -132,7 +132,10 @@ def _get_post_statement() -> Any:
         select(func.count()).select_from(PostStat).where(PostStat.post_id == Post.id)
         .scalar_subquery().label("snapshot_count")
     )
-    return posts_with_owner().add_columns(snapshots).where(Post.id == bindparam("post_id"))
+    # The owner's window averages: the divisors of the post's `outlier_scores`.
+    return posts_with_owner().add_columns(
+        snapshots, Profile.averages.label("profile_averages")
+    ).where(Post.id == bindparam("post_id"))
 
 
 _GET_POST = plain_sql(_get_post_statement())
@@ -223,6 +226,14 @@ async def posts_by_ids(
         return {}
     rows = await fetch_all(session, _POSTS_BY_IDS, {"ids": list(post_ids)})
     return {r["id"]: r for r in rows}
+
+
+async def post_content(session: AsyncSession, post_id: str) -> Row | None:
+    """What a post's media are made of, as its platform listed it: platform, content type and
+    `extra` (the simulated world keeps a post's script or slide texts there)."""
+    stmt = select(Post.platform, Post.content_type, Post.extra).where(Post.id == post_id)
+    row = (await session.execute(stmt)).first()
+    return row._mapping if row else None
 
 
 async def find_post(session: AsyncSession, platform: str, platform_post_id: str) -> Row | None:

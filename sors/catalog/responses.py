@@ -157,6 +157,24 @@ class _PostCore(ResponseModel):
     has_visual_analysis: bool
 
 
+class WindowAverage(ResponseModel):
+    views: float | None
+    likes: float | None
+    engagement_rate: float | None
+    post_count: int
+    young_post_count: int
+
+
+class ProfileAverages(ResponseModel):
+    one_week: WindowAverage
+    two_weeks: WindowAverage
+    one_month: WindowAverage
+    three_months: WindowAverage
+    six_months: WindowAverage
+    one_year: WindowAverage
+    all_time: WindowAverage
+
+
 class PostOwner(ResponseModel):
     id: str
     platform: Platform
@@ -165,6 +183,11 @@ class PostOwner(ResponseModel):
     follower_count: int | None
     is_active: bool
     avatar_url: str | None
+    averages: ProfileAverages = Field(
+        description="The owner's averages per window, as on its profile record: "
+        "`outlier_scores[W]` = views ÷ `averages[W].views`, built from "
+        "`averages[W].post_count` posts"
+    )
 
 
 class PostGrowth(ResponseModel):
@@ -196,24 +219,6 @@ class FlatPost(_PostCore):
     display_name: str | None
     follower_count: int | None
     is_active: bool
-
-
-class WindowAverage(ResponseModel):
-    views: float | None
-    likes: float | None
-    engagement_rate: float | None
-    post_count: int
-    young_post_count: int
-
-
-class ProfileAverages(ResponseModel):
-    one_week: WindowAverage
-    two_weeks: WindowAverage
-    one_month: WindowAverage
-    three_months: WindowAverage
-    six_months: WindowAverage
-    one_year: WindowAverage
-    all_time: WindowAverage
 
 
 class CategoryRef(ResponseModel):

@@ -338,6 +338,7 @@ def post_record(row: Mapping[Any, Any]) -> dict[str, Any]:
         "follower_count": row["profile_follower_count"],
         "is_active": row["profile_is_active"],
         "avatar_url": row["profile_avatar_url"],
+        "averages": averages(row["profile_averages"]),
     }
     return out
 

@@ -44,10 +44,13 @@ from sors.catalog.search_repository import (
 )
 
 CANDIDATES = 500  # per ranking: the fused list holds at most twice this
+# The meaning ranking's depth in `semantic` search: each place read costs an index step and a
+# filter check, and below this depth a place adds under 1 / (60 + 200) to a post's relevance.
+MEANING_DEPTH = 200
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
 # How much a word-ranking place counts against a meaning-ranking one (docs/PERFORMANCE.md).
 WORDS_WEIGHT = 0.5
-EF_SEARCH = 200
+EF_SEARCH = 100  # with ef_construction 200: recall@10 ≥ 0.95 at 1M (docs/PERFORMANCE.md)
 
 EMB = table("post_embeddings", column("post_id"), column("model"), column("embedding"))
 
@@ -67,10 +70,11 @@ def _distance(dims: int) -> Any:
     return cast(EMB.c.embedding, HalfVec(dims)).op("<=>", return_type=Float())(query)
 
 
-def _nearest(f: PostFilter, dims: int, *, exclude_post: bool = False,
+def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = False,
              exclude_creator: bool = False) -> Any:
-    """The CANDIDATES posts nearest the query vector that pass the filters, with their
-    rank (1 = nearest) and cosine similarity."""
+    """The `depth` (default CANDIDATES) posts nearest the query vector that pass the
+    filters (a CTE of id and distance; `_ranked` gives their rank, 1 = nearest, and cosine
+    similarity)."""
     dist = _distance(dims)
     conds = post_conditions(f)
     if exclude_post:
@@ -82,13 +86,19 @@ def _nearest(f: PostFilter, dims: int, *, exclude_post: bool = False,
         .select_from(EMB.join(Post, Post.id == EMB.c.post_id))
         .where(EMB.c.model == bindparam("model"), *conds)
         .order_by(dist)
-        .limit(CANDIDATES)
+        .limit(depth or CANDIDATES)
         .cte("near")
         .prefix_with("MATERIALIZED")
     )
+    return near
+
+
+def _ranked(near: Any) -> Any:
+    # `dist + 0`: PostgreSQL 18 carries a CTE's ORDER BY out to its readers, but an index
+    # scan in relaxed order is only roughly sorted, so the planner must not skip this sort.
     return select(
         near.c.id,
-        func.row_number().over(order_by=near.c.dist).label("r"),
+        func.row_number().over(order_by=near.c.dist + 0).label("r"),
         (1 - near.c.dist).label("sim"),
         literal_column("1.0").label("w"),
     )
@@ -101,12 +111,43 @@ def _any_word_query() -> Any:
     return cast(func.replace(cast(plain, String()), "&", "|"), TSQUERY)
 
 
-def _worded(f: PostFilter) -> Any:
+# The query's rare words joined by OR (NULL when it has none). A word is rare when the
+# planner's statistics of `posts.search_vector` (its most common lexemes and their shares)
+# put fewer than RARE_POSTS posts on it; words off that list are rarer than all on it.
+_RARE_WORDS = text("""(
+SELECT string_agg(quote_literal(w), ' | ')::tsquery
+  FROM unnest(tsvector_to_array(to_tsvector('simple', sors_unaccent(:query)))) AS w
+ WHERE coalesce((
+       SELECT m.f * c.reltuples
+         FROM pg_stats s
+         CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[],
+                                   s.most_common_elem_freqs) AS m(e, f)
+         JOIN pg_class c ON c.oid = 'posts'::regclass
+        WHERE s.schemaname = current_schema() AND s.tablename = 'posts'
+          AND s.attname = 'search_vector' AND m.e = w), 0) < :rare_posts)""")
+RARE_POSTS = 2_000  # a word on more posts than this ranks only among the meaning's candidates
+RARE_POOL = 5_000  # at most this many posts holding a rare word are ranked
+
+
+def _worded(f: PostFilter, near: Any | None) -> Any:
+    """The word ranking (ts_rank_cd of any query word). Ranking every post that holds a
+    common word costs a read of each; so the posts ranked are those holding one of the
+    query's rare words plus the meaning ranking's candidates (`near`), which common words
+    still reorder. Without a meaning ranking every post holding any word is ranked."""
     tsq = _any_word_query()
     rank = func.ts_rank_cd(Post.search_vector, tsq)
+    conds = [Post.search_vector.op("@@")(tsq), *post_conditions(f)]
+    if near is not None:
+        rare = (
+            select(Post.id.label("id"))
+            .where(Post.search_vector.op("@@")(_RARE_WORDS), *post_conditions(f))
+            .limit(RARE_POOL)
+        )
+        pool = union_all(rare, select(near.c.id)).subquery("pool")
+        conds.append(Post.id.in_(select(pool.c.id)))
     hits = (
         select(Post.id.label("id"), rank.label("rank"))
-        .where(Post.search_vector.op("@@")(tsq), *post_conditions(f))
+        .where(*conds)
         .order_by(rank.desc(), Post.id)
         .limit(CANDIDATES)
         .subquery("worded")
@@ -151,11 +192,14 @@ async def search_by_meaning(
     """`f.query` by meaning and by words, fused; every other filter of `f` applies. Without
     a query vector (no word of the query is known to the model) the words rank alone."""
     words_free = replace(f, query=None)
-    rankings = [_worded(words_free)] if qvec is None else [_nearest(words_free, dims),
-                                                            _worded(words_free)]
+    if qvec is None:
+        rankings = [_worded(words_free, None)]
+    else:
+        near = _nearest(words_free, dims, depth=MEANING_DEPTH)
+        rankings = [_ranked(near), _worded(words_free, near)]
     fused = union_all(*rankings).subquery()
     params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,
-              "limit": limit, "offset": offset}
+              "rare_posts": RARE_POSTS, "limit": limit, "offset": offset}
     return await _run(session, _page(fused, "relevance", f, sort_by), params)
 
 
@@ -164,9 +208,12 @@ async def similar_posts(
     post_id: str, profile_id: str | None, sort_by: str | None, limit: int, offset: int,
 ) -> list[dict[str, Any]]:
     """Posts nearest `post_id`'s vector (not the post itself; not its creator's unless
-    `profile_id` is None); `f.query`, when given, filters by words."""
-    nearest = _nearest(f, dims, exclude_post=True,
-                       exclude_creator=profile_id is not None).subquery()
+    `profile_id` is None); `f.query`, when given, filters by words. In similarity order the
+    read stops at the page's end (`limit` holds one more, to tell whether more follow);
+    another order sorts the CANDIDATES nearest."""
+    depth = CANDIDATES if sort_by else min(CANDIDATES, offset + limit)
+    nearest = _ranked(_nearest(f, dims, depth=depth, exclude_post=True,
+                               exclude_creator=profile_id is not None)).subquery()
     params = {**post_params(f), "qvec": qvec, "model": model, "exclude_post": post_id,
               "exclude_profile": profile_id, "limit": limit, "offset": offset}
     return await _run(session, _page(nearest, "similarity", f, sort_by), params)

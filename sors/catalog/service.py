@@ -161,7 +161,9 @@ async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dic
         out["score"] = scored_value(out, f.score_window, f.score_method)
         out["similarity"] = None if r["similarity"] is None else round(r["similarity"], 4)
         results.append(out)
-    envelope = page_envelope(results, page=page, page_size=size, total=total, capped=False,
+    # In similarity order similarTo reads only to the page's end: past it, `total` is a floor.
+    capped = bool(body.similarTo) and not body.sortBy and more
+    envelope = page_envelope(results, page=page, page_size=size, total=total, capped=capped,
                              has_more=more)
     envelope["scoreMethod"] = f.score_method
     envelope["scoreWindow"] = f.score_window

@@ -1,18 +1,23 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import typer
 
 from sors.accounts import service as accounts
 from sors.billing import service as billing
 from sors.cli.common import console, fail, with_db
+from sors.cli.tables import Col, table
 from sors.kit.clock import isoformat
 from sors.kit.db import Database
 
 accounts_app = typer.Typer(help="Accounts.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys.", no_args_is_help=True)
-credits_app = typer.Typer(help="Credits (operator tasks).", no_args_is_help=True)
+credits_app = typer.Typer(
+    help="Your balance and ledger (over HTTP); operators grant credits.",
+    invoke_without_command=True,
+)
 
 
 @accounts_app.command("create")
@@ -62,17 +67,77 @@ def keys_create(
 
 
 @keys_app.command("list")
-def keys_list(account_id: str | None = typer.Argument(None)) -> None:
-    """List keys (prefix only; keys themselves are never stored)."""
+def keys_list(
+    account_id: str | None = typer.Argument(None, help="Only this account's keys."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List keys, one table per account (prefix only; keys themselves are never stored)."""
+
+    async def run(db: Database) -> tuple[list, dict[str, str | None]]:
+        async with db.session() as s:
+            keys = await accounts.list_keys(s, account_id)
+            emails = {a.id: a.email for a, _ in await accounts.list_accounts(s)}
+            return keys, emails
+
+    keys, emails = with_db(run)
+    if as_json:
+        print(json.dumps([_key_json(k) for k in keys]))
+        return
+    if not keys:
+        console.print(f"no keys{f' for {account_id}' if account_id else ''}")
+        return
+    by_account: dict[str, list] = {}
+    for k in keys:
+        by_account.setdefault(k.account_id, []).append(k)
+    for i, (acc, held) in enumerate(by_account.items()):
+        rows = [
+            (k.id, f"{k.prefix}…", k.name or "", "no cap" if k.daily_credit_cap is None
+             else f"{k.daily_credit_cap}/day", _day(k.created_at),
+             "revoked" if k.revoked_at else "active")
+            for k in held
+        ]
+        console.print(("\n" if i else "") + f"[bold]{acc}[/bold]  {emails.get(acc) or ''}",
+                      highlight=False)
+        console.print(table(None, [
+            Col("key"), Col("prefix"), Col("name", flex=4), Col("daily cap", right=True),
+            Col("created", optional=True), Col("state"),
+        ], rows, console.width))
+
+
+def _day(at: datetime | None) -> str:
+    return at.strftime("%Y-%m-%d") if at else "-"
+
+
+def _key_json(k) -> dict:
+    return {"keyId": k.id, "accountId": k.account_id, "prefix": k.prefix, "name": k.name,
+            "dailyCreditCap": k.daily_credit_cap, "createdAt": isoformat(k.created_at),
+            "revokedAt": isoformat(k.revoked_at) if k.revoked_at else None}
+
+
+@accounts_app.command("list")
+def accounts_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Every account with its balance and active keys (operator task)."""
 
     async def run(db: Database) -> list:
         async with db.session() as s:
-            return await accounts.list_keys(s, account_id)
+            return await accounts.list_accounts(s)
 
-    for k in with_db(run):
-        state = f"revoked {isoformat(k.revoked_at)}" if k.revoked_at else "active"
-        cap = "no cap" if k.daily_credit_cap is None else f"cap {k.daily_credit_cap}/day"
-        console.print(f"{k.id}  {k.account_id}  {k.prefix}…  {k.name or ''}  {cap}  {state}")
+    rows = with_db(run)
+    if as_json:
+        print(json.dumps([
+            {"accountId": a.id, "email": a.email, "balance": a.balance, "activeKeys": n,
+             "operator": a.is_operator, "createdAt": isoformat(a.created_at)}
+            for a, n in rows
+        ]))
+        return
+    if not rows:
+        console.print("no accounts yet; create one with `sors accounts create --email E`")
+        return
+    console.print(table(None, [
+        Col("account"), Col("email", flex=10), Col("balance", right=True),
+        Col("keys", right=True), Col("operator"),
+    ], [(a.id, a.email or "", f"{a.balance:,}", n, "yes" if a.is_operator else "")
+        for a, n in rows], console.width))
 
 
 @keys_app.command("revoke")

@@ -107,6 +107,6 @@ def fail(message: str, code: int = 1) -> None:
 
 
 __all__ = [
-    "console", "ensure_migrated", "fail", "find_data_dir", "require_data", "settings",
+    "console", "ensure_migrated", "err", "fail", "find_data_dir", "require_data", "settings",
     "to_plain_url", "use_data_dir", "with_db",
 ]

@@ -12,11 +12,15 @@ feedback_app = typer.Typer(help="Feedback sent through POST /api/v1/feedback.", 
 
 @feedback_app.command("list")
 def list_(status: str | None = typer.Option(None, help="received | resolved")) -> None:
+    """Feedback, oldest first (says so when there is none)."""
     async def run(db: Database) -> list:
         async with db.session() as s:
             return await service.list_feedback(s, status)
 
-    for f in with_db(run):
+    found = with_db(run)
+    if not found:
+        console.print(f"no feedback{f' with status {status}' if status else ''} yet")
+    for f in found:
         wants = " (wants update)" if f.wants_update else ""
         console.print(f"{f.id}  {f.status}  {isoformat(f.created_at)}  {f.skill or '-'}{wants}")
         console.print(f"    {f.message}")

@@ -12,6 +12,7 @@ from sors.cli.common import console, ensure_migrated, settings, use_data_dir
 from sors.cli.db import db_app
 from sors.cli.feedback import feedback_app
 from sors.cli.outbox import outbox_app
+from sors.cli.people import register as register_people_commands
 from sors.cli.sim import DEMO_PROFILES, seed_command, sim_app
 
 app = typer.Typer(
@@ -19,11 +20,22 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"sors {version('sors')}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     data_dir: Path | None = typer.Option(
         None, "--data-dir", envvar="SORS_DATA_DIR", show_envvar=True,
         help="The data dir (default: the nearest .sors at or above the working directory).",
+    ),
+    _: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
 ) -> None:
     """sors — Social Outlier Research Service."""
@@ -38,6 +50,7 @@ app.add_typer(sim_app, name="sim")
 app.add_typer(outbox_app, name="outbox")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(db_app, name="db")
+register_people_commands(app)
 
 demo_app = typer.Typer(
     help="The demo: embedded PostgreSQL, simulated platforms, a funded account.",
@@ -84,6 +97,17 @@ def demo_status(as_json: bool = typer.Option(False, "--json", help="Print JSON."
     from sors.cli.sim import status_command
 
     status_command(as_json)
+
+
+@demo_app.command("reset")
+def demo_reset(
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask: delete the demo's data."),
+) -> None:
+    """Delete the demo's data (database, simulated world, key, media, emails) so the next
+    `sors demo` starts afresh. Refused while the demo (or any sors process) uses it."""
+    from sors.cli.server import reset
+
+    reset(yes)
 
 
 @app.command()

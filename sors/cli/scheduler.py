@@ -11,13 +11,14 @@ same however often the command runs); on real time, what happened while it ran.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from sqlalchemy import text
 
-from sors.cli.common import console, fail, settings, with_db
+from sors.cli.common import console, err, fail, settings, with_db
 from sors.kit import clock
 from sors.kit.db import Database
 
@@ -76,6 +77,9 @@ _OPEN_JOBS = text("""
 SELECT count(*) FROM jobs
  WHERE status = 'processing' OR (status = 'pending' AND run_after <= now())
 """)
+_OPEN_JOB_IDS = text("""
+SELECT id FROM jobs WHERE status = 'processing' OR (status = 'pending' AND run_after <= now())
+""")
 
 
 async def _counts(db: Database) -> tuple[int, int, datetime]:
@@ -112,6 +116,37 @@ async def _drain(db: Database, worker) -> int:
     raise TimeoutError(f"jobs were still running after {WAIT_SECONDS:.0f} s")
 
 
+class JobProgress:
+    """A progress bar on stderr (stdout stays the summary): the due jobs seen so far and how
+    many of them are done, whichever worker ran them (a running demo's may). Counted by job
+    id, so it holds whatever clock the jobs' times follow."""
+
+    def __init__(self, db: Database) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        self.db = db
+        self.seen: set[str] = set()
+        self.bar = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=err,
+        )
+        self.task = self.bar.add_task("enqueueing what is due", total=None)
+
+    def phase(self, description: str) -> None:
+        self.bar.update(self.task, description=description)
+
+    async def poll(self) -> None:
+        async with self.db.session() as s:
+            open_ids = set((await s.execute(_OPEN_JOB_IDS)).scalars())
+        self.seen |= open_ids
+        self.bar.update(self.task, total=len(self.seen), completed=len(self.seen - open_ids))
+
+    async def follow(self) -> None:
+        while True:
+            await self.poll()
+            await asyncio.sleep(0.5)
+
+
 async def _run(db: Database) -> Summary:
     import sors.wiring  # noqa: F401  (every job handler and scheduled check)
     from sors.jobs.engine import JobContext, Worker
@@ -121,10 +156,23 @@ async def _run(db: Database) -> Summary:
     hits0, digests0, since = await _counts(db)
     sched = Scheduler(db, s)
     worker = Worker(JobContext(db=db, settings=s), concurrency=SLOTS)
-    await _tick(sched)
-    ran = await _drain(db, worker)
-    await _tick(sched)  # what the jobs made due: detection after crawls, then digests
-    ran += await _drain(db, worker)
+    progress = JobProgress(db)
+    with progress.bar:
+        following = asyncio.create_task(progress.follow())
+        try:
+            await _tick(sched)
+            progress.phase("running due jobs")
+            ran = await _drain(db, worker)
+            progress.phase("enqueueing what the jobs made due")
+            await _tick(sched)  # what the jobs made due: detection after crawls, then digests
+            progress.phase("running due jobs")
+            ran += await _drain(db, worker)
+            progress.phase("jobs done")
+            await progress.poll()
+        finally:
+            following.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await following
     if s.platform_source == "sim":
         now = clock.now()
         async with db.session() as session:

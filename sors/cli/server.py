@@ -6,7 +6,8 @@ import os
 
 import uvicorn
 
-from sors.cli.common import console, ensure_migrated, settings, with_db
+from sors.cli.client import DEMO_KEY_FILE
+from sors.cli.common import HOW_TO_POINT, console, ensure_migrated, fail, settings, with_db
 from sors.cli.sim import DEMO_PROFILES
 from sors.config import Settings
 from sors.demo.worldbuild import BuildState
@@ -41,7 +42,6 @@ def app_factory():
 
 
 DEMO_KEY_NAMES = ("default", "demo")  # the keys `sors demo` mints; others are the user's
-DEMO_KEY_FILE = "demo_api_key"
 
 
 async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]:
@@ -153,3 +153,33 @@ def demo(host: str, port: int, profiles: int | None = None) -> None:
     warm.join()
     print_banner(s.base_url.rstrip("/"), account_id, key, balance, world)
     run_api(host, port, roles=("worker", "scheduler", "world"), migrate=False)
+
+
+def reset(yes: bool) -> None:
+    """`sors demo reset`: delete the demo's data dir (database, world, key, media, emails) so
+    the next `sors demo` starts a new world; refused while any sors process uses it."""
+    import sys
+
+    import typer
+
+    from sors.kit import embedded
+
+    s = settings()
+    d = s.data_dir
+    marker = d / "platform_source"
+    if not marker.is_file():
+        fail(f"no demo data in {d}: nothing to reset. {HOW_TO_POINT}")
+    if s.database_url or marker.read_text().strip() != "sim":
+        fail(f"refused: {d} is not a demo's data (its database is not the demo's embedded, "
+             "simulated one); `sors demo reset` deletes only a demo's data")
+    what = f"everything in {d}: the demo's database and world, its API key, media and emails"
+    if not yes:
+        if not sys.stdin.isatty():
+            fail(f"this deletes {what}; run `sors demo reset --yes` to confirm")
+        typer.confirm(f"Delete {what}?", abort=True)
+    alive = embedded.wipe(d)
+    if alive:
+        running = "; ".join(f"pid {h.pid} ({h.command})" for h in alive)
+        fail(f"refused: a sors process still uses {d}: {running}. Stop it first (Ctrl-C where "
+             "`sors demo` runs), then reset; nothing was deleted")
+    console.print(f"reset: {d} is empty; `sors demo` starts a new world there", soft_wrap=True)

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import Response
 
+from sors.catalog.trends import TRENDS_DEFAULT_TIME_FRAME
 from sors.console import apicall
 from sors.console.render import page
 from sors.console.routing import User, console_router
@@ -23,6 +24,7 @@ SCORE_METHODS = {"mean": "Mean of the window", "median": "Median, same format",
                  "age_adjusted": "Age-matched"}
 NUMBERS = ("minOutlierScore", "minViews", "maxFollowers")
 CHOICES = ("scoreWindow", "scoreMethod", "timeFrame", "sortBy")
+TOP_ON_LANDING = 12  # trending posts the bare Outliers page opens with
 
 
 def _number(raw: str) -> Any:
@@ -68,10 +70,12 @@ def _page_link(request: Request, number: int) -> str:
 @router.get("/outliers")
 async def outliers(request: Request, user: User) -> Response:
     body = search_body(request)
-    result = None
+    result = top = None
     if request.query_params:  # an empty form is free; each submitted search is one call
         result = await apicall.call(request, user.principal, "POST", "/api/v1/search/content",
                                     json=body)
+    else:  # until then, the top outliers of the moment: GET /trending, free
+        top = await apicall.call(request, user.principal, "GET", "/api/v1/trending")
     data = result.data if result is not None and result.ok else None
     links = {}
     if data:
@@ -81,6 +85,7 @@ async def outliers(request: Request, user: User) -> Response:
             links["next"] = _page_link(request, data["page"] + 1)
     return page(request, "outliers.html.j2", title="Outliers", form=request.query_params,
                 body=body, result=result, data=data, links=links, platforms=PLATFORMS,
+                top=top.data["posts"][:TOP_ON_LANDING] if top is not None and top.ok else None,
                 content_types=CONTENT_TYPES, sorts=SORTS, score_methods=SCORE_METHODS,
                 csv_link="/app/outliers.csv?" + urlencode(request.query_params.multi_items()),
                 status=result.status if result is not None and not result.ok else 200)
@@ -105,6 +110,8 @@ async def outliers_csv(request: Request, user: User) -> Response:
 async def trends(request: Request, user: User) -> Response:
     q = request.query_params
     body: dict[str, Any] = {k: q[k] for k in ("query", "timeFrame", "scoreWindow") if q.get(k)}
+    if "timeFrame" in q and not q["timeFrame"]:
+        body["timeFrame"] = "all_time"  # "any time" (older links sent it empty)
     if q.getlist("platforms"):
         body["platforms"] = q.getlist("platforms")
     result = None
@@ -112,7 +119,7 @@ async def trends(request: Request, user: User) -> Response:
         result = await apicall.call(request, user.principal, "POST", "/api/v1/trends", json=body)
     return page(request, "trends.html.j2", title="Trends", form=q, result=result,
                 data=result.data if result is not None and result.ok else None,
-                platforms=PLATFORMS)
+                platforms=PLATFORMS, default_time_frame=TRENDS_DEFAULT_TIME_FRAME)
 
 
 @router.get("/trending")

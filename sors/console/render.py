@@ -59,11 +59,19 @@ def age(iso: str | None) -> str:
 
 
 def when(iso: str | None) -> str:
-    """An API timestamp for people: "2026-09-25 14:03 UTC" (to the minute)."""
+    """A stored time as people read it, in UTC to the minute: "Sep 25, 2026 14:03 UTC"."""
     if not iso:
         return "—"
-    return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(UTC).strftime(
-        "%Y-%m-%d %H:%M UTC")
+    at = datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(UTC)
+    return f"{at:%b} {at.day}, {at:%Y %H:%M} UTC"
+
+
+def skill_title(key: str | None) -> str:
+    """A priced skill's title from the price list ("Get a profile"); unknown keys as sent."""
+    if not key:
+        return ""
+    skill = get_pricing().skills.get(key)
+    return skill.title if skill is not None else key
 
 
 def percent(v: Any) -> str:
@@ -83,6 +91,15 @@ def fetchable_image(url: str | None) -> bool:
     return parts.scheme == "https" and not (parts.hostname or "").endswith(".invalid")
 
 
+def thumbnail_src(post: dict[str, Any], simulated: bool) -> str | None:
+    """Where a card's image loads from: the platform's https URL, or in simulation the frame
+    the simulated world renders for the post (`/sim/thumbs/…`); None draws a placeholder."""
+    url = post.get("thumbnail_url")
+    if fetchable_image(url):
+        return url
+    return f"/sim/thumbs/{post['id']}.jpg" if simulated and url else None
+
+
 @cache
 def env() -> Environment:
     e = Environment(
@@ -91,9 +108,10 @@ def env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    e.filters.update(compact=compact, score=score, age=age, when=when, percent=percent,
-                     credits=credits)
-    e.globals.update(fetchable_image=fetchable_image, windows=WINDOWS, window_names=WINDOW_NAMES,
+    e.filters.update(compact=compact, score=score, age=age, percent=percent, credits=credits,
+                     when=when)
+    e.globals.update(windows=WINDOWS, window_names=WINDOW_NAMES,
+                     skill_title=skill_title, thumbnail_src=thumbnail_src,
                      form_id=lambda: secrets.token_urlsafe(12))
     return e
 
@@ -114,7 +132,8 @@ def page(request: Request, template: str, status: int = 200, **ctx: Any) -> HTML
     flash = read_flash(request)
     html = env().get_template(template).render(
         request=request, user=user, csrf=user.csrf if user else "", flash=flash, cost=cost,
-        path=request.url.path, **ctx,
+        path=request.url.path,
+        simulated=request.app.state.settings.platform_source == "sim", **ctx,
     )
     response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
     if flash:

@@ -7,6 +7,8 @@ from fastapi import APIRouter
 from sors.console import (
     pages_account,
     pages_auth,
+    pages_boards,
+    pages_breakouts,
     pages_plan,
     pages_posts,
     pages_profiles,
@@ -14,5 +16,6 @@ from sors.console import (
 )
 
 router = APIRouter(include_in_schema=False)
-for module in (pages_auth, pages_search, pages_posts, pages_profiles, pages_account, pages_plan):
+for module in (pages_auth, pages_search, pages_breakouts, pages_posts, pages_profiles,
+               pages_account, pages_plan, pages_boards):
     router.include_router(module.router)

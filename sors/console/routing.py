@@ -68,7 +68,7 @@ def console_router() -> APIRouter:
 
 User = Annotated[ConsoleUser, Depends(current_user)]
 
-STATIC = {"htmx.min.js": "text/javascript", "console.css": "text/css"}
+STATIC = {"htmx.min.js": "text/javascript", "console.css": "text/css", "emoji.ttf": "font/ttf"}
 
 
 def static_file(name: str) -> Response:

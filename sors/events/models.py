@@ -26,6 +26,7 @@ class WebhookEndpoint(Base):
             "disabled_reason IS NULL OR disabled_reason = 'delivery_failures'",
             name="disabled_reason_known",
         ),
+        CheckConstraint("format IN ('standard','slack','discord')", name="format_known"),
         Index("ix_webhook_endpoints_account", "account_id", "id"),
     )
 
@@ -35,6 +36,8 @@ class WebhookEndpoint(Base):
     description: Mapped[str | None] = mapped_column(String(500))
     events: Mapped[list[str]] = mapped_column(ARRAY(String(64)))
     enabled: Mapped[bool] = mapped_column(server_default=text("true"))
+    # The body's shape: Standard Webhooks' envelope, or a Slack or Discord chat message.
+    format: Mapped[str] = mapped_column(String(16), server_default=text("'standard'"))
     disabled_reason: Mapped[str | None] = mapped_column(String(32))
     disabled_at: Mapped[datetime | None]
     secret: Mapped[str] = mapped_column(String(100))

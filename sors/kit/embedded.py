@@ -206,6 +206,28 @@ def stop(data_dir: Path) -> bool:
         return _stop_server(data_dir)
 
 
+def wipe(data_dir: Path) -> list[Holder]:
+    """Delete everything in the data dir (the database first stopped) unless a process still
+    holds it: then return the living holders and change nothing (`sors demo reset`). Under
+    the lock, so no process can start the server in between."""
+    import shutil
+
+    with _locked(data_dir):
+        alive = live_holders(data_dir)
+        if alive:
+            return alive
+        _stop_server(data_dir)
+        run = _run_dir(data_dir)
+        for entry in [*data_dir.resolve().iterdir(), *run.iterdir()]:
+            if entry == run or (entry.name == "pg.lock" and entry.parent == run):
+                continue  # the lock file stays: it is held right now
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink(missing_ok=True)
+    return []
+
+
 def _retire_watchdog(data_dir: Path) -> None:
     """Called by a leaving watchdog under the lock: forget it, so that a process starting the
     server next starts a new watchdog instead of trusting this one, which is on its way out

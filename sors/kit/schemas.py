@@ -94,6 +94,8 @@ def trimmed_length(lo: int, hi: int) -> str:
     (what str.strip() leaves), so the document states the rule the validator applies."""
     if lo == 0:
         return rf"^\s*(?:\S(?:[\s\S]{{0,{hi - 2}}}\S)?)?\s*$"
+    if lo == 1:
+        return rf"^\s*\S(?:[\s\S]{{0,{hi - 2}}}\S)?\s*$"
     return rf"^\s*\S(?:[\s\S]{{{lo - 2},{hi - 2}}}\S)\s*$"
 
 

@@ -1,12 +1,14 @@
 """The built-in remix engine: no model, deterministic, written from the source itself.
 
 The source is cut into beats (one per scene when there is a visual analysis, else one per
-transcript chunk), each beat keeps its timing, and its spoken line is retold for the target
-niche: the source's topic words give way to the niche, everything else — hook pattern,
-structure, pacing, call to action — stays. The result names itself `sors-offline-1`.
+transcript chunk), each beat keeps its timing, and the script follows the source's hook
+pattern, structure, pacing and call to action. The lines are the engine's own, written for
+the target niche (`offline_lines`): a source line is kept only when nothing in it belongs
+to the source's subject, since retelling one without a model would be find-and-replace.
+The result names itself `sors-offline-1`.
 
-The beats come from `offline_beats`; this module plans the retelling and writes the script,
-title, description and checklist from them.
+The beats come from `offline_beats`; this module plans the script and writes its title,
+description and checklist.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sors.remix import offline_lines as lines
 from sors.remix import offline_text as tx
 from sors.remix.offline_beats import SLIDE_FORMATS, Beat, source_beats
 from sors.remix.schemas_remix import Remix, RemixError, RemixInput
@@ -29,7 +32,6 @@ _CALM = ("calm", "professional", "serious", "educational", "formal", "informativ
 class _Plan:
     inp: RemixInput
     niche: tx.Niche
-    topics: list[str]
     hook: tx.Hook
     slides: bool
     spoken: bool  # the source speaks (else music and text carry it)
@@ -39,16 +41,14 @@ class _Plan:
     def core(self) -> str:
         return self.niche.core
 
-    def adapt(self, line: str) -> str:
-        # Emoji belong to the source's topic (a 🍝 in a pasta video), so they go too.
-        line = tx.strip_symbols(tx.swap_topic(line, self.topics, self.niche))
-        return _apply_tone(line, self.inp.tone)
+    @property
+    def hook_kind(self) -> str:
+        """The hook pattern to keep: the analysed one when the remix was asked to keep it."""
+        analysed = (self.inp.keep_hook_type or "").replace("_", "-")
+        return lines.ANALYSED_HOOKS.get(analysed, analysed) or self.hook.kind
 
-    def with_niche(self, text: str) -> str:
-        if tx.mentions(text, self.core):
-            return text
-        lead = text[:1].lower() + text[1:] if text[:2] not in ("I ", "I'") else text
-        return f"{_capital(self.core)}: {lead}"
+    def toned(self, line: str) -> str:
+        return _apply_tone(line, self.inp.tone)
 
 
 def _capital(text: str) -> str:
@@ -66,27 +66,15 @@ def _apply_tone(line: str, tone: str | None) -> str:
 
 def _plan(inp: RemixInput, beats: list[Beat]) -> _Plan:
     speech = " ".join(b.speech for b in beats)
-    screen = " ".join(b.screen for b in beats)
-    ranked = tx.topic_terms(
-        [
-            (inp.transcript_text or speech, 1),
-            (screen, 1),
-            (tx.strip_tags(inp.caption), 2),
-            (" ".join(tx.hashtags(inp.caption)), 2),
-        ],
-        limit=6,
-    )
-    topics = tx.swap_terms(ranked, tx.hashtags(inp.caption))
     first_line = next((b.speech or b.screen for b in beats if b.speech or b.screen), "")
     last = beats[-1]
     return _Plan(
         inp=inp,
         niche=tx.parse_niche(inp.target_niche),
-        topics=topics,
         hook=tx.classify_hook(tx.sentences(first_line)[0] if first_line else inp.caption),
         slides=inp.content_type in SLIDE_FORMATS,
         spoken=bool(speech.strip()) and inp.content_type not in SLIDE_FORMATS,
-        cta=len(beats) > 1 and tx.has_cta(last.speech or last.screen),
+        cta=len(beats) > 1 and tx.has_cta(lines.reconcile(last.speech, last.screen)),
     )
 
 
@@ -95,8 +83,7 @@ def _labels(plan: _Plan, beats: list[Beat]) -> list[str]:
     for i, beat in enumerate(beats):
         line = beat.speech or beat.screen
         if i == 0:
-            kind = (plan.inp.keep_hook_type or "").replace("_", " ") or plan.hook.kind
-            labels.append(f"Hook ({kind})")
+            labels.append(f"Hook ({plan.hook_kind.replace('-', ' ')})")
         elif i == n - 1:
             labels.append("Call to action" if plan.cta else "Payoff")
         elif i == 1 and n >= 4 and plan.hook.kind != "list" and not tx.is_list_step(line):
@@ -108,26 +95,48 @@ def _labels(plan: _Plan, beats: list[Beat]) -> list[str]:
     return labels
 
 
-def _voiceover(plan: _Plan, beat: Beat, first: bool) -> str:
+def _written(
+    plan: _Plan, beat: Beat, label: str, index: int, n: int
+) -> tuple[str, str, bool]:
+    """The beat's (spoken line, on-screen text, whether the text is the source's): the
+    engine's own for the niche, or the source's where it can be said in any niche (the
+    on-screen words over mis-heard ones)."""
+    heard = lines.reconcile(beat.speech, beat.screen)
+    if index == 0:
+        return (*lines.hook(plan.hook_kind, plan.niche, points=max(n - 2, 1)), False)
+    if index == n - 1 and plan.cta:
+        said, shown = lines.call_to_action(heard or beat.screen, plan.niche)
+    elif label == "Setup":
+        said, shown = lines.setup(plan.niche)
+    elif label.startswith(("Step", "Point")):
+        said, shown = lines.point(int(label.split()[-1]), label.startswith("Step"), plan.niche)
+    else:
+        said, shown = lines.payoff(plan.niche)
+    kept_said = lines.kept_sentences(heard, plan.niche)
+    kept_shown = lines.kept_sentences(lines.as_sentences(beat.screen), plan.niche)
+    return (
+        tx.shorten(kept_said, MAX_VOICEOVER_WORDS, 900) if kept_said else said,
+        tx.shorten(kept_shown or kept_said, 12, 160) if kept_shown or kept_said else shown,
+        bool(kept_shown or kept_said),
+    )
+
+
+def _voiceover(plan: _Plan, beat: Beat, said: str, first: bool) -> str:
     if plan.slides or not beat.speech:
         if first and not plan.slides and plan.spoken:
             return "(No voiceover here — the on-screen hook carries the first seconds.)"
         if plan.slides:
             return "None — music under the slide; the slide text carries this beat."
         return "(No voiceover — let the visual land on the beat of the music.)"
-    # A beat of a long video can hold minutes of speech: the script keeps its opening lines.
-    line = tx.shorten(plan.adapt(beat.speech), MAX_VOICEOVER_WORDS, 900)
-    return plan.with_niche(line) if first else line
+    return plan.toned(said)
 
 
-def _on_screen(plan: _Plan, beat: Beat, label: str, voiceover: str, first: bool) -> str:
-    if beat.screen:
-        text = tx.shorten(plan.adapt(beat.screen), 12, 160)
-    elif beat.speech:
-        text = tx.shorten(voiceover if not plan.slides else plan.adapt(beat.speech), 7, 80)
-    else:
-        text = f"{label}: {plan.core}"
-    return tx.shorten(plan.with_niche(text), 12, 160) if first else text
+def _on_screen(plan: _Plan, shown: str, first: bool) -> str:
+    text = plan.toned(shown)
+    if first and not tx.mentions(text, plan.core):
+        lead = text if text[1:2].isupper() else text[:1].lower() + text[1:]  # "POV" stays
+        return tx.shorten(f"{_capital(plan.core)}: {lead}", 12, 160)
+    return text
 
 
 def _visual(plan: _Plan, beat: Beat, first: bool, last: bool, on_screen: str) -> str:
@@ -144,8 +153,8 @@ def _visual(plan: _Plan, beat: Beat, first: bool, last: bool, on_screen: str) ->
     if first:
         body = f"open on the most striking {core} shot — the result first, no intro or logo."
     elif last and plan.cta:
-        body = f"face the camera (or hold on the finished {core}) for the ask."
-    elif beat.screen:
+        body = "face the camera (or hold on the result) for the ask."
+    elif on_screen:
         body = f"show the {core} moment that matches the text “{tx.shorten(on_screen, 8, 60)}”."
     elif beat.speech:
         body = f"{core} footage that shows exactly what the line says."
@@ -155,15 +164,8 @@ def _visual(plan: _Plan, beat: Beat, first: bool, last: bool, on_screen: str) ->
     return f"{lead}: {body}{palette}"
 
 
-def _title(plan: _Plan, hook_voiceover: str, hook_screen: str) -> str:
-    caption = tx.sentences(tx.strip_tags(plan.inp.caption))
-    for candidate in (caption[0] if caption else "", hook_voiceover, hook_screen):
-        if candidate and not candidate.startswith("("):
-            adapted = plan.adapt(candidate)
-            if tx.mentions(adapted, plan.core):
-                return tx.shorten(adapted, 16, 100)
-    base = caption[0] if caption else hook_screen
-    return tx.shorten(plan.with_niche(plan.adapt(base)), 16, 100)
+def _title(plan: _Plan, hook_line: str) -> str:
+    return tx.shorten(plan.toned(hook_line), 16, 100)
 
 
 def _description(plan: _Plan, segments: int, total: float) -> str:
@@ -171,19 +173,15 @@ def _description(plan: _Plan, segments: int, total: float) -> str:
     who = f"@{inp.handle}'s" if inp.handle else "a"
     score = f", {inp.outlier_score:.1f}× its creator's usual views" if inp.outlier_score else ""
     source = f"{who} {inp.platform} {inp.content_type} ({tx.human_count(inp.views)} views{score})"
-    swap = (
-        f"swaps its topic ({', '.join(plan.topics)}) for {plan.core}"
-        if plan.topics
-        else f"retells it for {plan.core}"
-    )
     tone = f"Tone: {inp.tone}." if inp.tone else "Tone: as the source."
     tags = " ".join(f"#{t}" for t in plan.niche.hashtags)
     return (
         f"A {segments}-segment, ~{total:.0f} s idea for {plan.niche.full}, remixed from {source}. "
         f"It keeps the source's hook ({plan.hook.description}), structure and pacing "
-        f"(~{total / segments:.1f} s per segment) and {swap}. {tone} "
-        f"Suggested hashtags: {tags}. Written by sors' built-in offline engine (no language "
-        f"model)."
+        f"(~{total / segments:.1f} s per segment), writes its lines for {plan.core} and, "
+        f"where the source's points are about its own subject, says what to put there. "
+        f"{tone} Suggested hashtags: {tags}. Written by sors' built-in offline engine (no "
+        f"language model)."
     )
 
 
@@ -275,25 +273,27 @@ def build_remix(inp: RemixInput) -> Remix:
     plan = _plan(inp, beats)
     labels = _labels(plan, beats)
     script: list[dict[str, Any]] = []
+    hook_line = ""
     for i, (beat, label) in enumerate(zip(beats, labels, strict=True)):
         first, last = i == 0, i == len(beats) - 1
-        voiceover = _voiceover(plan, beat, first)
-        on_screen = _on_screen(plan, beat, label, voiceover, first)
+        said, shown, kept = _written(plan, beat, label, i, len(beats))
+        hook_line = hook_line or said
+        on_screen = _on_screen(plan, shown, first)
         script.append(
             {
                 "segment": i + 1,
                 "label": label,
                 "startSecond": beat.start,
                 "endSecond": beat.end,
-                "visual": _visual(plan, beat, first, last, on_screen),
-                "voiceover": voiceover,
+                "visual": _visual(plan, beat, first, last, on_screen if kept else ""),
+                "voiceover": _voiceover(plan, beat, said, first),
                 "onScreenText": on_screen,
             }
         )
     total = beats[-1].end
     return Remix.model_validate(
         {
-            "title": _title(plan, script[0]["voiceover"], script[0]["onScreenText"]),
+            "title": _title(plan, hook_line),
             "description": _description(plan, len(script), total),
             "script": script,
             "checklist": _checklist(plan, script, total),

@@ -1,4 +1,4 @@
-"""Plain-text tools for the offline remix engine: topics, niche phrases, hooks, swaps.
+"""Plain-text tools for the offline remix engine: content words, niche phrases, hooks, asks.
 
 No model and no randomness: the same text always gives the same result.
 """
@@ -6,8 +6,6 @@ No model and no randomness: the same text always gives the same result.
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 
 # Words that never name a topic, plus the filler of short-form speech.
@@ -34,7 +32,7 @@ STOPWORDS = frozenset(
     """.split()
 )
 
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _HASHTAG = re.compile(r"#(\w+)")
 _MENTION = re.compile(r"@[\w.]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -121,37 +119,8 @@ def hashtags(text: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    words = [w.strip("'’-").lower() for w in _WORD.findall(text or "")]
+    words = [w.strip("'’-").lower() for w in WORD.findall(text or "")]
     return [w for w in words if len(w) >= 3 and w not in STOPWORDS]
-
-
-def topic_terms(weighted_texts: list[tuple[str, int]], limit: int = 3) -> list[str]:
-    """The source's topic words: frequent content words, hashtags and caption counting more.
-
-    A word qualifies with a total weight of at least 2, so one stray word never becomes "the
-    topic". Ties go to the earlier word, which keeps the choice deterministic.
-    """
-    counts: Counter[str] = Counter()
-    first_seen: dict[str, int] = {}
-    for text, weight in weighted_texts:
-        for word in content_words(text):
-            if len(word) < 4:
-                continue
-            stem = singular(word)
-            counts[stem] += weight
-            first_seen.setdefault(stem, len(first_seen))
-    ranked = sorted(counts, key=lambda w: (-counts[w], first_seen[w]))
-    return [w for w in ranked if counts[w] >= 2][:limit]
-
-
-def swap_terms(ranked: list[str], tags: list[str]) -> list[str]:
-    """Which topic words to replace: the main one, plus the ones the creator also hashtagged.
-
-    Frequent words that are not tagged ("water" in a pasta video) stay: replacing every
-    frequent noun with the niche turns lines into nonsense.
-    """
-    tagged = {singular(t) for t in tags}
-    return ranked[:1] + [t for t in ranked[1:] if t in tagged][:2]
 
 
 def singular(word: str) -> str:
@@ -183,53 +152,6 @@ def parse_niche(target_niche: str) -> Niche:
     words = head.split()
     core = " ".join(words[:4]) if words else full[:40]
     return Niche(full=full, core=core, terms=content_words(full)[:6])
-
-
-def swap_topic(line: str, topics: list[str], niche: Niche) -> str:
-    """Put the niche where the source names its topic; keep every other word of the line."""
-    if not topics:
-        return line
-    alternatives = "|".join(
-        re.escape(t) + r"(?:s|es)?" if not t.endswith("y") else re.escape(t[:-1]) + r"(?:y|ies)"
-        for t in sorted(topics, key=len, reverse=True)
-    )
-    pattern = re.compile(rf"(?<![\w#@])(?:{alternatives})(?!\w)", re.I)
-
-    def replace(match: re.Match[str]) -> str:
-        word = match.group(0)
-        core = niche.core
-        if word[:1].isupper() and core[:1].islower():
-            core = core[:1].upper() + core[1:]
-        return core
-
-    swapped = pattern.sub(replace, line)
-    # "pasta recipe" with both words topical becomes "espresso espresso": say it once.
-    core = re.escape(niche.core)
-    swapped = re.sub(rf"\b({core})(?:\s+{core}\b)+", r"\1", swapped, flags=re.I)
-    return _fix_articles(swapped, niche.core)
-
-
-def _fix_articles(text: str, core: str) -> str:
-    """Turn "a apple" into "an apple", only in front of the phrase we put in."""
-
-    def fix(match: re.Match[str]) -> str:
-        article, space, word = match.group(1), match.group(2), match.group(3)
-        wanted = "an" if word[:1].lower() in "aeiou" else "a"
-        if article[:1].isupper():
-            wanted = wanted.capitalize()
-        return f"{wanted}{space}{word}"
-
-    return re.sub(rf"\b([Aa]n?)(\s+)({re.escape(core)})", fix, text, flags=re.I)
-
-
-def strip_symbols(text: str) -> str:
-    """Text without emoji and other pictographs (and their joiners), spaces tidied."""
-    kept = "".join(
-        ch
-        for ch in text
-        if unicodedata.category(ch) not in ("So", "Sk", "Cs") and ch not in "\u200d\ufe0f"
-    )
-    return re.sub(r"\s{2,}", " ", kept).strip() or text
 
 
 def mentions(text: str, phrase: str) -> bool:

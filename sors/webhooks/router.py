@@ -75,7 +75,7 @@ async def put_settings(session: Session, account_id: AccountId, body: SettingsIn
 @router.post("/webhooks", response_model=WebhookCreated,
              summary="Create a webhook endpoint (the secret is shown only now)",
              openapi_extra=_skill("create_webhook"),
-    description='Registers an https URL for events (all types unless `events` lists some); the signing secret is shown only in this answer. At most 10 endpoints (409); a private or otherwise unsafe URL is 422 `unsafe_url`. Free.',
+    description='Registers an https URL for events (all types unless `events` lists some), in `format` `standard` (the default), `slack` or `discord`; the signing secret is shown only in this answer. At most 10 endpoints (409); a private or otherwise unsafe URL is 422 `unsafe_url`. Free.',
     responses=problems(409, body=True, links=_endpoint_links("$response.body#/id")),
 )
 async def create(request: Request, session: Session, account_id: AccountId, body: WebhookIn) -> dict:
@@ -101,9 +101,9 @@ async def get(session: Session, account_id: AccountId, webhookId: EndpointId) ->
 
 
 @router.patch("/webhooks/{webhookId}", response_model=WebhookOut,
-              summary="Change a webhook endpoint (url, description, events, enabled)",
+              summary="Change a webhook endpoint (url, description, events, enabled, format)",
               openapi_extra=_skill("update_webhook"),
-    description='Changes any of url, description, events, enabled; `enabled: true` re-enables an endpoint the service disabled. Free.',
+    description='Changes any of url, description, events, enabled, format; `enabled: true` re-enables an endpoint the service disabled. Free.',
     responses=problems(404, body=True),
 )
 async def update(request: Request, session: Session, account_id: AccountId,

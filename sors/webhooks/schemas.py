@@ -28,6 +28,11 @@ Url = Annotated[str, Field(
         "format": "uri",
     },
 )]
+Format = Literal["standard", "slack", "discord"]
+FORMAT_HELP = (
+    "The body's shape: `standard` (Standard Webhooks envelope), `slack` (an incoming-webhook "
+    "message: `text` and `blocks`) or `discord` (`content` and `embeds`)."
+)
 
 
 def _unique(v: list[str] | None) -> list[str] | None:
@@ -43,6 +48,7 @@ class WebhookIn(RequestModel):
     description: Description | None = None
     events: Annotated[list[EventType], Field(min_length=1)] | None = None  # None: every type
     enabled: bool = True
+    format: Format = Field("standard", description=FORMAT_HELP)
 
     @field_validator("events")
     @classmethod
@@ -55,6 +61,7 @@ class WebhookPatch(RequestModel):
     description: Description | None = None
     events: Annotated[list[EventType], Field(min_length=1)] | None = None
     enabled: bool | None = None
+    format: Format | None = Field(None, description=FORMAT_HELP)
 
     @field_validator("events")
     @classmethod
@@ -75,6 +82,7 @@ class WebhookOut(ResponseModel):
     description: str | None
     events: list[str]
     enabled: bool
+    format: Format = Field(description=FORMAT_HELP)
     disabledReason: Literal["delivery_failures"] | None
     disabledAt: str | None
     previousSecretExpiresAt: str | None = Field(
@@ -150,6 +158,7 @@ def endpoint_record(ep: WebhookEndpoint, now: datetime) -> dict[str, Any]:
         "description": ep.description,
         "events": list(ep.events),
         "enabled": ep.enabled,
+        "format": ep.format,
         "disabledReason": ep.disabled_reason,
         "disabledAt": isoformat(ep.disabled_at),
         "previousSecretExpiresAt": isoformat(prev) if prev is not None and prev > now else None,

@@ -22,8 +22,8 @@ from sors.events.models import WebhookEndpoint, WebhookSettings
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound, UnsafeUrl, WebhookDisabled, WebhookLimitReached
 from sors.kit.ids import new_id
+from sors.webhooks import formats, ssrf
 from sors.webhooks import repository as repo
-from sors.webhooks import ssrf
 from sors.webhooks.schemas import (
     SettingsIn,
     WebhookIn,
@@ -82,7 +82,7 @@ async def create(
     ep = WebhookEndpoint(
         id=new_id("whk"), account_id=account_id, url=url, description=body.description,
         events=list(body.events or events.EVENT_TYPES), enabled=body.enabled, secret=secret,
-        created_at=now, updated_at=now,
+        format=body.format, created_at=now, updated_at=now,
     )
     session.add(ep)
     await session.flush()
@@ -109,6 +109,8 @@ async def update(
         ep.description = body.description
     if "events" in given:
         ep.events = list(body.events or events.EVENT_TYPES)
+    if "format" in given and body.format is not None:
+        ep.format = body.format
     if "enabled" in given and body.enabled is not None:
         ep.enabled = body.enabled
         if body.enabled:
@@ -246,7 +248,7 @@ async def prepare_attempt(
     keys = [ep.secret]
     if ep.previous_secret and ep.previous_secret_expires_at and ep.previous_secret_expires_at > now:
         keys.append(ep.previous_secret)
-    body = orjson.dumps(events.envelope(ev.id, ev.type, ev.occurred_at, ev.data)).decode()
+    body = orjson.dumps(formats.body(ep.format, ev.id, ev.type, ev.occurred_at, ev.data)).decode()
     return Attempt(d.id, ep.url, ev.id, body, keys)
 
 

@@ -174,4 +174,6 @@ def test_cli_creates_a_capped_key(settings: Settings, pg_url: str, db: Database)
     assert key.startswith("sors_")
     listed = subprocess.run([*run, "keys", "list", account_id], env=env, capture_output=True,
                             text=True, check=True).stdout
-    assert "cap 25/day" in listed and "no cap" in listed
+    header, first, capped = listed.splitlines()[1:4]  # under the account's line
+    assert header.split()[:2] == ["key", "prefix"] and "daily cap" in header
+    assert "no cap" in first and "25/day" in capped

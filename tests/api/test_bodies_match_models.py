@@ -89,6 +89,22 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
              f"/webhooks/{wid}/deliveries/{sent['deliveryId']}/retry")
         call("DELETE", "/webhooks/{webhookId}", f"/webhooks/{wid}")
 
+        board = call("POST", "/boards", json={"name": "Body check"})
+        bid = board["id"]
+        call("GET", "/boards")
+        saved = call("POST", "/boards/{boardId}/items", f"/boards/{bid}/items",
+                     json={"postId": post["id"], "note": "a note"})
+        call("POST", "/boards/{boardId}/items", f"/boards/{bid}/items",
+             json={"profileId": post["profile_id"]})
+        shared = call("POST", "/boards/{boardId}/share", f"/boards/{bid}/share")
+        call("GET", "/boards/{boardId}", f"/boards/{bid}")
+        token = shared["url"].rsplit("/", 1)[1]
+        call("GET", "/shared/boards/{token}", f"/shared/boards/{token}")
+        call("DELETE", "/boards/{boardId}/share", f"/boards/{bid}/share")
+        call("DELETE", "/boards/{boardId}/items/{itemId}",
+             f"/boards/{bid}/items/{saved['item']['id']}")
+        call("DELETE", "/boards/{boardId}", f"/boards/{bid}")
+
         sources = call("GET", "/sources")
         assert [p["platform"] for p in sources["platforms"]] == ["tiktok", "instagram", "youtube"]
         call("GET", "/keys")

@@ -74,4 +74,4 @@ def test_document_shape(app) -> None:
         p for p, _, r in api_routes(app)
         if p.startswith("/api/v1/") and r.include_in_schema and not requires_key(r)
     }
-    assert keyless == {"/api/v1/pricing", "/api/v1/trending"}
+    assert keyless == {"/api/v1/pricing", "/api/v1/trending", "/api/v1/shared/boards/{token}"}

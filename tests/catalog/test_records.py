@@ -155,6 +155,7 @@ async def test_get_post_record_charges_one_credit(world: World) -> None:
         "follower_count": hit["follower_count"],
         "is_active": hit["is_active"],
         "avatar_url": rec["profile"]["avatar_url"],
+        "averages": rec["profile"]["averages"],
     }
     assert rec["outlier_scores"] == hit["outlier_scores"]
     assert "transcript" not in rec and "visual_analysis" not in rec  # none exist yet
@@ -167,6 +168,23 @@ async def test_get_post_record_charges_one_credit(world: World) -> None:
         f"/api/v1/posts/{hit['id']}?includeTranscript=maybe", headers=world.headers
     )
     assert r.status_code == 422 and r.headers["x-credits-charged"] == "0"
+
+
+async def test_a_post_record_names_the_averages_its_scores_divide_by(world: World) -> None:
+    hits = (await ok(world, "/search/content", {"pageSize": 5}))["results"]
+    for hit in hits:
+        rec = (await world.client.get(f"/api/v1/posts/{hit['id']}", headers=world.headers)).json()
+        owner = (await world.client.get(f"/api/v1/profiles/{hit['profile_id']}",
+                                        headers=world.headers)).json()
+        assert rec["profile"]["averages"] == owner["averages"]
+        for w in WINDOWS:
+            baseline = rec["profile"]["averages"][w]
+            if baseline["views"]:
+                assert baseline["post_count"] >= 3
+                assert close(rec["outlier_scores"][w], rec["views"] / baseline["views"],
+                             rel=1e-3)
+            else:
+                assert rec["outlier_scores"][w] is None
 
 
 async def test_get_post_includes_stored_enrichment_on_request(world: World) -> None:

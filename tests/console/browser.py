@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -80,3 +81,33 @@ def chromium() -> Iterator[object]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait(driver, condition, timeout: float = 30) -> Any:
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # Mid-navigation the old document's nodes vanish under a lookup: retry, don't fail.
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(WebDriverException,)).until(condition)
+
+
+def find(driver, css: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, css)
+
+
+def find_all(driver, css: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, css)
+
+
+def load(driver, element) -> None:
+    """Clicks something that loads a new page and waits until the old one is gone."""
+    from selenium.webdriver.support import expected_conditions as ec
+
+    old = find(driver, "html")
+    element.click()
+    wait(driver, ec.staleness_of(old))

@@ -343,3 +343,17 @@ async def test_ingest_names_the_posts_and_the_scheduler_embeds_them(
     [after] = await rows(db, "SELECT (SELECT count(*) FROM post_embeddings) AS live, "
                              "(SELECT count(*) FROM post_embeddings_pending) AS pending")
     assert after == {"live": 2, "pending": 0}
+
+
+async def test_similar_to_in_similarity_order_reads_only_to_the_page_end(db, client) -> None:
+    ids = await world(db)
+    _, key = await create_account(db, credits=10)
+    pup = ids["good.pup"][0]
+    first = (await search(client, key, similarTo=pup, pageSize=2)).json()
+    # 12 posts of other creators; the read stopped at the page's end plus one.
+    assert (first["total"], first["totalCapped"], first["hasMore"]) == (3, True, True)
+    whole = (await search(client, key, similarTo=pup, pageSize=20)).json()
+    assert (whole["total"], whole["totalCapped"], whole["hasMore"]) == (12, False, False)
+    assert [p["id"] for p in whole["results"][:2]] == [p["id"] for p in first["results"]]
+    by_views = (await search(client, key, similarTo=pup, pageSize=2, sortBy="views")).json()
+    assert (by_views["total"], by_views["totalCapped"]) == (12, False)  # sorted: all candidates

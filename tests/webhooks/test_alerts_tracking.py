@@ -6,11 +6,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.alerts.test_scenario import T0, day_at, pick_new_posts, pick_outlier
+from tests.alerts.test_scenario import T0, day_at
 from tests.factories import auth, create_account
 from tests.factories.jobs import run_jobs_until_idle
-from tests.factories.world import rows, run_once, seed_profile, set_time
-from tests.webhooks.helpers import count, create_endpoint
+from tests.factories.world import rows, run_once, set_time
+from tests.webhooks.helpers import alert_and_tracking, count, create_endpoint
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
 
@@ -18,21 +18,11 @@ pytestmark = pytest.mark.usefixtures("sim_time_restored")
 async def test_alert_triggered_and_tracking_new_posts(
     client: httpx.AsyncClient, db, settings, app, receiver
 ) -> None:
-    outlier = pick_outlier()
-    feed = pick_new_posts("feed.a", day_at(1, 12))
-    await set_time(db, T0, app)
-    pids = {h: await seed_profile(db, "tiktok", h, T0) for h in (outlier, feed)}
     _, key = await create_account(db, credits=1000, email="owner@example.com")
     h = auth(key)
     ep = await create_endpoint(client, key, receiver.url, events=["alert.triggered", "tracking.new_posts"])
-    r = await client.post("/api/v1/alerts", json={
-        "email": "owner@example.com", "platform": "tiktok", "handle": outlier,
-        "timezone": "UTC", "sendHour": 23,
-    }, headers=h)
-    assert r.status_code == 200, r.text
-    alert_id = r.json()["alert"]["alertId"]
-    r = await client.post("/api/v1/tracking", json={"profileId": pids[feed], "frequency": "daily"}, headers=h)
-    assert r.status_code == 200, r.text
+    world = await alert_and_tracking(client, db, app, key)
+    outlier, feed, pids, alert_id = world["outlier"], world["feed"], world["pids"], world["alertId"]
 
     # Day 1, 12:00 UTC: refreshes run, detection finds the viral post; the digest waits
     # for 23:00, the webhook does not.

@@ -115,3 +115,22 @@ def _render(
     thumb_dir.mkdir(parents=True, exist_ok=True)
     thumbs = render_slides([title[:1].upper() + title[1:]], thumb_dir, width=640, height=360)
     return [replace(thumbs[0], kind="thumbnail", position=0), video]
+
+
+
+def thumbnail_jpeg(platform: str, content_type: str, extra: Mapping[str, Any]) -> bytes:
+    """The post's thumbnail as the simulated platform would serve it: the image `_render`
+    hands YouTube callers (the title card), else the first frame of the video (its first
+    scene's card) or the first slide, at the size its media are rendered."""
+    from sors.platforms.sim.render import card_jpeg
+
+    scenes = [str(s) for s in extra.get("script") or ()]
+    slides = [str(s) for s in extra.get("slides") or ()]
+    if content_type in VIDEO_TYPES and scenes:
+        if platform == "youtube":
+            title = str(extra.get("topic") or scenes[0])
+            return card_jpeg(title[:1].upper() + title[1:], 640, 360)
+        return card_jpeg(scenes[0], *_VIDEO_SIZE["portrait"])  # short-form video: portrait
+    if slides:
+        return card_jpeg(slides[0], *_SLIDE_SIZE.get(content_type, (720, 720)))
+    raise UnsupportedMedia("This simulated post has nothing to draw a thumbnail from.")

@@ -11,6 +11,7 @@ same bytes (bitexact flags, no metadata, and x264 is deterministic for a fixed p
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import tempfile
@@ -140,6 +141,13 @@ def _save_jpeg(image: Image.Image, out_path: Path) -> None:
     tmp = out_path.with_name(f".{out_path.name}.part")
     image.save(tmp, format="JPEG", quality=90, optimize=False)
     os.replace(tmp, out_path)
+
+
+def card_jpeg(text: str, width: int, height: int) -> bytes:
+    """The first card (`render_slides`' first slide, `render_video`'s first frame) as JPEG."""
+    out = io.BytesIO()
+    draw_card(text, width, height, _background(0, 0)).save(out, format="JPEG", quality=85)
+    return out.getvalue()
 
 
 # ---- images ------------------------------------------------------------------------------

@@ -1,0 +1,187 @@
+"""Boards API (every route free, listed in the price list), and the key-less read of a
+shared board."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Request, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.boards import service
+from sors.boards.schemas import (
+    BoardDetail,
+    BoardIn,
+    BoardItemIn,
+    BoardList,
+    BoardOut,
+    Deleted,
+    ItemSaved,
+    SharedBoard,
+    ShareOut,
+    ShareRevoked,
+)
+from sors.catalog import csv_export
+from sors.kit import clock
+from sors.kit.principal import current_account_id
+from sors.kit.problems import link, problems
+from sors.kit.responses import JSONResponse
+from sors.kit.routing import SorsRoute, get_session
+
+router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["boards"])
+Session = Annotated[AsyncSession, Depends(get_session)]
+AccountId = Annotated[str, Depends(current_account_id)]
+BoardId = Annotated[str, Path(max_length=64)]
+
+
+def _skill(key: str) -> dict[str, str]:
+    return {"x-sors-skill": key}
+
+
+def _base_url(request: Request) -> str:
+    return request.app.state.settings.base_url
+
+
+def _board_links(expr: str) -> dict[str, dict]:
+    ops = ("get_board", "add_board_item", "share_board", "delete_board")
+    return {
+        "".join(w.title() for w in op.split("_")): link(op, **{"path.boardId": expr})
+        for op in ops
+    }
+
+
+def _item_columns() -> list[csv_export.Column]:
+    """One row per item: the item, then the post's columns prefixed `post_` (blank on a
+    profile's row), then the profile's prefixed `profile_` (blank on a post's row)."""
+    cols: list[csv_export.Column] = [
+        ("item_id", lambda r: r["id"]), ("kind", lambda r: r["kind"]),
+        ("note", lambda r: r["note"]), ("added_at", lambda r: r["addedAt"]),
+    ]
+    cols += [(f"post_{name}", lambda r, get=get: get(r["post"]) if r["post"] else None)
+             for name, get in csv_export.POST_COLUMNS if name != "score"]
+    cols += [(f"profile_{name}", lambda r, get=get: get(r["profile"]) if r["profile"] else None)
+             for name, get in csv_export.PROFILE_COLUMNS]
+    return cols
+
+
+ITEM_COLUMNS = _item_columns()
+
+
+def _with_csv(responses: dict) -> dict:
+    ok = responses.setdefault(200, {})
+    ok.setdefault("content", {})["text/csv"] = {"schema": {"type": "string"}}
+    ok["description"] = "The board (JSON), or its items as CSV for `Accept: text/csv`"
+    return responses
+
+
+def _answer(request: Request, board: dict[str, Any]) -> Response:
+    if not csv_export.wants_csv(request.headers.get("accept")):
+        return JSONResponse(board)
+    return Response(csv_export.render(board["items"], ITEM_COLUMNS),
+                    media_type="text/csv; charset=utf-8")
+
+
+@router.post("/boards", response_model=BoardOut, summary="Create a board",
+             openapi_extra=_skill("create_board"),
+             description="A named board to keep posts and profiles on (name 1-100 characters). "
+             f"At most {service.MAX_BOARDS} boards per account (409 `board_limit_reached`). "
+             "Free.",
+             responses=problems(409, body=True, links=_board_links("$response.body#/id")))
+async def create_board(request: Request, session: Session, account_id: AccountId,
+                       body: BoardIn) -> JSONResponse:
+    return JSONResponse(await service.create_board(
+        session, account_id, body.name, _base_url(request), clock.now()))
+
+
+@router.get("/boards", response_model=BoardList, summary="Boards of this account",
+            openapi_extra=_skill("list_boards"),
+            description="This account's boards, newest first, with their item counts and "
+            "share links. Free.",
+            responses=problems(links=_board_links("$response.body#/results/0/id")))
+async def list_boards(request: Request, session: Session, account_id: AccountId) -> JSONResponse:
+    return JSONResponse(
+        {"results": await service.list_boards(session, account_id, _base_url(request))})
+
+
+@router.get("/boards/{boardId}", response_model=BoardDetail, summary="A board and its items",
+            openapi_extra=_skill("get_board"),
+            description="The board with its items, the last added first, each with the post's "
+            "or profile's current record; `Accept: text/csv` answers the items as CSV. "
+            "Another account's board is 404. Free.",
+            responses=_with_csv(problems(404)))
+async def get_board(request: Request, session: Session, account_id: AccountId,
+                    boardId: BoardId) -> Response:
+    return _answer(request, await service.get_board(
+        session, account_id, boardId, _base_url(request)))
+
+
+@router.delete("/boards/{boardId}", response_model=Deleted, summary="Delete a board",
+               openapi_extra=_skill("delete_board"),
+               description="Deletes the board, its items and its share link. Free.",
+               responses=problems(404))
+async def delete_board(session: Session, account_id: AccountId, boardId: BoardId) -> JSONResponse:
+    return JSONResponse(await service.delete_board(session, account_id, boardId))
+
+
+@router.post("/boards/{boardId}/items", response_model=ItemSaved,
+             summary="Save a post or a profile to a board",
+             openapi_extra=_skill("add_board_item"),
+             description="Saves `postId` or `profileId` (exactly one) with an optional `note` "
+             "(up to 1,000 characters). One already on the board is not added twice: the "
+             "answer is the item there (`created: false`), its note replaced when one is "
+             f"sent. At most {service.MAX_ITEMS} items per board (409 "
+             "`board_item_limit_reached`). Free.",
+             responses=problems(404, 409, body=True, notes={
+                 404: "No such board (`not_found`), post (`post_not_found`) or profile "
+                      "(`profile_not_found`)"}, links={"DeleteBoardItem": link(
+                 "delete_board_item", **{"path.boardId": "$request.path.boardId",
+                                         "path.itemId": "$response.body#/item/id"})}))
+async def add_item(session: Session, account_id: AccountId, boardId: BoardId,
+                   body: BoardItemIn) -> JSONResponse:
+    return JSONResponse(await service.add_item(session, account_id, boardId, body, clock.now()))
+
+
+@router.delete("/boards/{boardId}/items/{itemId}", response_model=Deleted,
+               summary="Remove an item from a board",
+               openapi_extra=_skill("delete_board_item"),
+               description="Removes the item (the post or profile itself stays). Free.",
+               responses=problems(404))
+async def delete_item(session: Session, account_id: AccountId, boardId: BoardId,
+                      itemId: Annotated[str, Path(max_length=64)]) -> JSONResponse:
+    return JSONResponse(
+        await service.delete_item(session, account_id, boardId, itemId, clock.now()))
+
+
+@router.post("/boards/{boardId}/share", response_model=ShareOut,
+             summary="Share a board read-only",
+             openapi_extra=_skill("share_board"),
+             description="A signed read-only link to the board that anyone can open without a "
+             "key, until it is revoked (DELETE on this path). A board already shared answers "
+             "its live link. Free.",
+             responses=problems(404))
+async def share_board(request: Request, session: Session, account_id: AccountId,
+                      boardId: BoardId) -> JSONResponse:
+    return JSONResponse(await service.share(
+        session, request.app.state.signer, account_id, boardId, _base_url(request), clock.now()))
+
+
+@router.delete("/boards/{boardId}/share", response_model=ShareRevoked,
+               summary="Revoke a board's share link",
+               openapi_extra=_skill("unshare_board"),
+               description="The share link stops working at once (410 `share_revoked`); "
+               "sharing again makes a new link. Free.",
+               responses=problems(404))
+async def unshare_board(session: Session, account_id: AccountId, boardId: BoardId) -> JSONResponse:
+    return JSONResponse(await service.revoke_share(session, account_id, boardId))
+
+
+@router.get("/shared/boards/{token}", response_model=SharedBoard,
+            summary="A shared board (no key)",
+            description="What a board's share link shows: its name and items, read-only, "
+            "with no key (rate limited per client IP); `Accept: text/csv` answers the items "
+            "as CSV. A link that does not verify is 404; a revoked one is 410 "
+            "`share_revoked`. Free.",
+            responses=_with_csv(problems(404, 410, key=False)))
+async def get_shared_board(request: Request, session: Session,
+                           token: Annotated[str, Path(max_length=255)]) -> Response:
+    return _answer(request, await service.shared_board(session, request.app.state.signer, token))

@@ -1,0 +1,213 @@
+"""Boards (free, per account): named collections of posts and profiles with notes, shown
+with each post's and profile's current record, and a revocable read-only share link.
+
+Limits: 100 boards per account, 500 items per board (409). A post or profile already on a
+board is not added twice: saving it again answers the item there (`created: false`),
+with its note replaced when one is sent.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.boards import repository as repo
+from sors.boards.models import Board, BoardItem
+from sors.boards.schemas import BoardItemIn, board_record, item_record
+from sors.catalog import repository as catalog_repo
+from sors.catalog import service as catalog
+from sors.catalog.schemas import flat_post
+from sors.kit.clock import isoformat
+from sors.kit.errors import ApiError, NotFound, PostNotFound, ProfileNotFound
+from sors.kit.ids import new_id
+from sors.kit.security import Signer, TokenError
+
+MAX_BOARDS = 100
+MAX_ITEMS = 500
+SHARE_PURPOSE = "board-share"
+SHARE_PATH = "/api/v1/shared/boards/"
+
+
+class BoardLimitReached(ApiError):
+    status = 409
+    code = "board_limit_reached"
+    title = "Board limit reached"
+
+
+class BoardItemLimitReached(ApiError):
+    status = 409
+    code = "board_item_limit_reached"
+    title = "Board item limit reached"
+
+
+class ShareRevoked(ApiError):
+    status = 410
+    code = "share_revoked"
+    title = "Share link revoked"
+
+
+def share_url(base_url: str, board: Board) -> str | None:
+    if board.share_token is None:
+        return None
+    return f"{base_url.rstrip('/')}{SHARE_PATH}{board.share_token}"
+
+
+async def _owned(
+    session: AsyncSession, account_id: str, board_id: str, *, for_update: bool = False
+) -> Board:
+    board = await repo.get_board(session, account_id, board_id, for_update=for_update)
+    if board is None:  # another account's board is indistinguishable from a missing one
+        raise NotFound(f"No board {board_id!r} for this account.")
+    return board
+
+
+# ---- boards ---------------------------------------------------------------------------------
+
+
+async def create_board(
+    session: AsyncSession, account_id: str, name: str, base_url: str, now: datetime
+) -> dict[str, Any]:
+    await repo.lock_account_boards(session, account_id)
+    if await repo.count_boards(session, account_id) >= MAX_BOARDS:
+        raise BoardLimitReached(
+            f"An account can have at most {MAX_BOARDS} boards; delete one first."
+        )
+    board = Board(id=new_id("brd"), account_id=account_id, name=name, created_at=now,
+                  updated_at=now)
+    await repo.add(session, board)
+    return board_record(board, 0, share_url(base_url, board))
+
+
+async def list_boards(session: AsyncSession, account_id: str, base_url: str) -> list[dict[str, Any]]:
+    return [board_record(b, n, share_url(base_url, b))
+            for b, n in await repo.list_boards(session, account_id)]
+
+
+async def get_board(
+    session: AsyncSession, account_id: str, board_id: str, base_url: str
+) -> dict[str, Any]:
+    board = await _owned(session, account_id, board_id)
+    items = await item_records(session, await repo.items(session, board.id))
+    return {**board_record(board, len(items), share_url(base_url, board)), "items": items}
+
+
+async def delete_board(session: AsyncSession, account_id: str, board_id: str) -> dict[str, Any]:
+    board = await _owned(session, account_id, board_id, for_update=True)
+    await repo.delete_board(session, board.id)
+    return {"id": board_id, "status": "deleted"}
+
+
+# ---- items ----------------------------------------------------------------------------------
+
+
+async def add_item(
+    session: AsyncSession, account_id: str, board_id: str, body: BoardItemIn, now: datetime
+) -> dict[str, Any]:
+    board = await _owned(session, account_id, board_id, for_update=True)
+    if body.postId is not None:
+        if not await catalog_repo.posts_by_ids(session, [body.postId]):
+            raise PostNotFound(f"No post with id {body.postId!r}.")
+    elif await catalog_repo.get_profile(session, body.profileId) is None:
+        raise ProfileNotFound(f"No profile with id {body.profileId!r}.")
+    item = await repo.find_item(session, board.id, post_id=body.postId, profile_id=body.profileId)
+    created = item is None
+    if item is None:
+        if await repo.count_items(session, board.id) >= MAX_ITEMS:
+            raise BoardItemLimitReached(
+                f"A board holds at most {MAX_ITEMS} items; remove some or start another board."
+            )
+        item = BoardItem(id=new_id("bdi"), board_id=board.id, post_id=body.postId,
+                         profile_id=body.profileId, note=body.note, created_at=now,
+                         updated_at=now)
+        await repo.add(session, item)
+    elif body.note is not None and body.note != item.note:
+        item.note = body.note
+        item.updated_at = now
+    board.updated_at = now
+    await session.flush()
+    [record] = await item_records(session, [item])
+    return {"created": created, "item": record}
+
+
+async def delete_item(
+    session: AsyncSession, account_id: str, board_id: str, item_id: str, now: datetime
+) -> dict[str, Any]:
+    board = await _owned(session, account_id, board_id, for_update=True)
+    if await repo.get_item(session, board.id, item_id) is None:
+        raise NotFound(f"No item {item_id!r} on board {board_id!r}.")
+    await repo.delete_item(session, item_id)
+    board.updated_at = now
+    await session.flush()
+    return {"id": item_id, "status": "deleted"}
+
+
+async def item_records(session: AsyncSession, items: Sequence[BoardItem]) -> list[dict[str, Any]]:
+    """Each item with its post's or profile's current record, read in one statement each."""
+    posts = await catalog_repo.posts_by_ids(
+        session, [i.post_id for i in items if i.post_id is not None]
+    )
+    profile_rows = await catalog_repo.get_profiles(
+        session, [i.profile_id for i in items if i.profile_id is not None]
+    )
+    profiles = {p["id"]: p for p in await catalog.profile_records(session, list(profile_rows.values()))}
+    return [
+        item_record(
+            i,
+            flat_post(posts[i.post_id]) if i.post_id is not None else None,
+            profiles[i.profile_id] if i.profile_id is not None else None,
+        )
+        for i in items
+    ]
+
+
+# ---- sharing --------------------------------------------------------------------------------
+
+
+async def share(
+    session: AsyncSession, signer: Signer, account_id: str, board_id: str, base_url: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """The board's share link; the live one when it is already shared."""
+    board = await _owned(session, account_id, board_id, for_update=True)
+    if board.share_token is None:
+        # A fresh nonce: a link revoked before can never come back to life.
+        board.share_token = signer.sign(
+            SHARE_PURPOSE, {"b": board.id, "n": secrets.token_urlsafe(9)}
+        )
+        board.shared_at = now
+        await session.flush()
+    return {"url": share_url(base_url, board), "sharedAt": isoformat(board.shared_at)}
+
+
+async def revoke_share(session: AsyncSession, account_id: str, board_id: str) -> dict[str, Any]:
+    board = await _owned(session, account_id, board_id, for_update=True)
+    board.share_token = None
+    board.shared_at = None
+    await session.flush()
+    return {"id": board.id, "share": None}
+
+
+async def shared_board(session: AsyncSession, signer: Signer, token: str) -> dict[str, Any]:
+    """What a share link shows. A token that does not verify is 404; one that verifies but
+    is no longer the board's live link (revoked, or the board deleted) is 410 / 404."""
+    try:
+        data = signer.verify(SHARE_PURPOSE, token, None)
+    except TokenError:
+        data = None
+    board_id = data.get("b") if isinstance(data, dict) else None
+    if not isinstance(board_id, str):
+        raise NotFound("This share link is not valid.")
+    board = await repo.get_board_by_id(session, board_id)
+    if board is None:
+        raise NotFound("This board no longer exists.")
+    if board.share_token != token:
+        raise ShareRevoked("This share link was revoked by the board's owner.")
+    items = await item_records(session, await repo.items(session, board.id))
+    return {
+        "id": board.id, "name": board.name, "itemCount": len(items), "items": items,
+        "sharedAt": isoformat(board.shared_at), "updatedAt": isoformat(board.updated_at),
+    }
