@@ -66,7 +66,8 @@ GUIDES: dict[str, Guide] = {
     "get_post_history": Guide(
         "A post's stat history by its pst_ id: every crawl's views, likes, comments and "
         "shares with the post's age, views per hour between crawls, and its views at 1 h, "
-        "24 h and 7 days (interpolated between crawls, marked so).",
+        "24 h and 7 days (interpolated between two crawls, marked so; null with a reason "
+        "where no crawls bracket that age).",
         next="get_post for its scores; search_outliers with sortBy velocity for fast movers.",
         **_READ),
     "get_profile": Guide(
@@ -109,8 +110,11 @@ GUIDES: dict[str, Guide] = {
         "Ideas breaking out across a niche: hashtags, recurring two-word caption phrases, "
         "formats (platform:content_type) and sounds for which at least minCreators (default "
         "3) distinct creators of one category each had a post scoring at least minScore "
-        "(default 3) within timeFrame (default one_month). Each with its creator count, "
-        "median score, first and latest post and each creator's best post as evidence.",
+        "(default 3) within timeFrame (default one_month), ranked by lift: how much more "
+        "common the idea is among those outliers than among the same creators' ordinary "
+        "posts (both shares shown); platform-wide filler (fyp, tiktok:video) is left out. "
+        "Each with its creator count, median score, first and latest post and each "
+        "creator's best post as evidence.",
         next="get_post on an evidence post; remix_post to adapt the idea.", **_READ),
     "find_rising_posts": Guide(
         "Young posts (default: published in the last 72 h, maxAgeHours up to 168) running "

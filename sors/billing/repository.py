@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.models import ChargeRequest, LedgerEntry
 from sors.events.repository import CREDITS_LOW_THRESHOLD_SQL
+from sors.kit import clock
 from sors.kit.db import fetch_one, plain_sql
 
 # The whole charge in one statement, one round trip: the guards, the debit, its ledger row.
@@ -48,9 +49,9 @@ _CHARGE_CTES = """
     ), entry AS (
         INSERT INTO ledger_entries
             (id, account_id, kind, delta, balance_after, reason, skill, request_id, job_ref,
-             key_id)
+             key_id, created_at)
         SELECT :entry_id, id, 'charge', -:n, balance, :reason, :skill, :request_id, :job_ref,
-               :key
+               :key, CAST(:at AS timestamptz)
         FROM debit
         RETURNING balance_after
     )"""
@@ -129,6 +130,7 @@ def _params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, Any]:
         "n": req.amount, "a": req.account_id, "key": req.key_id, "day": day,
         "entry_id": entry_id, "reason": req.reason or req.skill, "skill": req.skill,
         "request_id": req.request_id, "job_ref": req.job_ref, "read_only": req.read_only,
+        "at": clock.now(),  # the service clock's (the simulated time in simulation)
     }
 
 

@@ -133,7 +133,7 @@ async def _credit(
         "id": entry_id, "account_id": account_id, "kind": kind, "delta": amount,
         "balance_after": current + amount, "reason": reason, "skill": skill,
         "refund_of": refund_of, "external_ref": external_ref, "job_ref": job_ref,
-        "request_id": request_id,
+        "request_id": request_id, "created_at": clock.now(),
     }
     if not await repo.insert_entry(session, entry):
         return Movement(None, 0, current)

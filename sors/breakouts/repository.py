@@ -41,6 +41,15 @@ class BreakoutQuery:
     evidence_limit: int = 10  # each breakout shows at most this many creators' best posts
 
 
+# Lift is measured for the `POOL` groups with the most creators (bounded work whatever the
+# frame); an idea the frame's outliers carry in at least `FILLER_NICHE_SHARE` of the niches
+# (when they span at least `FILLER_MIN_NICHES`) is platform-wide filler (fyp, foryou, a
+# format like tiktok:video) and left out.
+POOL = 500
+FILLER_MIN_NICHES = 4
+FILLER_NICHE_SHARE = 0.75
+
+
 # Where each kind of idea comes from, as (FROM clause over the candidates for the creator
 # counts, the idea's columns there, the idea from them, which candidates have one, how a
 # candidate `c` holds a top group's idea `t.idea`): hashtags from the post's own row
@@ -95,37 +104,29 @@ _SIZES = """
 _TOP_HITS = """
     SELECT t.gid, c.profile_id COLLATE "C" AS profile_id, c.id, c.score, c.published_at
     FROM cand c
-    JOIN top t ON t.kind = '{kind}' AND t.category_id = c.category_id AND {holds}
+    JOIN pool t ON t.kind = '{kind}' AND t.category_id = c.category_id AND {holds}
     WHERE {cond}"""
 
 
-def _statement(q: BreakoutQuery) -> str:
-    col = score_column(q.score_window, q.score_method)
-    score = col.name
-    conds = [f"p.{score} >= :min_score", "p.deleted_at IS NULL"]
-    if floored(col) and q.min_score >= SCORE_INDEX_FLOOR:
-        # The score's index holds the posts from the floor up (migration 0015): said as a
-        # literal, a prepared statement's generic plan can use it too.
-        conds.append(f"p.{score} >= {SCORE_INDEX_FLOOR}")
-    if q.since is not None:
-        # Checked in the score's index (a key column, migration 0018).
-        conds.append("p.published_at >= :since")
-    if q.platforms:
-        conds.append("p.platform = ANY(CAST(:platforms AS text[]))")
-    joins = []
-    if q.category_ids is not None:
-        conds.append(
-            "EXISTS (SELECT 1 FROM profile_categories f WHERE f.profile_id = p.profile_id "
-            "AND f.category_id = ANY(CAST(:cats AS text[])))"
-        )
-        category = "CAST(:category_label AS text)"
-    else:
-        # The creator's main niche, at its top level (stored: profile_niches, migration
-        # 0016); '' for none, so groups join on plain equality (the answer says null).
-        category = "coalesce(nc.category_id, '')"
-        joins.append("LEFT JOIN profile_niches nc ON nc.profile_id = p.profile_id")
+# The ordinary posts of a top group's category holding its idea (the other side of lift).
+_ORD_HITS = """
+    SELECT t.gid, count(DISTINCT c.id) AS n
+    FROM ordc c
+    JOIN pool t ON t.kind = '{kind}' AND t.category_id = c.category_id AND {holds}
+    WHERE {cond}
+    GROUP BY t.gid"""
+# In how many niches the frame's outliers carry each idea (filler: nearly all of them).
+_SPREAD = """
+    SELECT '{kind}' COLLATE "C" AS kind, ({idea}) COLLATE "C" AS idea,
+           count(DISTINCT x.category_id) AS niches
+    FROM (SELECT DISTINCT {cols}, c.category_id FROM {source} WHERE {cond}) AS x
+    WHERE x.category_id <> ''
+    GROUP BY {keys}"""
+
+
+def _scan(q: BreakoutQuery, score: str, conds: list[str], category: str, joins: list[str]) -> str:
     hashtags = "p.hashtags" if "hashtag" in q.kinds else "NULL::text[] AS hashtags"
-    scan = f"""
+    return f"""
     SELECT p.id, p.profile_id, p.platform, p.content_type, p.published_at,
            p.extra ->> 'track' AS track, p.{score} AS score, {category} AS category_id,
            {hashtags}
@@ -133,35 +134,107 @@ def _statement(q: BreakoutQuery) -> str:
     WHERE {" AND ".join(conds)}
       -- ≡ joining the active profiles, without reading the profiles table (few are inactive)
       AND NOT EXISTS (SELECT 1 FROM profiles x WHERE x.id = p.profile_id AND NOT x.is_active)"""
-    if "phrase" in q.kinds:
-        # The outliers' rows of post_ideas in one index scan over an array of their ids (a
-        # plain join may hash the whole table; a probe per outlier costs more per row).
-        candidates = f"""outliers AS MATERIALIZED ({scan}
+
+
+def _with_phrases(name: str, rows: str) -> str:
+    """`rows` as CTE `name`, each with its stored phrases: the rows of post_ideas in one index
+    scan over an array of their ids (a plain join may hash the whole table; a probe per row
+    costs more)."""
+    return f"""{name}_rows AS MATERIALIZED ({rows}
 ),
-cand AS MATERIALIZED (
-    SELECT o.*, i.phrases FROM outliers o
+{name} AS MATERIALIZED (
+    SELECT o.*, i.phrases FROM {name}_rows o
     LEFT JOIN (SELECT i.post_id, i.phrases FROM post_ideas i
-               WHERE i.post_id = ANY(ARRAY(SELECT id FROM outliers))) i ON i.post_id = o.id
+               WHERE i.post_id = ANY(ARRAY(SELECT id FROM {name}_rows))) i ON i.post_id = o.id
 )"""
+
+
+def _cte(q: BreakoutQuery, name: str, rows: str) -> str:
+    if "phrase" in q.kinds:
+        return _with_phrases(name, rows)
+    return f"{name} AS MATERIALIZED ({rows}\n)"
+
+
+def _statement(q: BreakoutQuery) -> str:
+    col = score_column(q.score_window, q.score_method)
+    score = col.name
+    frame = ["p.deleted_at IS NULL"]
+    if q.since is not None:
+        # Checked in the score's index (a key column, migration 0018).
+        frame.append("p.published_at >= :since")
+    if q.platforms:
+        frame.append("p.platform = ANY(CAST(:platforms AS text[]))")
+    conds = [f"p.{score} >= :min_score", *frame]
+    if floored(col) and q.min_score >= SCORE_INDEX_FLOOR:
+        # The score's index holds the posts from the floor up (migration 0015): said as a
+        # literal, a prepared statement's generic plan can use it too.
+        conds.append(f"p.{score} >= {SCORE_INDEX_FLOOR}")
+    # The creator's main niche, at its top level (stored: profile_niches, migration 0016);
+    # '' for none, so groups join on plain equality (the answer says null).
+    niche, niche_join = "coalesce(nc.category_id, '')", [
+        "LEFT JOIN profile_niches nc ON nc.profile_id = p.profile_id"]
+    if q.category_ids is not None:
+        in_category = (
+            "EXISTS (SELECT 1 FROM profile_categories f WHERE f.profile_id = p.profile_id "
+            "AND f.category_id = ANY(CAST(:cats AS text[])))"
+        )
+        candidates = _cte(q, "cand", _scan(
+            q, score, [*conds, in_category], "CAST(:category_label AS text)", []))
+        # Filler is judged across every niche: the frame's outliers outside the category too.
+        spread = _cte(q, "spread", _scan(q, score, conds, niche, niche_join))
     else:
-        candidates = f"cand AS MATERIALIZED ({scan}\n)"
+        candidates = _cte(q, "cand", _scan(q, score, conds, niche, niche_join))
+        spread = "spread AS (SELECT * FROM cand)"
+    # The ordinary side: the frame's other posts of the creators who had an outlier there
+    # (their posts by the (profile_id, published_at) index), in the creator's group.
+    ordinary = f"""
+    SELECT p.id, p.platform, p.content_type, p.extra ->> 'track' AS track, cr.category_id,
+           {"p.hashtags" if "hashtag" in q.kinds else "NULL::text[] AS hashtags"}
+    FROM posts p JOIN (SELECT DISTINCT profile_id, category_id FROM cand) cr
+         ON cr.profile_id = p.profile_id
+    WHERE p.profile_id = ANY(ARRAY(SELECT DISTINCT profile_id FROM cand))
+      AND {" AND ".join(frame)} AND NOT coalesce(p.{score} >= :min_score, false)"""
     return f"""
 WITH {candidates},
--- Which groups can make the answer: the creator counts come from hash aggregates; only the
--- groups at or above the `limit`-th largest count (the first sort key) need the sorted
--- aggregates (median, first and latest post) below.
+{spread},
+{_cte(q, "ordc", ordinary)},
+-- Creator counts per group (hash aggregates); the groups with at least min_creators make
+-- the pool (the `pool` largest), whose lift is measured.
 sizes AS MATERIALIZED ({_per_kind(q, _SIZES)}
 ),
-top AS MATERIALIZED (
+niche_count AS (SELECT count(DISTINCT category_id) AS n FROM spread WHERE category_id <> ''),
+filler AS MATERIALIZED (
+    SELECT s.kind, s.idea FROM ({_per_kind(q, _SPREAD).replace("cand c", "spread c")}
+    ) s, niche_count z
+    WHERE z.n >= :filler_min_niches AND s.niches >= :filler_share * z.n
+),
+pool AS MATERIALIZED (
     -- gid: a small key for each group, so the steps below sort and join on one integer
-    SELECT row_number() OVER () AS gid, * FROM sizes
-    WHERE creators >= coalesce(
-        (SELECT creators FROM sizes ORDER BY creators DESC LIMIT 1 OFFSET :limit - 1), 0)
+    SELECT row_number() OVER () AS gid, s.* FROM (
+        SELECT * FROM sizes s
+        WHERE NOT EXISTS (SELECT 1 FROM filler f WHERE f.kind = s.kind AND f.idea = s.idea)
+        ORDER BY s.creators DESC, s.kind, s.idea, s.category_id
+        LIMIT :pool) s
 ),
 top_hits AS MATERIALIZED ({_per_kind(q, _TOP_HITS)}
 ),
+ord_hits AS MATERIALIZED ({_per_kind(q, _ORD_HITS)}
+),
+totals AS (
+    SELECT category_id, sum(outliers) AS outliers, sum(ordinary) AS ordinary FROM (
+        SELECT category_id, count(*) AS outliers, 0 AS ordinary FROM cand GROUP BY category_id
+        UNION ALL
+        SELECT category_id, 0, count(*) FROM ordc GROUP BY category_id) u
+    GROUP BY category_id
+),
 grouped AS MATERIALIZED (
-    SELECT t.kind, t.idea, t.category_id, t.creators, a.*
+    SELECT t.kind, t.idea, t.category_id, t.creators, a.*,
+           a.posts::float8 / tot.outliers AS outlier_share,
+           coalesce(o.n, 0)::float8 / nullif(tot.ordinary, 0) AS ordinary_share,
+           -- add-one smoothing on the ordinary side: an idea no ordinary post carries has
+           -- a finite lift, larger the more outliers carry it
+           (a.posts::float8 / tot.outliers)
+             / ((coalesce(o.n, 0) + 1)::float8 / (tot.ordinary + 1)) AS lift
     FROM (
         SELECT h.gid, count(*) AS posts,
                percentile_cont(0.5) WITHIN GROUP (ORDER BY h.score) AS median_score,
@@ -169,8 +242,10 @@ grouped AS MATERIALIZED (
                (array_agg(h.id ORDER BY h.published_at DESC, h.id))[1] AS latest_id
         FROM top_hits h
         GROUP BY h.gid
-    ) a JOIN top t USING (gid)
-    ORDER BY t.creators DESC, a.median_score DESC, t.kind COLLATE "default",
+    ) a JOIN pool t USING (gid)
+    JOIN totals tot ON tot.category_id = t.category_id
+    LEFT JOIN ord_hits o ON o.gid = a.gid
+    ORDER BY lift DESC, t.creators DESC, a.median_score DESC, t.kind COLLATE "default",
              t.idea COLLATE "default", t.category_id COLLATE "default"
     LIMIT :limit
 ),
@@ -185,9 +260,10 @@ evidence AS (
     FROM best GROUP BY gid
 )
 SELECT g.kind, g.idea, nullif(g.category_id, '') AS category_id, g.creators, g.posts,
-       g.median_score, g.first_id, g.latest_id, e.ids AS evidence
+       g.median_score, g.first_id, g.latest_id, e.ids AS evidence,
+       g.outlier_share, g.ordinary_share, g.lift
 FROM grouped g JOIN evidence e USING (gid)
-ORDER BY g.creators DESC, g.median_score DESC, g.kind COLLATE "default",
+ORDER BY g.lift DESC, g.creators DESC, g.median_score DESC, g.kind COLLATE "default",
          g.idea COLLATE "default", g.category_id COLLATE "default"
 """
 
@@ -199,6 +275,9 @@ def params_of(q: BreakoutQuery) -> dict[str, Any]:
         "min_creators": q.min_creators,
         "limit": q.limit,
         "evidence_limit": q.evidence_limit,
+        "pool": POOL,
+        "filler_min_niches": FILLER_MIN_NICHES,
+        "filler_share": FILLER_NICHE_SHARE,
     }
     if q.since is not None:
         params["since"] = q.since

@@ -21,7 +21,9 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
     "/trends/breakouts",
     summary="Ideas breaking out across several creators of a niche",
     description="Hashtags, caption phrases, formats and sounds that several creators of a "
-    "niche each turned into an outlier recently (2 credits).",
+    "niche each turned into an outlier recently (2 credits), highest lift first: how much "
+    "more common the idea is among the outliers than among the same creators' ordinary "
+    "posts. Ideas the outliers of nearly every niche carry (fyp, tiktok:video) are left out.",
     openapi_extra={"x-sors-skill": "find_breakouts"},
     response_model=BreakoutsOut,
     responses=problems(402, body=True),

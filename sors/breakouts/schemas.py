@@ -47,6 +47,16 @@ class BreakoutOut(_Out):
     creatorCount: int
     postCount: int
     medianScore: float
+    outlierShare: float = Field(
+        description="The share of the group's outlier posts in the time frame that carry the "
+        "idea")
+    ordinaryShare: float | None = Field(
+        description="The share of the same creators' other (non-outlier) posts in the time "
+        "frame that carry it; null when they have none")
+    lift: float = Field(
+        description="outlierShare ÷ ordinaryShare (the ordinary side smoothed by one: "
+        "(n + 1) ÷ (N + 1)): how much more common the idea is among the outliers. The "
+        "order: highest lift first")
     firstPost: dict[str, Any]
     latestPost: dict[str, Any]
     evidence: list[dict[str, Any]] = Field(

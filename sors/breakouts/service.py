@@ -26,6 +26,10 @@ EVIDENCE_LIMIT = 10
 DEFAULT_KINDS = ("hashtag", "format", "sound")
 
 
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)
+
+
 async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, Any]:
     time_frame = body.timeFrame or DEFAULT_TIME_FRAME
     q = repo.BreakoutQuery(
@@ -59,6 +63,9 @@ async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, 
                 "creatorCount": r["creators"],
                 "postCount": r["posts"],
                 "medianScore": round(float(r["median_score"]), 4),
+                "outlierShare": round(float(r["outlier_share"]), 4),
+                "ordinaryShare": _round(r["ordinary_share"]),
+                "lift": round(float(r["lift"]), 4),
                 "firstPost": posts[r["first_id"]],
                 "latestPost": posts[r["latest_id"]],
                 "evidence": [posts[i] for i in r["evidence"] or []],

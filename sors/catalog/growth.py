@@ -1,9 +1,11 @@
 """A post's stat history: snapshots with ages, views per hour between them, and its views
-at fixed ages (1 h, 24 h, 7 d) interpolated where the snapshots bracket them.
+at fixed ages (1 h, 24 h, 7 d) interpolated where two real snapshots bracket them.
 
-Publication is a known point of every curve (age 0, no views yet), so a milestone between
-publication and the first snapshot is interpolated from it. Interpolation is linear:
-honest between close snapshots, rough across long gaps, and always marked.
+Publication is a known point of every curve (age 0, no views yet), but views are front-loaded:
+a straight line from publication to a snapshot taken days later invents an early velocity the
+post never had. So publication anchors a milestone only when the first snapshot came within
+`PUBLISH_ANCHOR_HOURS` of it; otherwise the milestone is null with the reason. Interpolation
+is linear and always marked.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from typing import Any
 from sors.kit.clock import isoformat
 
 MILESTONES: tuple[tuple[str, float], ...] = (("1h", 1.0), ("24h", 24.0), ("7d", 168.0))
+# The longest gap between publication and the first snapshot across which a milestone is
+# still read off the line from (0 h, 0 views).
+PUBLISH_ANCHOR_HOURS = 6.0
 
 
 def _hours(a: datetime, b: datetime) -> float:
@@ -39,13 +44,36 @@ def views_at(points: Sequence[tuple[float, int]], age: float) -> tuple[float | N
     return None, False
 
 
+def milestone(
+    snapshots: Sequence[tuple[float, int]], hours: float, post_age: float
+) -> tuple[float | None, bool | None, str | None]:
+    """(views, interpolated, reason) at `hours` from the real (age, views) snapshots sorted by
+    age. `reason` says why views are null: `not_reached` (the post is younger), `no_snapshots`,
+    `first_snapshot_too_late` (nothing measured at or before that age, and the first
+    snapshot came more than `PUBLISH_ANCHOR_HOURS` after publication), `no_snapshot_since`
+    (nothing measured at or after that age yet)."""
+    if post_age < hours:
+        return None, None, "not_reached"
+    if not snapshots:
+        return None, None, "no_snapshots"
+    points = list(snapshots)
+    if points[0][0] > hours:
+        if points[0][0] > PUBLISH_ANCHOR_HOURS:
+            return None, None, "first_snapshot_too_late"
+        points.insert(0, (0.0, 0))
+    views, interpolated = views_at(points, hours)
+    if views is None:
+        return None, None, "no_snapshot_since"
+    return views, interpolated, None
+
+
 def history(
     post: Mapping[str, Any], stats: Sequence[Mapping[str, Any]], now: datetime
 ) -> dict[str, Any]:
     published: datetime = post["published_at"]
     snapshots: list[dict[str, Any]] = []
     prev: tuple[float, int] | None = None
-    points: list[tuple[float, int]] = [(0.0, 0)]
+    points: list[tuple[float, int]] = []
     for s in stats:
         age = _hours(s["crawled_at"], published)
         per_hour = None
@@ -64,17 +92,19 @@ def history(
         )
         if s["views"] is not None and age >= 0:
             prev = (age, s["views"])
-            if age > points[-1][0]:
+            if not points or age > points[-1][0]:
                 points.append(prev)
+    post_age = _hours(now, published)
     milestones = []
     for label, hours in MILESTONES:
-        views, interpolated = views_at(points, hours) if len(points) > 1 else (None, False)
+        views, interpolated, reason = milestone(points, hours, post_age)
         milestones.append(
             {
                 "age": label,
                 "ageHours": hours,
                 "views": _r(views, 1),
-                "interpolated": interpolated if views is not None else None,
+                "interpolated": interpolated,
+                "reason": reason,
             }
         )
     return {

@@ -26,8 +26,14 @@ class SnapshotOut(_Out):
 class MilestoneOut(_Out):
     age: Literal["1h", "24h", "7d"]
     ageHours: float
-    views: float | None = Field(description="Null when no two snapshots bracket this age.")
+    views: float | None = Field(
+        description="Views at this age: a snapshot's, or read off the line between the two real "
+        "snapshots around it (from publication only when the first snapshot came within 6 h "
+        "of it). Null otherwise, with `reason`.")
     interpolated: bool | None
+    reason: Literal[
+        "not_reached", "no_snapshots", "first_snapshot_too_late", "no_snapshot_since"
+    ] | None = Field(description="Why `views` is null (null when it is not)")
 
 
 class ChangeOut(_Out):

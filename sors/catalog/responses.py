@@ -175,6 +175,12 @@ class _PostCore(ResponseModel):
     outlier_scores: OutlierScores
     robust_scores: RobustScores
     age_adjusted_score: AgeAdjustedScore
+    score_status: Literal["mature", "age_adjusted", "too_young"] = Field(
+        description="Which score is fair to show. `mature`: the post was at least "
+        "`baseline_min_age_hours` (48 h) old at the crawl that scored it, so its window scores "
+        "compare like with like. Younger, its views are still coming in and a window score "
+        "sets them against mature posts' totals: `age_adjusted` (show "
+        "`age_adjusted_score.score`) or `too_young` (no fair score yet).")
     velocity: float | None = Field(description="Views per hour lately")
     projection: Projection | None
     approximations: dict[str, str] = Field(

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from sors.catalog.models import WINDOWS
+from sors.catalog.request_rules import COMPARE_RULE
 from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one place)
     Category,
     Comparison,
@@ -39,6 +40,7 @@ from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one
     UnresolvedPost,
 )
 from sors.catalog.rising import PROJECTION_MAX_AGE_HOURS
+from sors.catalog.scoring import baseline_min_age_hours
 from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel
@@ -50,7 +52,7 @@ from sors.platforms.handles import (
     handle_schema_rule,
     normalize_handle,
 )
-from sors.platforms.urls import profile_url
+from sors.platforms.urls import POST_URL_PATTERN, profile_url
 
 # ---- request bodies -------------------------------------------------------------------
 
@@ -85,7 +87,14 @@ def _strip_query(v: str | None) -> str | None:
 Query = Annotated[str | None, Field(max_length=200), AfterValidator(_strip_query)]
 NonNegative = Annotated[float | None, Field(ge=0, allow_inf_nan=False)]
 PageSize = Annotated[int | None, _clamp(1, MAX_PAGE_SIZE)]
-Page = Annotated[int | None, Field(ge=1)]
+# At most RESULT_WINDOW: page n starts at match (n - 1) × pageSize + 1, which must be within
+# the first RESULT_WINDOW matches (else 422) — with pageSize 1, page RESULT_WINDOW is the
+# last. The rule across the two fields is in the description: as JSON Schema it takes one
+# branch per page size, more than Schemathesis's canonicaliser takes (it gives up past ~30).
+Page = Annotated[int | None, Field(
+    ge=1, le=RESULT_WINDOW,
+    description=f"1-based; page n starts at match (n − 1) × pageSize + 1, which must lie within "
+    f"the first {RESULT_WINDOW:,} matches (else 422 on `page`)")]
 
 
 
@@ -95,6 +104,18 @@ def known_category_id(v: str | None) -> str | None:
     if v is not None and v not in taxonomy.by_id():
         raise ValueError("unknown category id; GET /api/v1/categories lists them")
     return v
+
+# A category of the taxonomy (its enum in the document; unknown ids are a 422).
+CategoryId = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="An id from GET /api/v1/categories; covers its descendants too",
+        json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
+    ),
+    AfterValidator(known_category_id),
+]
+
 
 class _Paged(RequestModel):
     page: Page = None
@@ -136,6 +157,9 @@ class SearchContentIn(_Paged):
         "creator's. `query`, when given, filters by words. Not with `semantic`.")] = None
     includeSameCreator: bool | None = Field(
         None, description="With `similarTo`: include the post's own creator's posts")
+    categoryId: CategoryId = Field(
+        None, description="Only posts whose creator is in this niche: an id from GET "
+        "/api/v1/categories, covering its sub-niches (as search_profiles and breakouts)")
 
     @model_validator(mode="after")
     def _meaning_needs_its_input(self) -> SearchContentIn:
@@ -146,18 +170,6 @@ class SearchContentIn(_Paged):
         if self.includeSameCreator is not None and not self.similarTo:
             raise ValueError("includeSameCreator applies to similarTo searches only")
         return self
-
-
-# A category of the taxonomy (its enum in the document; unknown ids are a 422).
-CategoryId = Annotated[
-    str | None,
-    Field(
-        max_length=64,
-        description="An id from GET /api/v1/categories; covers its descendants too",
-        json_schema_extra={"enum": [*sorted(taxonomy.by_id()), None]},
-    ),
-    AfterValidator(known_category_id),
-]
 
 
 class SearchProfilesIn(_Paged):
@@ -194,7 +206,13 @@ class RisingIn(RequestModel):
 
 
 class ResolveIn(RequestModel):
-    url: Annotated[str, Field(max_length=4096)]
+    url: Annotated[str, Field(
+        max_length=4096,
+        description="A TikTok, Instagram or YouTube post URL. The pattern states the canonical "
+        "forms; the parser also reads any letter case, empty path segments, a username "
+        "before an Instagram post's code and query strings. Short links are 422 "
+        "`short_link_not_supported`, any other URL 422 `unsupported_url`.",
+        json_schema_extra={"pattern": POST_URL_PATTERN})]
 
 
 class HandleRef(RequestModel):
@@ -221,11 +239,14 @@ _HANDLE_LIST = TypeAdapter(list[HandleRef])
 class CompareIn(RequestModel):
     """Name 2-5 profiles: `profileIds` and `handles` together hold 2-5 entries (else 422)."""
 
+    model_config = ConfigDict(json_schema_extra=COMPARE_RULE)
+
     profileIds: list[Annotated[str, Field(max_length=64)]] | None = Field(None, max_length=5)
     # A list of {platform, handle} objects, or a JSON string holding one (the seed declares
     # the field as a string).
     handles: list[HandleRef] | str | None = Field(
-        None, description="{platform, handle} objects, or a JSON string holding such a list"
+        None, description="{platform, handle} objects, or a JSON string holding such a list "
+        "(then it must decode to such a list, and its entries count towards the 2-5)"
     )
 
     @field_validator("handles")
@@ -295,6 +316,19 @@ def projection(row: Mapping[Any, Any]) -> dict[str, Any] | None:
     return {**proj, "as_of": isoformat(datetime.fromisoformat(proj["as_of"]))}
 
 
+def score_status(row: Mapping[Any, Any]) -> str:
+    """`mature`: the post was old enough at the crawl that scored it for its window scores to
+    compare like with like (the baselines count only posts that old). Younger, its views are
+    still coming in: `age_adjusted` when the age-matched score exists (show that one), else
+    `too_young` (no fair score yet)."""
+    published, scored = row["published_at"], row["stats_updated_at"]
+    if published is None or scored is None:
+        return "mature"
+    if (scored - published).total_seconds() >= baseline_min_age_hours() * 3600.0:
+        return "mature"
+    return "age_adjusted" if row.get("age_score") is not None else "too_young"
+
+
 def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
@@ -313,6 +347,7 @@ def _post_core(row: Mapping[Any, Any]) -> dict[str, Any]:
         "outlier_scores": outlier_scores(row),
         "robust_scores": robust_scores(row),
         "age_adjusted_score": age_adjusted_score(row),
+        "score_status": score_status(row),
         "velocity": _round(row.get("velocity"), 2),
         "projection": projection(row),
         "approximations": dict(row.get("approximations") or {}),

@@ -63,6 +63,7 @@ class PostFilter:
     # How far above its creator's median curve a young post runs now (rising posts).
     min_rising: float | None = None
     only_projected: bool = False
+    category_ids: Sequence[str] | None = None  # the owner's niche: a category and its descendants
 
 
 _SORTS: dict[str, Any] = {
@@ -99,7 +100,14 @@ def post_params(f: PostFilter) -> dict[str, Any]:
         p["published_since"] = f.published_since
     if f.min_rising is not None:
         p["min_rising"] = f.min_rising
+    _category_params(p, f.category_ids)
     return p
+
+
+def _category_params(p: dict[str, Any], category_ids: Sequence[str] | None) -> None:
+    if category_ids is not None:
+        p.update({f"category_{i}": v for i, v in enumerate(category_ids)})
+        p["categories"] = len(category_ids)  # part of the shape: none at all matches nothing
 
 
 def _bound(p: dict[str, Any], name: str, like: Any) -> Any:
@@ -157,6 +165,14 @@ def post_conditions(f: PostFilter, part: str | None = None) -> list[ColumnElemen
     elif f.only_projected:
         # The predicate of ix_posts_rising_score, so a sort by it reads that index.
         conds.append(Post.rising_score.is_not(None))
+    if "categories" in p:
+        # The owners in the niche, one semi-join over profile_categories' category index.
+        if categories := _listed(p, "category_", ProfileCategory.category_id):
+            conds.append(Post.profile_id.in_(
+                select(ProfileCategory.profile_id).where(
+                    ProfileCategory.category_id.in_(categories))))
+        else:
+            conds.append(false())
     return conds
 
 
@@ -274,9 +290,7 @@ def profile_params(f: ProfileFilter) -> dict[str, Any]:
     if f.query:
         p["pattern"] = ilike_pattern(f.query)
     p.update({f"platform_{i}": v for i, v in enumerate(f.platforms or ())})
-    if f.category_ids is not None:
-        p.update({f"category_{i}": v for i, v in enumerate(f.category_ids)})
-        p["categories"] = len(f.category_ids)  # part of the shape: none at all matches nothing
+    _category_params(p, f.category_ids)
     return p
 
 

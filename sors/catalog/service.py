@@ -98,6 +98,7 @@ def content_filter(body: SearchContentIn) -> search_repo.PostFilter:
         published_since=since(body.timeFrame),
         min_rising=body.minRisingScore,
         only_projected=body.sortBy == "rising",
+        category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
     )
 
 

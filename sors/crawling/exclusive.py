@@ -13,6 +13,7 @@ import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.kit import clock
 from sors.kit.db import Database
 
 # Two-key form: the first key names this use, so other advisory locks never collide.
@@ -44,7 +45,7 @@ async def profile_lock(db: Database, target: str, *, wait: bool) -> AsyncIterato
 # before the worker settles the job as completed.
 _RECORD = text("""
 UPDATE jobs SET result = CAST(:result AS jsonb),
-       payload = payload || jsonb_build_object('crawledAt', now())
+       payload = payload || jsonb_build_object('crawledAt', CAST(:at AS timestamptz))
  WHERE id = :me
 """)
 _COMPLETED_SINCE = text("""
@@ -57,7 +58,10 @@ SELECT result FROM jobs
 
 
 async def record_crawl(session: AsyncSession, job_id: str, result: dict[str, Any]) -> None:
-    await session.execute(_RECORD, {"me": job_id, "result": orjson.dumps(result).decode()})
+    # The service clock's time, as the jobs' `created_at` it is compared with (simulated
+    # time in simulation).
+    await session.execute(_RECORD, {"me": job_id, "result": orjson.dumps(result).decode(),
+                                    "at": clock.now()})
 
 
 async def completed_since(

@@ -2,26 +2,25 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Body, Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
 from sors.crawling import service
 from sors.crawling.schemas import CrawlAlreadyTracked, CrawlIn, CrawlQueued
-from sors.kit.errors import ValidationFailed
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import SorsRoute, get_session
-from sors.platforms.handles import InvalidHandle, normalize_handle
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
 
 
 @router.post(
     "/crawls", summary="Crawl a public profile (40 credits; 1 when already tracked)",
-    description="Adds a public profile and its posts to the catalog. A tracked, active "
+    description="Adds a public profile and its posts to the catalog, named by `url` (a "
+    "profile URL) or by `platform` and `handle`. A tracked, active "
     "profile answers at once (`alreadyTracked`, 1 credit); otherwise a crawl job is queued "
     "(40 credits, refunded if the platform has no such public profile). The same account's "
     "open crawl of the handle is returned again, free.",
@@ -29,21 +28,24 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
     responses=problems(402, body=True, links={
         "PollJob": link("get_job_status", **{"path.jobRef": "$response.body#/jobRef"}),
     }),
-    openapi_extra={"x-sors-skill": "crawl_profile"},
+    # The body is read even when absent (to name the fields that name a profile), yet every
+    # crawl needs one: the document says it is required and an object.
+    openapi_extra={"x-sors-skill": "crawl_profile", "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CrawlIn"}}}}},
 )
 async def crawl_profile(
-    body: CrawlIn,
     session: Annotated[AsyncSession, Depends(get_session)],
     account_id: Annotated[str, Depends(current_account_id)],
     bill: Annotated[Bill, Depends(get_bill)],
+    body: Annotated[CrawlIn | None, Body()] = None,
 ) -> JSONResponse:
-    try:
-        handle = normalize_handle(body.platform, body.handle)
-    except InvalidHandle as exc:
-        raise ValidationFailed.single("handle", str(exc)) from exc
+    # No body: the same 422 as an empty one, naming the fields that name the profile.
+    body = body or CrawlIn()
+    platform, handle = service.crawl_target(body.platform, body.handle, body.url)
     pricing = get_pricing()
     outcome = await service.request_crawl(
-        session, account_id=account_id, platform=body.platform, handle=handle,
+        session, account_id=account_id, platform=platform, handle=handle,
         credits=pricing.cost("crawl_profile"),
     )
     if outcome.profile_id:
@@ -56,4 +58,4 @@ async def crawl_profile(
     else:
         bill.cost = 0  # the same account's open crawl of this handle: same job, no charge
     return JSONResponse({"status": "pending", "jobRef": outcome.job.id,
-                         "platform": body.platform, "handle": handle})
+                         "platform": platform, "handle": handle})

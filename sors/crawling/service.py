@@ -10,6 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Profile
 from sors.jobs import service as jobs
+from sors.kit.errors import ShortLinkNotSupported, UnsupportedUrl, ValidationFailed
+from sors.platforms import urls
+from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.queue.models import Job
 
 
@@ -18,6 +21,36 @@ class CrawlRequestOutcome:
     profile_id: str | None
     job: Job | None
     new_job: bool
+
+
+def crawl_target(platform: str | None, handle: str | None, url: str | None) -> tuple[str, str]:
+    """(platform, canonical handle) named by `url` (parsed by the URL parser tracking and
+    alerts use: a profile URL or a post URL naming its owner; nothing is fetched) or by
+    `platform` and `handle`; given both ways, they must agree."""
+    if (platform is None) != (handle is None):
+        field = "handle" if handle is None else "platform"
+        raise ValidationFailed.single(field, "platform and handle must be given together.")
+    named: tuple[str, str] | None = None
+    if platform is not None and handle is not None:
+        try:
+            named = (platform, normalize_handle(platform, handle))
+        except InvalidHandle as exc:
+            raise ValidationFailed.single("handle", str(exc)) from exc
+    if url is None:
+        if named is None:
+            msg = "Name the profile with url, or with platform and handle."
+            raise ValidationFailed([{"field": f, "message": msg}
+                                    for f in ("url", "platform", "handle")])
+        return named
+    try:
+        parsed = urls.parse_profile_url(url)
+    except urls.ShortLinkNotSupported as exc:
+        raise ShortLinkNotSupported(str(exc)) from exc
+    except urls.UrlError as exc:
+        raise UnsupportedUrl(str(exc)) from exc
+    if named is not None and named != (parsed.platform, parsed.handle):
+        raise ValidationFailed.single("url", "url and platform/handle name different profiles.")
+    return parsed.platform, parsed.handle
 
 
 async def active_profile_id(session: AsyncSession, platform: str, handle: str) -> str | None:

@@ -11,7 +11,7 @@ import asyncio
 import os
 import tempfile
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC
 from email.message import EmailMessage
 from email.utils import make_msgid, parseaddr
 from pathlib import Path
@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import aiosmtplib
 import structlog
+
+from sors.kit import clock
 
 if TYPE_CHECKING:
     from sors.config import Settings
@@ -73,7 +75,7 @@ class FileBackend:
 
     def _write(self, data: bytes) -> Path:
         self.outbox_dir.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        stamp = clock.now().astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         final = self.outbox_dir / f"{stamp}-{uuid.uuid4().hex}.eml"
         fd, tmp = tempfile.mkstemp(dir=self.outbox_dir, prefix=".tmp-", suffix=".eml")
         try:

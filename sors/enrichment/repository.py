@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Post, Profile, TranscriptRecord, VisualAnalysisRecord
 from sors.enrichment.models import MediaGrant, PostMedia
+from sors.kit import clock
 
 # ---- posts -------------------------------------------------------------------------------
 
@@ -51,12 +52,11 @@ async def save_transcript(
         "source": data["source"],
         "segments": data["segments"],
         "engine": engine,
+        "created_at": clock.now(),
     }
     stmt = insert(TranscriptRecord).values(post_id=post_id, **values)
     # A later run (another account's job, a better model) replaces the earlier result.
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[TranscriptRecord.post_id], set_={**values, "created_at": text("now()")}
-    )
+    stmt = stmt.on_conflict_do_update(index_elements=[TranscriptRecord.post_id], set_=values)
     await session.execute(stmt)
     await set_post_flags(session, post_id, has_transcript=True)
 
@@ -107,7 +107,7 @@ _UNUSED_MEDIA_JOB = text("""
 SELECT j.id FROM jobs j
  WHERE j.account_id = :account AND j.type = 'media' AND j.status = 'completed'
    AND j.payload->>'postId' = :post
-   AND j.finished_at > now() - interval '24 hours'
+   AND j.finished_at > CAST(:now AS timestamptz) - interval '24 hours'
    AND NOT EXISTS (SELECT 1 FROM media_grants g WHERE g.job_id = j.id)
  ORDER BY j.finished_at
  LIMIT 1
@@ -123,7 +123,7 @@ async def use_free_media_call(
     Two concurrent calls may pick the same job; the grant's primary key lets one of them
     have it and the other pays.
     """
-    params = {"account": account_id, "post": post_id}
+    params = {"account": account_id, "post": post_id, "now": clock.now()}
     job_id = (await session.execute(_UNUSED_MEDIA_JOB, params)).scalar()
     if job_id is None:
         return None

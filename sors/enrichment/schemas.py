@@ -14,7 +14,8 @@ from sors.enrichment.responses import (  # noqa: F401  (the domain's models, in 
     MediaReady,
     TranscriptCompleted,
 )
-from sors.kit.schemas import RequestModel
+from sors.kit.schemas import STRIPPED, RequestModel, one_of_sets
+from sors.platforms.urls import POST_URL_PATTERN
 
 
 def _blank_to_none(v: str | None) -> str | None:
@@ -26,11 +27,18 @@ def _blank_to_none(v: str | None) -> str | None:
 
 # A blank string counts as absent, so `{"url": ""}` is `missing_target`, not a bad URL.
 OptionalText = Annotated[str | None, Field(max_length=2048), AfterValidator(_blank_to_none)]
+PostUrlText = Annotated[str | None, Field(
+    max_length=2048,
+    description="A TikTok, Instagram or YouTube post URL (blank counts as absent). The pattern "
+    "states the canonical forms; the parser also reads any letter case, empty path segments, "
+    "a username before an Instagram post's code and query strings. Short links are 422 "
+    "`short_link_not_supported`, any other URL 422 `unsupported_url`.",
+    json_schema_extra={"pattern": f"^[{STRIPPED}]*$|{POST_URL_PATTERN}"},
+), AfterValidator(_blank_to_none)]
 
 
-# "Supply one of": `url`, `postId`, or both. Said with if/then rather than anyOf, which
-# client generators turn into an untyped body.
-TARGET_RULE = {"if": {"not": {"required": ["url"]}}, "then": {"required": ["postId"]}}
+# "Supply one of": `url`, `postId`, or both, not null nor blank.
+TARGET_RULE = one_of_sets(["url"], ["postId"], blank_is_absent=True)
 
 
 class TargetIn(RequestModel):
@@ -39,7 +47,7 @@ class TargetIn(RequestModel):
 
     model_config = ConfigDict(json_schema_extra=TARGET_RULE)
 
-    url: OptionalText = None
+    url: PostUrlText = None
     postId: OptionalText = None  # the contract's field name
 
 

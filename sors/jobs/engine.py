@@ -23,9 +23,11 @@ import structlog
 
 from sors.config import Settings
 from sors.jobs import service
+from sors.kit import clock
 from sors.kit.db import Database, to_plain_url
 from sors.kit.ids import new_id
 from sors.kit.metrics import JOBS
+from sors.platforms import registry
 from sors.platforms.base import PlatformError
 from sors.queue import repository as repo
 from sors.queue.models import Job
@@ -55,6 +57,22 @@ class JobContext:
     db: Database
     settings: Settings
     app_state: Any = None  # adapters, engines: built once per worker
+
+
+async def sync_service_clock(ctx: JobContext) -> None:
+    """Bring the process's service clock (`kit.clock`) up to date before a job: in
+    simulation the time lives in the database, and the job's own timestamps (started,
+    finished, its ledger rows and mail) must read the simulated time like everything else."""
+    if ctx.settings.platform_source != "sim":
+        return
+    holder = ctx.app_state if ctx.app_state is not None else ctx
+    if not hasattr(holder, "db"):
+        holder.db = ctx.db
+    if not hasattr(holder, "settings"):
+        holder.settings = ctx.settings
+    if not hasattr(holder, "sim_clock"):
+        holder.sim_clock = None
+    await registry.sync_clock(holder)
 
 
 Handler = Callable[[JobContext, Job], Awaitable[dict[str, Any]]]
@@ -156,8 +174,9 @@ class Worker:
     async def run_one(self) -> bool:
         if self._stop.is_set():
             return False
+        await sync_service_clock(self.ctx)
         async with self.ctx.db.transaction() as s:
-            job_id = await repo.claim(s, self.id, self.types)
+            job_id = await repo.claim(s, self.id, self.types, at=clock.now())
         if job_id is None:
             return False
         if self._stop.is_set():  # stopped while claiming: not ours to start any more

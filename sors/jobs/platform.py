@@ -6,7 +6,7 @@ brings them up to date first (`sync_clock`)."""
 
 from __future__ import annotations
 
-from sors.jobs.engine import JobContext
+from sors.jobs.engine import JobContext, sync_service_clock
 from sors.platforms import registry
 
 
@@ -23,13 +23,6 @@ def adapter_for(ctx: JobContext):
 
 async def sync_clock(ctx: JobContext) -> None:
     if ctx.settings.platform_source == "sim":
-        holder = ctx.app_state if ctx.app_state is not None else ctx
-        if not hasattr(holder, "db"):
-            holder.db = ctx.db
-        if not hasattr(holder, "settings"):
-            holder.settings = ctx.settings
-        if not hasattr(holder, "sim_clock"):
-            holder.sim_clock = None
-        await registry.sync_clock(holder)
+        await sync_service_clock(ctx)
         async with ctx.db.session() as s:
             ctx._sim_seed = await registry.world_seed(s, ctx.settings)  # type: ignore[attr-defined]

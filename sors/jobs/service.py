@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.billing import service as billing
 from sors.events import service as events
 from sors.jobs.schemas import job_record
+from sors.kit import clock
 from sors.kit.ids import new_id
 from sors.queue import repository as repo
 from sors.queue.models import Job
@@ -40,7 +41,7 @@ async def enqueue(
         {
             "id": job_id, "account_id": account_id, "type": type, "payload": payload,
             "dedupe_key": dedupe_key, "credits_charged": credits, "max_attempts": max_attempts,
-            "origin": origin, "target": target,
+            "origin": origin, "target": target, "created_at": clock.now(),
         },
     )
     if created:
@@ -55,7 +56,7 @@ async def complete(session: AsyncSession, job: Job, result: dict[str, Any]) -> N
     job.status = "completed"
     job.result = result
     job.error = None
-    job.finished_at = await _db_now(session)
+    job.finished_at = clock.now()
     await session.flush()
     await _announce(session, job)
 
@@ -74,7 +75,7 @@ async def fail(session: AsyncSession, job: Job, *, code: str, message: str) -> N
     second refund impossible even if this runs twice."""
     job.status = "failed"
     job.error = {"code": code, "message": message}
-    job.finished_at = await _db_now(session)
+    job.finished_at = clock.now()
     moved = await billing.refund_job(session, job.id, reason=f"{job.type} job failed: {code}")
     if moved is not None and moved.amount:
         job.credits_refunded = (job.credits_refunded or 0) + moved.amount

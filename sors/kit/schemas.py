@@ -13,6 +13,7 @@ every route's real body against it, so the two cannot drift.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -96,6 +97,34 @@ def trimmed_length(lo: int, hi: int) -> str:
     if lo == 1:
         return rf"^\s*\S(?:[\s\S]{{0,{hi - 2}}}\S)?\s*$"
     return rf"^\s*\S(?:[\s\S]{{{lo - 2},{hi - 2}}}\S)\s*$"
+
+
+# The characters str.strip() removes (str.isspace), spelled out: JSON Schema's `\s` is
+# ECMAScript's, which differs (it has U+FEFF, it lacks U+001C-U+001F and U+0085).
+STRIPPED = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = f"[^{STRIPPED}]"  # a pattern: something str.strip() leaves
+
+
+def _given(fields: Sequence[str], blank_is_absent: bool) -> dict[str, Any]:
+    text: dict[str, Any] = {"type": "string"}
+    if blank_is_absent:
+        text["pattern"] = NOT_BLANK
+    return {"required": list(fields), "properties": {f: text for f in fields}}
+
+
+def one_of_sets(*sets: Sequence[str], blank_is_absent: bool = False) -> dict[str, Any]:
+    """JSON Schema for "name it by one of these sets of fields": at least one set is given
+    with string values (null counts as absent; with `blank_is_absent`, a blank one too).
+    Said as `if` none of the first sets `then` the last (the same as an anyOf of the sets):
+    client generators turn a top-level anyOf into an untyped body."""
+    *first, last = sets
+    return {"if": {"not": {"anyOf": [_given(s, blank_is_absent) for s in first]}},
+            "then": _given(last, blank_is_absent)}
+
+
+def together(a: str, b: str) -> list[dict[str, Any]]:
+    """JSON Schema: `a` and `b` are given (non-null) together or not at all."""
+    return [{"if": _given([x], False), "then": _given([y], False)} for x, y in ((a, b), (b, a))]
 
 
 # ISO 8601 in UTC ending in Z (sors.kit.clock.isoformat).

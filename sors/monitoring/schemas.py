@@ -9,8 +9,10 @@ from pydantic import ConfigDict, Field
 from sors.catalog.models import Profile
 from sors.catalog.responses import FlatPost
 from sors.kit.clock import isoformat
-from sors.kit.schemas import RequestModel, ResponseModel, Timestamp
+from sors.kit.schemas import RequestModel, ResponseModel, Timestamp, one_of_sets, together
 from sors.monitoring.models import TrackedProfile
+from sors.platforms.handles import handle_rules_text, handle_schema_rule
+from sors.platforms.urls import POST_URL_PATTERN, PROFILE_URL_PATTERN
 
 Frequency = Literal["daily", "every_3_days", "weekly"]
 PlatformName = Literal["tiktok", "instagram", "youtube"]
@@ -19,12 +21,11 @@ MAX_UPDATES = 100
 DEFAULT_UPDATES = 50
 
 
-# "Supply one of": profileId, platform + handle (together), or url (if/then, not anyOf:
-# client generators turn anyOf into an untyped body).
-PROFILE_TARGET_RULE = {
-    "if": {"not": {"anyOf": [{"required": ["profileId"]}, {"required": ["url"]}]}},
-    "then": {"required": ["platform", "handle"]},
-}
+# "Supply one of": profileId, url, or platform + handle (together), non-null.
+PROFILE_TARGET_RULE = {"allOf": [
+    one_of_sets(["profileId"], ["url"], ["platform", "handle"]),
+    *together("platform", "handle"), handle_schema_rule(),
+]}
 
 
 class ProfileTarget(RequestModel):
@@ -35,8 +36,15 @@ class ProfileTarget(RequestModel):
 
     profileId: Annotated[str | None, Field(min_length=1, max_length=64)] = None
     platform: PlatformName | None = None
-    handle: Annotated[str | None, Field(min_length=1, max_length=100)] = None
-    url: Annotated[str | None, Field(min_length=1, max_length=2048)] = None
+    handle: Annotated[str | None, Field(min_length=1, max_length=100,
+                                        description=handle_rules_text())] = None
+    url: Annotated[str | None, Field(
+        min_length=1, max_length=2048,
+        description="A TikTok, Instagram or YouTube profile URL, or a post URL (its owner). "
+        "The pattern states the canonical forms; the parser also reads any letter case, "
+        "profile tabs and a username before an Instagram post's code. Short links are 422 "
+        "`short_link_not_supported`, any other URL 422 `unsupported_url`.",
+        json_schema_extra={"pattern": f"{PROFILE_URL_PATTERN}|{POST_URL_PATTERN}"})] = None
 
 
 class TrackIn(ProfileTarget):

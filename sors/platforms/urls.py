@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from sors.kit.schemas import STRIPPED
 from sors.platforms.base import CONTENT_TYPES, PLATFORMS, Platform
 from sors.platforms.handles import PLATFORM_NAMES, InvalidHandle, normalize_handle
 
@@ -209,6 +210,38 @@ def _youtube_post(s: _Split) -> ParsedPostUrl | None:
     if _YT_ID.fullmatch(vid):
         return ParsedPostUrl("youtube", vid, None, hint)
     return None
+
+
+# The canonical forms of post and profile URLs as JSON Schema patterns, for the API document:
+# every string they match is accepted by `parse_post_url` / `parse_profile_url`
+# (tests/platforms/test_url_patterns.py generates them), so a client that follows them is
+# never refused. The parsers accept a little more (a username before an Instagram post's
+# code, any letter case, empty path segments, a query string on every form), which the
+# descriptions say.
+_SCHEME = r"(?:https?://)?"
+_TAIL = r"/?(?:\?[!-~]*)?"  # printable ASCII after the path (no space, nor a backslash below)
+_TT_HANDLE = r"@[A-Za-z0-9._]{1,23}[A-Za-z0-9_]"
+_IG_USER = r"[a-z0-9_](?:[a-z0-9_]|\.(?!\.)){0,28}[a-z0-9_]"
+_YT_HANDLE = r"@[A-Za-z0-9._-]{3,30}"
+_YT = r"(?:www\.|m\.|music\.)?youtube\.com"
+_WS = f"[{STRIPPED}]*"  # what the parsers strip first
+POST_URL_PATTERN = (
+    "^" + _WS + _SCHEME + "(?:"
+    r"(?:www\.|m\.)?tiktok\.com/" + _TT_HANDLE + r"/(?:video|photo)/[0-9]{15,21}"
+    r"|(?:www\.|m\.)?instagram\.com/(?:p|reel|reels|tv)/[A-Za-z0-9_-]{5,64}"
+    "|" + _YT + r"/(?:shorts|live|embed)/[A-Za-z0-9_-]{11}"
+    r"|youtu\.be/[A-Za-z0-9_-]{11}"
+    ")" + _TAIL.replace("[!-~]", r"[!-\[\]-~]") + _WS + "$"
+    "|^" + _WS + _SCHEME + _YT + r"/watch\?v=[A-Za-z0-9_-]{11}" + _WS + "$"
+)
+PROFILE_URL_PATTERN = (
+    "^" + _WS + _SCHEME + "(?:"
+    r"(?:www\.|m\.)?tiktok\.com/" + _TT_HANDLE
+    + r"|(?:www\.|m\.)?instagram\.com/(?!(?:" + "|".join(sorted(_IG_RESERVED)) + r")(?:[/?]|$))"
+    + _IG_USER
+    + "|" + _YT + "/" + _YT_HANDLE
+    + ")" + _TAIL.replace("[!-~]", r"[!-\[\]-~]") + _WS + "$"
+)
 
 
 def parse_post_url(url: str) -> ParsedPostUrl:

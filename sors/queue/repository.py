@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, text, update
@@ -14,7 +15,7 @@ NOTIFY_CHANNEL = "sors_jobs"
 
 _CLAIM = text("""
 UPDATE jobs SET status = 'processing', attempts = attempts + 1, worker_id = :worker,
-       heartbeat_at = now(), started_at = COALESCE(started_at, now())
+       heartbeat_at = now(), started_at = COALESCE(started_at, CAST(:at AS timestamptz))
  WHERE id = (
     SELECT id FROM jobs
      WHERE status = 'pending' AND run_after <= now() AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
@@ -67,8 +68,12 @@ async def get(session: AsyncSession, job_id: str, *, for_update: bool = False) -
     return (await session.execute(stmt)).scalars().first()
 
 
-async def claim(session: AsyncSession, worker: str, types: list[str] | None) -> str | None:
-    row = (await session.execute(_CLAIM, {"worker": worker, "types": types})).first()
+async def claim(
+    session: AsyncSession, worker: str, types: list[str] | None, *, at: datetime
+) -> str | None:
+    """Claim a due job (due and stalled by the database's time, the engine's own); `at`,
+    the service clock's now, is the job's `started_at` as callers see it."""
+    row = (await session.execute(_CLAIM, {"worker": worker, "types": types, "at": at})).first()
     return None if row is None else row[0]
 
 

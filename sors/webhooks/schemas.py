@@ -14,7 +14,20 @@ from sors.kit.schemas import RequestModel, ResponseModel
 
 EventType = Literal[EVENT_TYPES]  # type: ignore[valid-type]
 Description = Annotated[str, Field(max_length=500)]
-Url = Annotated[str, Field(min_length=1, max_length=2048)]
+# The syntax part of the URL rules; whether the host resolves to public addresses only is
+# decided when the endpoint is saved and at each delivery (sors/webhooks/ssrf.py).
+Url = Annotated[str, Field(
+    min_length=1, max_length=2048,
+    description="An https:// URL of a public host: no credentials, no IP address that is not "
+    "public, a domain name of at least two labels that resolves to public addresses only "
+    "(checked when saved and at each delivery: 422 `unsafe_url` otherwise). Plain http:// "
+    "only where the operator allows it.",
+    json_schema_extra={
+        "pattern": r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\.?(?::[0-9]{1,5})?"
+                   r"(?:[/?#][!-~]*)?$",
+        "format": "uri",
+    },
+)]
 Format = Literal["standard", "slack", "discord"]
 FORMAT_HELP = (
     "The body's shape: `standard` (Standard Webhooks envelope), `slack` (an incoming-webhook "

@@ -27,6 +27,17 @@ def _baker(handle: str, n: int, hit_caption: str, hit_views: int) -> CrawlSnapsh
     return CrawlSnapshot(prof, [*base, hit], T)
 
 
+async def _world_at_t(db, app, snaps: list[CrawlSnapshot]) -> str:
+    """The crawls stored, the simulated clock at T; an API key with 100 credits."""
+    for snap in snaps:
+        await ingest(db, snap)
+    async with db.transaction() as s:
+        await set_time(s, T)
+    app.state.sim_clock = None
+    _, key = await create_account(db, credits=100)
+    return key
+
+
 async def test_a_shared_hashtag_breaks_out_and_a_solo_one_does_not(db, app, client) -> None:
     snaps = [
         _baker("baker.one", 1, "Open crumb at last #crumbshot #sourdough", 9_000),
@@ -36,12 +47,7 @@ async def test_a_shared_hashtag_breaks_out_and_a_solo_one_does_not(db, app, clie
         _baker("baker.solo", 4, "Only mine #solohype", 50_000),
         _baker("baker.solo2", 5, "Steady one #crumbshot", 1_050),  # not an outlier: no count
     ]
-    for snap in snaps:
-        await ingest(db, snap)
-    async with db.transaction() as s:
-        await set_time(s, T)
-    app.state.sim_clock = None
-    _, key = await create_account(db, credits=100)
+    key = await _world_at_t(db, app, snaps)
     h = auth(key)
     r = await client.post(
         "/api/v1/trends/breakouts",
@@ -80,3 +86,56 @@ async def test_a_shared_hashtag_breaks_out_and_a_solo_one_does_not(db, app, clie
     assert fmt["idea"] == "tiktok:video" and fmt["creatorCount"] == 4
     bad = await client.post("/api/v1/trends/breakouts", json={"minCreators": 1}, headers=h)
     assert bad.status_code == 422 and bad.headers["x-credits-charged"] == "0"
+
+
+def _creator(handle: str, n: int, bio: str, usual: str, hit: str) -> CrawlSnapshot:
+    snap = _baker(handle, n, hit, 9_000)
+    posts = [p if p.platform_post_id.endswith("999") else dataclasses.replace(p, caption=usual)
+             for p in snap.posts]
+    return dataclasses.replace(snap, profile=dataclasses.replace(snap.profile, bio=bio),
+                               posts=posts)
+
+
+COFFEE = "Specialty coffee, espresso and latte art at home"
+ELSEWHERE = [
+    "Home workouts, gym and fitness tips",
+    "Gaming every night: gamer life, console and controller reviews",
+    "Travel vlogs: trip planning, vacation and wanderlust",
+    "Tech reviews and technology news, techtok",
+]
+
+
+async def test_ideas_rank_by_lift_with_both_shares_and_platform_wide_filler_is_dropped(
+    db, app, client
+) -> None:
+    # Four coffee creators: every post of theirs carries #latte; three of the four hits say
+    # "cold brew". Every niche's hits carry #fyp (platform-wide filler).
+    snaps = [
+        _creator(f"brew.{i}", 60 + i, COFFEE, "Morning latte again #latte #coffee #fyp",
+                 "Cold brew steeped overnight #coldbrew #latte #fyp" if i < 3
+                 else "Another latte #latte #fyp")
+        for i in range(4)
+    ]
+    snaps += [_creator(f"else.{i}", 70 + i, bio, "Just a day #daily", "Big day #fyp #daily")
+              for i, bio in enumerate(ELSEWHERE)]
+    key = await _world_at_t(db, app, snaps)
+    r = await client.post("/api/v1/trends/breakouts", headers=auth(key), json={
+        "timeFrame": "one_month", "categoryId": "food.coffee", "kinds": ["hashtag", "format"]})
+    assert r.status_code == 200, r.text
+    got = [(b["kind"], b["idea"]) for b in r.json()["breakouts"]]
+    # #fyp and tiktok:video are in every niche's outliers: filler, left out.
+    assert got == [("hashtag", "coldbrew"), ("hashtag", "latte")], got
+    cold, latte = r.json()["breakouts"]
+    # Outliers: 4 posts, 3 with #coldbrew, 4 with #latte. Ordinary: the creators' 24 other
+    # posts of the month, none with #coldbrew, all with #latte.
+    assert (cold["outlierShare"], cold["ordinaryShare"]) == (0.75, 0.0)
+    assert cold["lift"] == round(0.75 / (1 / 25), 4)
+    assert (latte["outlierShare"], latte["ordinaryShare"], latte["lift"]) == (1.0, 1.0, 1.0)
+    assert cold["creatorCount"] == 3 and latte["creatorCount"] == 4
+    # Without the category: the coffee group is labelled with the creators' main niche, and
+    # the filler stays out there too.
+    r = await client.post("/api/v1/trends/breakouts", headers=auth(key), json={
+        "timeFrame": "one_month", "kinds": ["hashtag", "format"]})
+    ideas = [(b["idea"], b["categoryId"]) for b in r.json()["breakouts"]]
+    assert ideas[0] == ("coldbrew", "food") and "fyp" not in {i for i, _ in ideas}
+    assert "tiktok:video" not in {i for i, _ in ideas}

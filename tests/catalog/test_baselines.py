@@ -218,3 +218,41 @@ async def test_csv_export_pages_like_json(db, client, h) -> None:
     )
     [row] = list(csv.DictReader(io.StringIO(prof.text)))
     assert row["handle"] == "csv.export" and prof.headers["x-credits-charged"] == "1"
+
+
+async def test_young_posts_say_which_score_is_fair_instead_of_looking_like_flops(
+    db, client, h
+) -> None:
+    a, b = T, T + timedelta(hours=48)
+    ages_at_a = [2, 6, 10, 20, 30, 35]
+    at_a = [100, 300, 500, 900, 1_500, 1_800]
+    at_b = [2_100, 2_300, 2_900, 3_300, 4_000, 4_400]
+    earlier = [
+        ("740000000000000000" + str(i), a - timedelta(hours=x)) for i, x in enumerate(ages_at_a)
+    ]
+    prof = profile("tiktok", "young.fair")
+    await ingest(db, CrawlSnapshot(
+        prof, [post("tiktok", pid, pub, v) for (pid, pub), v in zip(earlier, at_a, strict=True)],
+        a))
+    crawl_b = [post("tiktok", pid, pub, v) for (pid, pub), v in zip(earlier, at_b, strict=True)]
+    matched = post("tiktok", "7400000000000000098", b - timedelta(hours=36), 300)
+    newborn = post("tiktok", "7400000000000000099", b - timedelta(minutes=40), 250)
+    [pid] = await ingest(db, CrawlSnapshot(prof, [*crawl_b, matched, newborn], b))
+    r = await client.get(f"/api/v1/profiles/{pid}", headers=h)
+    assert r.status_code == 200, r.text
+    recent = {p["platform_post_id"]: p for p in r.json()["recent_posts"]}
+    # Against the mature posts' average (~3,200) both young posts look like 0.1× flops:
+    # the window score keeps its meaning, and the record says it is not the one to show.
+    young = recent["7400000000000000098"]
+    assert young["outlier_scores"]["all_time"] == pytest.approx(300 / (sum(at_b) / 6), abs=1e-3)
+    assert young["score_status"] == "age_adjusted"
+    assert young["age_adjusted_score"]["score"] is not None
+    assert young["age_adjusted_score"]["age_hours"] == pytest.approx(36)
+    baby = recent["7400000000000000099"]
+    assert baby["outlier_scores"]["all_time"] is not None
+    assert baby["score_status"] == "too_young" and baby["age_adjusted_score"]["score"] is None
+    assert {recent[p]["score_status"] for p, _ in earlier} == {"mature"}  # 50-83 h old
+    # Search results carry the same status.
+    found = await by_pid(client, h, {"query": "post"})
+    assert found["7400000000000000099"]["score_status"] == "too_young"
+    assert found["7400000000000000000"]["score_status"] == "mature"

@@ -186,3 +186,55 @@ async def test_history_from_monitoring_refreshes(db, app, settings, client) -> N
     assert m24["interpolated"] is True
     assert m24["views"] <= truth + 1
     assert m24["views"] == pytest.approx(truth, rel=0.15)
+
+
+async def test_milestones_are_measured_or_null_with_a_reason_never_drawn_from_publication_across_a_long_gap(
+    db, app, client: httpx.AsyncClient
+) -> None:
+    from tests.factories.world import hand_crawl, hand_post, ingest
+    from tests.factories.world import set_time as move_clock
+
+    now = datetime(2026, 9, 20, 12, 0, tzinfo=UTC)
+    late = now - timedelta(hours=400)  # first seen 367 h after publishing
+    early = now - timedelta(hours=100)  # first seen 2 h after publishing
+    for at, views_late, views_early in (
+        (late + timedelta(hours=367), 3300, None),
+        (early + timedelta(hours=2), 3400, 100),
+        (early + timedelta(hours=30), 3500, 1000),
+    ):
+        posts = [hand_post("gap.check", 1, late, views=views_late)]
+        if views_early is not None:
+            posts.append(hand_post("gap.check", 2, early, views=views_early))
+        await ingest(db, hand_crawl("gap.check", posts, at))
+    await move_clock(db, now, app)
+    _, key = await create_account(db, credits=100)
+    h = auth(key)
+
+    async def milestones(n: int) -> dict[str, dict]:
+        post_id = await _post_id(db, n)
+        r = await client.get(f"/api/v1/posts/{post_id}/history", headers=h)
+        assert r.status_code == 200, r.text
+        return {m["age"]: m for m in r.json()["milestones"]}
+
+    gap = await milestones(1)
+    for age in ("1h", "24h", "7d"):
+        assert gap[age]["views"] is None and gap[age]["interpolated"] is None
+        assert gap[age]["reason"] == "first_snapshot_too_late"
+    fresh = await milestones(2)
+    # Publication anchors the 1 h point: the first snapshot came 2 h after it.
+    assert fresh["1h"] == {"age": "1h", "ageHours": 1.0, "views": 50.0, "interpolated": True,
+                           "reason": None}
+    # 24 h lies between two real snapshots (2 h: 100, 30 h: 1000).
+    assert fresh["24h"]["views"] == pytest.approx(100 + 900 * 22 / 28, abs=0.1)
+    assert fresh["24h"]["reason"] is None
+    # The post is 100 h old: 7 days has not come yet.
+    assert fresh["7d"]["views"] is None and fresh["7d"]["reason"] == "not_reached"
+
+
+async def _post_id(db, n: int) -> str:
+    async with db.session() as s:
+        return (
+            await s.execute(
+                text("SELECT id FROM posts WHERE caption = :c"), {"c": f"post {n} by gap.check"}
+            )
+        ).scalar_one()

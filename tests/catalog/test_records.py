@@ -354,3 +354,24 @@ async def test_categories_list_is_flat_free_and_counts_subtrees(world: World) ->
         if c["profileCount"] or c["parentId"] is None:
             found = await ok(world, "/search/profiles", {"categoryId": c["id"], "pageSize": 1})
             assert found["total"] == c["profileCount"], c["id"]
+
+
+async def test_outlier_search_takes_a_niche_with_its_sub_niches(world: World) -> None:
+    links = await world.rows("SELECT profile_id, category_id FROM profile_categories")
+    tested = 0
+    for cat in (c for c in taxonomy.CATEGORIES if c.parent_id is None):
+        subtree = set(taxonomy.descendants(cat.id))
+        owners = {lk["profile_id"] for lk in links if lk["category_id"] in subtree}
+        if not owners:
+            continue
+        body = {"categoryId": cat.id, "sortBy": "views"}
+        got = await all_pages(world, "/search/content", body)
+        expected = await world.rows(
+            "SELECT id FROM posts WHERE profile_id = ANY(:owners)", owners=list(owners))
+        assert got and {p["id"] for p in got} == {r["id"] for r in expected}, cat.id
+        tested += 1
+    assert tested >= 3
+    r = await post(world, "/search/content", {"categoryId": "food.curling"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "categoryId"
+    assert "GET /api/v1/categories" in r.json()["errors"][0]["message"]
+    assert r.headers["x-credits-charged"] == "0"

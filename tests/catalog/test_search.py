@@ -18,6 +18,7 @@ FLAT_KEYS = {
     "approximations",
     "robust_scores",
     "age_adjusted_score",
+    "score_status",
     "velocity",
     "projection",
     "score",

@@ -235,3 +235,70 @@ async def test_more_like_this_on_a_post_page_lists_other_creators_posts(
     results = similar.text.split('id="similar-note"')[1].split("</p>", 1)[1]
     assert f'/app/posts/{post["id"]}"' not in results  # never the post itself
     assert results.count('href="/app/posts/pst_') >= 3  # other creators' posts
+
+
+async def test_the_post_page_says_which_growth_milestones_were_not_measured(
+    world, account, browser_client
+):
+    from tests.factories.world import scalar
+
+    _, key = account
+    await sign_in(browser_client, key)
+    # A post first crawled days after it was published (the weekly crawls of the seed).
+    post_id = await scalar(
+        world.db,
+        "SELECT p.id FROM posts p JOIN post_stats st ON st.post_id = p.id GROUP BY p.id"
+        " HAVING min(st.crawled_at) - p.published_at > interval '2 days'"
+        " AND count(*) >= 2 ORDER BY p.id LIMIT 1",
+    )
+    page = await browser_client.get(f"/app/posts/{post_id}", params={"chart": "1"})
+    assert page.status_code == 200, page.text
+    shown = re.search(r'<span id="milestones">(.*?)</span>', page.text, re.S)
+    assert shown is not None
+    assert "1h: not measured (first snapshot too late)" in shown.group(1)
+    assert "24h: not measured (first snapshot too late)" in shown.group(1)
+
+
+async def test_young_posts_on_a_profile_carry_no_plain_score_badge(world, account, browser_client):
+    _, key = account
+    await sign_in(browser_client, key)
+    api = httpx.AsyncClient(transport=httpx.ASGITransport(app=world.app), base_url="http://t")
+    young = None
+    profiles = await api.post("/api/v1/search/profiles", json={"pageSize": 100},
+                              headers=auth(key))
+    for prof in profiles.json()["results"]:
+        rec = (await api.get(f"/api/v1/profiles/{prof['id']}", headers=auth(key))).json()
+        young = next((p for p in rec["recent_posts"] if p["score_status"] != "mature"), None)
+        if young is not None:
+            break
+    assert young is not None, "the seeded world has no post younger than 48 h"
+    page = await browser_client.get(f"/app/profiles/{young['profile_id']}")
+    assert page.status_code == 200
+    card = re.search(rf'<article class="card" data-post="{young["id"]}">(.*?)</article>',
+                     page.text, re.S)
+    assert card is not None
+    badge = re.search(r'<span class="badge([^"]*)"[^>]*>([^<]*)</span>', card.group(1))
+    assert badge is not None and "young" in badge.group(1)
+    if young["score_status"] == "too_young":
+        assert badge.group(2) == "new"
+    else:
+        assert badge.group(2).endswith(" h")
+        assert badge.group(2).startswith(f"{young['age_adjusted_score']['score']:.1f}×")
+
+
+async def test_the_ledger_reads_human_times_and_names_each_skill_once(
+    world, account, browser_client
+):
+    _, key = account
+    await sign_in(browser_client, key)
+    page = await browser_client.get("/app/outliers", params={"platforms": "tiktok"})
+    assert page.status_code == 200
+    ledger = await browser_client.get("/app/credits")
+    rows = re.findall(r'<tr data-entry="[^"]+" data-kind="charge">(.*?)</tr>', ledger.text, re.S)
+    assert rows, "no charge in the ledger"
+    for row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        when = re.sub(r"<[^>]+>", "", cells[0])
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", when), when
+        what = re.sub(r"<[^>]+>", "", cells[4]).split()
+        assert what and what[0] != (what[1] if len(what) > 1 else None), what

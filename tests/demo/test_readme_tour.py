@@ -95,7 +95,7 @@ def test_the_readme_tour_runs_as_printed(demo: Demo) -> None:
     resolve, missing = _json_lines(errors)
     assert resolve["code"] == "short_link_not_supported" and resolve["status"] == 422
     assert missing["code"] == "validation_error"
-    assert {e["field"] for e in missing["errors"]} == {"platform", "handle"}
+    assert {e["field"] for e in missing["errors"]} == {"url", "platform", "handle"}
 
     tracked, alert = _json_lines(monitor)
     assert tracked["handle"] == "fit.anna" and tracked["frequency"] == "daily"

@@ -123,3 +123,39 @@ async def test_stalled_job_is_retried_then_failed_and_refunded(client: httpx.Asy
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "failed" and st["error"]["code"] == "worker_lost" and st["creditsRefunded"] == 40
     assert await balance_and_ledger_sum(db, account_id) == (40, 40)
+
+
+async def test_a_crawl_takes_a_profile_url_parsed_as_tracking_parses_it(
+    client: httpx.AsyncClient, db
+) -> None:
+    account_id, key = await create_account(db, credits=200)
+    h = auth(key)
+    r = await client.post("/api/v1/crawls", json={"url": "https://www.tiktok.com/@Fit.Anna?lang=en"},
+                          headers=h)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["status"] == "pending" and (body["platform"], body["handle"]) == ("tiktok", "fit.anna")
+    # The same profile named by platform + handle (and by both ways at once): the same open job.
+    again = await client.post("/api/v1/crawls", headers=h, json={
+        "platform": "tiktok", "handle": "fit.anna", "url": "tiktok.com/@fit.anna/"})
+    assert again.status_code == 200 and again.json()["jobRef"] == body["jobRef"]
+    yt = await client.post("/api/v1/crawls", json={"url": "https://youtube.com/@CookWithSam/videos"},
+                           headers=h)
+    assert (yt.json()["platform"], yt.json()["handle"]) == ("youtube", "cookwithsam")
+    refused = {
+        "https://vm.tiktok.com/ZMabc123/": "short_link_not_supported",
+        "https://www.youtube.com/watch?v=dQw4w9WgXcQ": "unsupported_url",  # names no owner
+        "https://example.com/@fit.anna": "unsupported_url",
+        "http://127.0.0.1/@fit.anna": "unsupported_url",
+        "https://www.tiktok.com:8443/@fit.anna": "unsupported_url",
+    }
+    for url, code in refused.items():
+        r = await client.post("/api/v1/crawls", json={"url": url}, headers=h)
+        assert r.status_code == 422 and r.json()["code"] == code, (url, r.text)
+        assert r.headers["x-credits-charged"] == "0"
+    for body in ({}, {"platform": "tiktok"}, {"url": None, "handle": None, "platform": None},
+                 {"platform": "instagram", "handle": "fit.anna",
+                  "url": "https://www.tiktok.com/@fit.anna"}):
+        r = await client.post("/api/v1/crawls", json=body, headers=h)
+        assert r.status_code == 422 and r.json()["code"] == "validation_error", (body, r.text)
+    assert await balance_and_ledger_sum(db, account_id) == (120, 120)

@@ -11,11 +11,12 @@ pytestmark = pytest.mark.usefixtures("clean")
 
 async def test_a_missing_body_names_the_fields_it_must_hold(client, db) -> None:
     _, key = await create_account(db, credits=100)
-    r = await client.post("/api/v1/crawls", headers=auth(key))
-    assert r.status_code == 422, r.text
-    fields = {e["field"] for e in r.json()["errors"]}
-    assert fields == {"platform", "handle"}
-    assert r.headers["x-credits-charged"] == "0"
+    for body in (None, {}):
+        r = await client.post("/api/v1/crawls", json=body, headers=auth(key))
+        assert r.status_code == 422, r.text
+        fields = {e["field"] for e in r.json()["errors"]}
+        assert fields == {"url", "platform", "handle"}  # a url, or platform and handle
+        assert r.headers["x-credits-charged"] == "0"
 
 
 @pytest.mark.parametrize(

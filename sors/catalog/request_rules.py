@@ -1,0 +1,30 @@
+"""Request rules across fields, stated as JSON Schema for the API document (the validators
+in catalog.schemas and the services apply them; tests/api/test_schema_rules.py holds the two
+together)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _entries(field: str, lo: int, hi: int) -> dict[str, Any]:
+    """JSON Schema: `field` holds lo-hi entries (absent or null count as none)."""
+    many = {"required": [field], "properties": {field: {
+        "type": "array", "minItems": lo, "maxItems": hi}}}
+    if lo > 0:
+        return many
+    return {"anyOf": [{"not": {"required": [field]}},
+                      {"properties": {field: {"type": "null"}}}, many]}
+
+
+# profileIds and handles together hold 2-5 entries; handles as a JSON string is counted once
+# decoded (its description says so). `then: false` refuses what no branch admits (if/then,
+# as the other rules: client generators turn a top-level anyOf into an untyped body).
+COMPARE_RULE = {
+    "if": {"not": {"anyOf": [
+        *({"allOf": [_entries("profileIds", i, i), _entries("handles", max(0, 2 - i), 5 - i)]}
+          for i in range(6)),
+        {"required": ["handles"], "properties": {"handles": {"type": "string"}}},
+    ]}},
+    "then": False,
+}
