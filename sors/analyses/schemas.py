@@ -10,14 +10,7 @@ from pydantic import Field
 from sors.analyses.hooks import HOOK_TYPES, HookType
 from sors.catalog.analysis_responses import Analysis, analysis_shape  # noqa: F401
 from sors.catalog.responses import _Page
-from sors.catalog.schemas import (
-    CategoryId,
-    NonNegative,
-    PlatformName,
-    Query,
-    Window,
-    _Paged,
-)
+from sors.catalog.schemas import CategoryId, NonNegative, PlatformName, Query, Window, _Paged
 from sors.jobs.schemas import JobError
 from sors.kit.schemas import ResponseModel, Timestamp
 

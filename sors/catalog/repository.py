@@ -2,7 +2,7 @@
 trends (searches: catalog.search_repository; writes: catalog.ingest).
 
 Queries return plain row mappings: post columns under their own names and the owner's
-columns prefixed `profile_`, which is what `catalog.schemas` renders. Search sorts always end
+columns prefixed `profile_`, which is what `catalog.records` renders. Search sorts always end
 with the id, so the order is total and pages are stable; each sort matches one of the
 `(column DESC NULLS LAST, id)` indexes of catalog.models. The window scores' indexes hold
 only the posts at or above the baseline (`SCORE_INDEX_FLOOR`): a sort by such a score reads

@@ -11,7 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.catalog import curves
 from sors.catalog import rising_repository as repo
 from sors.catalog.curves import CURVE_AGES_HOURS
-from sors.catalog.schemas import RisingIn, flat_post
+from sors.catalog.records import flat_post
+from sors.catalog.schemas import RisingIn
 from sors.catalog.trends_repository import TrendFilter
 from sors.kit import clock
 from sors.platforms import taxonomy

@@ -18,16 +18,9 @@ from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
 from sors.catalog.analysis_responses import analysis_shape
 from sors.catalog.models import WINDOWS
+from sors.catalog.records import flat_post, page_envelope, post_record, profile_record
 from sors.catalog.responses import transcript_record, visual_analysis_record
-from sors.catalog.schemas import (
-    RESULT_WINDOW,
-    SearchContentIn,
-    SearchProfilesIn,
-    flat_post,
-    page_envelope,
-    post_record,
-    profile_record,
-)
+from sors.catalog.schemas import RESULT_WINDOW, SearchContentIn, SearchProfilesIn
 from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.db import RidesAlong

@@ -15,7 +15,8 @@ from sors.catalog import embeddings, semantic, themes
 from sors.catalog import repository as repo
 from sors.catalog import search_repository as search_repo
 from sors.catalog import trends_repository as trends_repo
-from sors.catalog.schemas import CompareIn, HandleRef, TrendsIn, flat_post
+from sors.catalog.records import flat_post
+from sors.catalog.schemas import CompareIn, HandleRef, TrendsIn
 from sors.catalog.service import DEFAULT_SCORE_WINDOW, meaning_model, profile_records, since
 from sors.kit import clock
 from sors.kit.errors import ValidationFailed

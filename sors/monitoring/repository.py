@@ -14,7 +14,7 @@ from sors.monitoring.models import TrackedProfile
 
 Row = Mapping[str, Any]
 
-# The flattened post shape's columns (catalog.schemas.flat_post reads these names).
+# The flattened post shape's columns (catalog.records.flat_post reads these names).
 _POST_COLUMNS = [
     c for c in Post.__table__.c if c.key not in ("search_vector", "extra")
 ]

@@ -14,7 +14,7 @@ from sors.billing.pricing import get_pricing
 from sors.catalog import repository as catalog_repo
 from sors.catalog import service as catalog
 from sors.catalog.models import Profile
-from sors.catalog.schemas import flat_post
+from sors.catalog.records import flat_post
 from sors.events import service as events
 from sors.jobs import service as jobs
 from sors.kit import clock
