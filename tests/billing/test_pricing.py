@@ -19,7 +19,8 @@ SEED_COSTS = {
     "request_transcript": 10, "remix_post": 20, "crawl_profile": 40,
 }
 # Paid skills added by later issues, at the cost their issue set.
-ISSUE_COSTS = {"get_post_history": 1, "find_breakouts": 2, "analyze_post": 15, "search_hooks": 1}
+ISSUE_COSTS = {"get_post_history": 1, "find_breakouts": 2, "analyze_post": 15, "search_hooks": 1,
+               "find_rising_posts": 2}
 
 
 async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncClient) -> None:
