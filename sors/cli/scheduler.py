@@ -119,7 +119,8 @@ async def _drain(db: Database, worker) -> int:
 class JobProgress:
     """A progress bar on stderr (stdout stays the summary): the due jobs seen so far and how
     many of them are done, whichever worker ran them (a running demo's may). Counted by job
-    id, so it holds whatever clock the jobs' times follow."""
+    id, so it holds whatever clock the jobs' times follow. Only on a terminal: a script's
+    stderr stays empty."""
 
     def __init__(self, db: Database) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -128,7 +129,7 @@ class JobProgress:
         self.seen: set[str] = set()
         self.bar = Progress(
             "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=err,
+            TimeElapsedColumn(), console=err, disable=not err.is_terminal,
         )
         self.task = self.bar.add_task("enqueueing what is due", total=None)
 

@@ -64,8 +64,9 @@ async def test_a_simulated_post_has_its_rendered_thumbnail(client, app, db) -> N
     assert sizes[("youtube", "video")] == (640, 360)
     assert any(size == (360, 640) for (p, _), size in sizes.items() if p == "tiktok")
     assert (await client.get("/sim/thumbs/pst_doesnotexist.jpg")).status_code == 404
-    app.state.settings = app.state.settings.model_copy(update={"platform_source": "live"})
+    shared = app.state.settings  # the session's settings object: other tests patch it
+    app.state.settings = shared.model_copy(update={"platform_source": "live"})
     try:
         assert (await client.get(f"/sim/thumbs/{rows[0][0]}.jpg")).status_code == 404
     finally:
-        app.state.settings = app.state.settings.model_copy(update={"platform_source": "sim"})
+        app.state.settings = shared

@@ -213,10 +213,13 @@ def test_feedback_list_says_when_there_is_none(demo: Demo) -> None:
 
 
 def test_scheduler_run_once_shows_progress_on_stderr_and_keeps_stdout_json(demo: Demo) -> None:
-    out = run(demo.workdir, "scheduler", "run-once", "--json")
+    # TTY_COMPATIBLE=1: rich treats stderr as the terminal a person would be watching.
+    out = run(demo.workdir, "scheduler", "run-once", "--json", TTY_COMPATIBLE="1")
     summary = json.loads(ok(out))
     assert {"jobsRun", "refreshes", "keeperCrawls"} <= set(summary)
     assert "jobs done" in out.stderr and "━" in out.stderr
+    quiet = run(demo.workdir, "scheduler", "run-once", "--json")  # a script: no bar
+    assert json.loads(ok(quiet)) and quiet.stderr == ""
 
 
 def test_version(elsewhere: Path) -> None:

@@ -299,6 +299,6 @@ async def test_the_ledger_reads_human_times_and_names_each_skill_once(
     for row in rows:
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
         when = re.sub(r"<[^>]+>", "", cells[0])
-        assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", when), when
+        assert re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2} UTC", when), when
         what = re.sub(r"<[^>]+>", "", cells[4]).split()
         assert what and what[0] != (what[1] if len(what) > 1 else None), what
