@@ -407,7 +407,7 @@ async def test_free_follow_up_is_per_account_and_once(
     await run_jobs_until_idle(db, settings, timeout=300)
     async with db.transaction() as s:
         await s.execute(
-            text("UPDATE jobs SET finished_at = now() - interval '25 hours' WHERE id = :j"),
+            text("UPDATE jobs SET finished_at = finished_at - interval '25 hours' WHERE id = :j"),
             {"j": job_ref},
         )
     r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key3))
