@@ -114,7 +114,9 @@ def accelerating(published_at: datetime, snapshots: Sequence[tuple[datetime, int
     gain = v2 - v1
     # The views the last interval would have had at the previous interval's pace; more than
     # counting noise above it (whole views, uneven intervals) is acceleration.
-    expected = prev * (t2 - t1).total_seconds() / 3600.0
+    # Counts can fall between crawls (removed views, a rounded count read after an exact
+    # one): a falling previous interval expects no views, not fewer than none.
+    expected = max(0.0, prev) * (t2 - t1).total_seconds() / 3600.0
     noise = max(ACCELERATING_MIN_VIEWS, 2.0 * math.sqrt(expected))
     # A post that has stopped growing is not accelerating on a few views of noise either.
     return gain - expected > noise and gain >= ACCELERATING_MIN_GAIN * v2

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sors.catalog import rising
 from sors.catalog.curves import CURVE_AGES_HOURS, CURVE_MIN_POST_AGE_HOURS, CURVE_MIN_POSTS
 from tests.rising.conftest import END, History
 
@@ -131,3 +132,13 @@ async def test_a_young_posts_projection_matches_its_curve_by_hand(history: Histo
     if growth is not None:
         assert proj["projected_views_30d"]["expected"] == round(post["views"] * max(1.0, growth))
     assert at <= END
+
+
+def test_a_count_that_fell_between_crawls_is_judged_not_failed_on():
+    """Platforms take views back (removed bot views, a rounded count read after an exact
+    one): a falling interval expects no views, so the next one's real gain is acceleration."""
+    t0 = datetime(2026, 11, 1, tzinfo=UTC)
+    fell = [(t0 + timedelta(hours=1), 1_000), (t0 + timedelta(hours=3), 900)]
+    assert rising.accelerating(t0, fell) is False
+    assert rising.accelerating(t0, [*fell, (t0 + timedelta(hours=6), 1_500)]) is True
+    assert rising.accelerating(t0, [*fell, (t0 + timedelta(hours=6), 900)]) is False
