@@ -67,7 +67,7 @@ def _looks(profiles: list[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
     now = NOW.timestamp()
     since = now - HISTORY_DAYS * 86400.0
     rows: list[tuple[Any, ...]] = []
-    for pid, platform, handle in profiles:
+    for _pid, platform, handle in profiles:
         a = world.account(platform, handle)  # type: ignore[arg-type]
         for n, s in enumerate(sim_posts.live_slots(a, now)):
             if n >= 60:

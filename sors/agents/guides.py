@@ -118,7 +118,8 @@ GUIDES: dict[str, Guide] = {
         next="get_post on an evidence post; remix_post to adapt the idea.", **_READ),
     "find_rising_posts": Guide(
         "Young posts (default: published in the last 72 h, maxAgeHours up to 168) running "
-        "above their creator's own p90 at the same age and still accelerating: breakouts "
+        "above their creator's own p90 (and 3× their median) at the same age and still "
+        "accelerating: breakouts "
         "while they are young. One per creator, each with its projection (percentile now, "
         "multiple of the creator's median now, projected views at 7 and 30 days with a "
         "range, projected three-month outlier score, confidence) and the creator's curve.",

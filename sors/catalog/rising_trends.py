@@ -1,5 +1,5 @@
-"""Rising posts: young posts running above their creator's p90 at their age and accelerating,
-one per creator, each with its projection and what a chart of it needs."""
+"""Rising posts: young posts running above their creator's p90 (and 3× its median) at their
+age and accelerating, one per creator, each with its projection and what a chart needs."""
 
 from __future__ import annotations
 

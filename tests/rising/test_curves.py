@@ -127,7 +127,9 @@ async def test_a_young_posts_projection_matches_its_curve_by_hand(history: Histo
         v2 - v1 >= 0.01 * v2
     )
     assert proj["accelerating"] is accelerating
-    assert proj["rising"] is (post["views"] > p90 and accelerating)
+    assert proj["rising"] is (
+        post["views"] > p90 and post["views"] >= 3 * p50 and accelerating
+    )
     growth = curve[720]["p50"] / p50 if 720 in curve and curve[720]["p50"] else None
     if growth is not None:
         assert proj["projected_views_30d"]["expected"] == round(post["views"] * max(1.0, growth))
