@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.models import Post, ProfileCategory
+from sors.catalog.models import Post, Profile, ProfileCategory
 from sors.catalog.repository import Row, posts_with_owner
 from sors.catalog.trends_repository import TrendFilter, trend_conditions
 
@@ -28,15 +28,27 @@ async def rising_posts(
                    ProfileCategory.category_id.in_(list(category_ids)))
             .exists()
         )
+    # Each creator's best, picked from narrow rows; the page's full rows read after.
     best = (
-        posts_with_owner()
-        .add_columns(func.sors_format_group(Post.platform, Post.content_type).label("fmt"))
+        select(Post.id, Post.profile_id, Post.rising_score)
+        .join(Profile, Profile.id == Post.profile_id)
         .where(*conds)
         .order_by(Post.profile_id, Post.rising_score.desc(), Post.id)
         .distinct(Post.profile_id)
         .subquery()
     )
-    stmt = select(best).order_by(best.c.rising_score.desc(), best.c.id).limit(limit)
+    page = (
+        select(best.c.id, best.c.rising_score)
+        .order_by(best.c.rising_score.desc(), best.c.id)
+        .limit(limit)
+        .subquery()
+    )
+    stmt = (
+        posts_with_owner()
+        .add_columns(func.sors_format_group(Post.platform, Post.content_type).label("fmt"))
+        .join(page, page.c.id == Post.id)
+        .order_by(page.c.rising_score.desc(), page.c.id)
+    )
     return [r._mapping for r in (await session.execute(stmt)).all()]
 
 
