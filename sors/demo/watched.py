@@ -43,6 +43,9 @@ MIN_VIEWS = 1000
 PER_SHAPE = 1
 PER_BREAKOUT_SHAPE = 2
 _TAKEOFF_STEP = timedelta(hours=2)
+# Posts a pick looks at: the newest few (a creator posts at most once a day, so every post
+# younger than YOUNG_HOURS is among them).
+_NEWEST = 4
 
 
 def _hours(at: datetime, published: datetime) -> float:
@@ -53,7 +56,7 @@ def _taken_off(world: SimWorld, platform: str, handle: str, post_id: str, at: da
     """The post gained more views in the last two hours than in the two before."""
     views = []
     for back in (2, 1, 0):
-        snap = world.crawl(platform, handle, at - back * _TAKEOFF_STEP)  # type: ignore[arg-type]
+        snap = world.crawl(platform, handle, at - back * _TAKEOFF_STEP, size=_NEWEST)  # type: ignore[arg-type]
         views.append(next((p.views or 0 for p in snap.posts if p.platform_post_id == post_id), 0))
     return views[2] - views[1] > views[1] - views[0]
 
@@ -68,7 +71,7 @@ def watched(world: SimWorld, handles: Sequence[tuple[str, str]], at: datetime) -
     for platform, handle in handles:
         if not any(want.values()):
             break
-        snap = world.crawl(platform, handle, at)  # type: ignore[arg-type]
+        snap = world.crawl(platform, handle, at, size=_NEWEST)  # type: ignore[arg-type]
         for p in snap.posts:
             shape = str(p.extra.get("sim_shape"))
             if (not want.get(shape) or (p.views or 0) < MIN_VIEWS

@@ -52,7 +52,7 @@ BATCH = 50
 # Batches in flight: one being generated in Python while PostgreSQL ingests another. More
 # would only take CPU from the requests the demo serves meanwhile (2 cores).
 PARALLEL = 2
-# Crawl moments generated at once per batch (a watched creator has about a hundred).
+# Crawl moments generated at once per batch (a watched creator has about 75).
 ROUNDS_AT_ONCE = len(HISTORY)
 _LOCK = 0x736F72735F776C64  # pg_advisory_lock key: "sors_wld"
 _POLL_SECONDS = 1.0
@@ -187,7 +187,7 @@ def _rounds(
     world: SimWorld, chunk: list[tuple[str, str]], plan: list[list[datetime]], start: int, stop: int
 ) -> list[list[CrawlSnapshot]]:
     """Crawl moments start..stop-1: each profile's r-th crawl, for the profiles that have one
-    (one profile per round, so each round is one ingest)."""
+    (each profile at most once per round, so each round is one ingest)."""
     return [
         [world.crawl(pf, h, times[r]) for (pf, h), times in zip(chunk, plan, strict=True)  # type: ignore[arg-type]
          if r < len(times)]
