@@ -159,18 +159,30 @@ class Order:
     watched: frozenset[tuple[str, str]]  # refreshed at young ages too (sors.demo.watched)
 
 
-def _order(seed: int, profiles: int, at: datetime) -> Order:
-    """The planned handles in build order: the showcase, the watched creators, the rest."""
+def _showcase_first(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[str, str]], int]:
+    """The planned handles, the showcase first, and how many make the showcase."""
     from sors.platforms.sim.world import SimWorld
 
     world = SimWorld(seed)
     handles = world.sample_handles(profiles)
     first = showcase(world, handles, at)
     chosen = set(first)
-    watch = watched(world, [h for h in handles if h not in chosen], at)
-    chosen |= set(watch)
-    return Order(first + watch + [h for h in handles if h not in chosen], len(first),
-                 frozenset(watch))
+    return first + [h for h in handles if h not in chosen], len(first)
+
+
+def _with_watched(seed: int, handles: list[tuple[str, str]], first: int, at: datetime) -> Order:
+    """The build order: the showcase, the watched creators, the rest."""
+    from sors.platforms.sim.world import SimWorld
+
+    watch = watched(SimWorld(seed), handles[first:], at)
+    chosen = set(watch)
+    rest = [h for h in handles[first:] if h not in chosen]
+    return Order(handles[:first] + watch + rest, first, frozenset(watch))
+
+
+def _order(seed: int, profiles: int, at: datetime) -> Order:
+    """The planned handles in build order: the showcase, the watched creators, the rest."""
+    return _with_watched(seed, *_showcase_first(seed, profiles, at), at)
 
 
 def crawl_times(
@@ -218,28 +230,33 @@ async def build(
             if state is None:
                 return None
             await ensure_categories(s)
-        order = await asyncio.to_thread(_order, state.seed, state.profiles, state.at)
+        handles, first = await asyncio.to_thread(_showcase_first, state.seed, state.profiles,
+                                                 state.at)
         async with db.transaction() as s:
-            done = await _existing(s, order.handles)
+            done = await _existing(s, handles)
             planned = await _set(s, ready=len(done))
         if progress:
             progress(planned)
-        showcase_ = [h for h in order.handles[: order.first] if h not in done]
-        rest = [h for h in order.handles[order.first :] if h not in done]
         gate = asyncio.Semaphore(PARALLEL)
 
-        async def one(chunk: list[tuple[str, str]]) -> None:
+        async def one(chunk: list[tuple[str, str]], watch: frozenset[tuple[str, str]]) -> None:
             async with gate:
-                new = await _one_batch(db, planned, chunk, order.watched)
+                new = await _one_batch(db, planned, chunk, watch)
                 if progress:
                     progress(new)
 
+        # Picking the watched creators takes a moment: while the showcase slice is built.
+        picking = asyncio.create_task(
+            asyncio.to_thread(_with_watched, state.seed, handles, first, state.at))
+        showcase_ = [h for h in handles[:first] if h not in done]
         if showcase_:
-            await one(showcase_)  # alone: it is what the first searches wait for
+            await one(showcase_, frozenset())  # alone: it is what the first searches wait for
+        order = await picking
+        rest = [h for h in order.handles[order.first :] if h not in done]
         size = -(-len(rest) // max(1, -(-len(rest) // BATCH)))  # even batches, none tiny
         async with asyncio.TaskGroup() as group:
             for i in range(0, len(rest), size or 1):
-                group.create_task(one(rest[i : i + size]))
+                group.create_task(one(rest[i : i + size], order.watched))
         async with db.transaction() as s:
             state = await read(s)
             assert state is not None
