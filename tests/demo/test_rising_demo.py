@@ -20,6 +20,7 @@ from sqlalchemy import text
 
 from sors.billing.pricing import get_pricing
 from sors.catalog.responses import Rising
+from sors.catalog.rising import RISING_MIN_VS_MEDIAN
 from sors.demo import worldbuild
 from sors.kit.db import Database
 from sors.platforms.sim import clock as sim_clock
@@ -70,7 +71,7 @@ async def test_a_fresh_demo_world_answers_trends_rising_with_a_post_above_p90_an
     for p in posts:
         proj = p["projection"]
         assert proj["rising"] is True and proj["accelerating"] is True
-        assert proj["percentile_now"] > 90
+        assert proj["percentile_now"] > 90 and proj["vs_median_now"] >= RISING_MIN_VS_MEDIAN
         assert p["views"] > proj["expected_views_now"]["p90"]
         assert 0 < proj["age_hours"] <= 72
         # Its curve band (the creator's p10-p90 by age) and its own snapshots, for a chart.
