@@ -13,6 +13,8 @@ not used: a line across a long gap says little about the views in between. Fewer
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,6 +32,7 @@ WITH due AS (
       FROM (SELECT id FROM profiles
              WHERE last_crawled_at IS NOT NULL
                AND (curves_at IS NULL OR curves_at < last_crawled_at)
+               AND (CAST(:ids AS text[]) IS NULL OR id = ANY(CAST(:ids AS text[])))
              ORDER BY last_crawled_at LIMIT :limit
              FOR UPDATE SKIP LOCKED) d
      WHERE p.id = d.id
@@ -90,19 +93,25 @@ ON CONFLICT (profile_id, fmt, age_hours) DO UPDATE
 _DUE_COUNT = text("""
 SELECT count(*) FROM profiles
  WHERE last_crawled_at IS NOT NULL AND (curves_at IS NULL OR curves_at < last_crawled_at)
+   AND (CAST(:ids AS text[]) IS NULL OR id = ANY(CAST(:ids AS text[])))
 """)
 
 
-async def refresh(session: AsyncSession, *, limit: int) -> int:
+async def refresh(
+    session: AsyncSession, *, limit: int, profile_ids: Sequence[str] | None = None
+) -> int:
     """Curves of up to `limit` profiles crawled since their curves were computed, oldest
-    crawl first; returns how many profiles were due before this run."""
-    due = int((await session.execute(_DUE_COUNT)).scalar_one())
+    crawl first (only those of `profile_ids` when given); returns how many profiles were due
+    before this run."""
+    ids = None if profile_ids is None else list(profile_ids)
+    due = int((await session.execute(_DUE_COUNT, {"ids": ids})).scalar_one())
     if due:
         await session.execute(text("SET LOCAL jit = off"))
         await session.execute(
             _COMPUTE,
             {
                 "limit": limit,
+                "ids": ids,
                 "min_post_age": CURVE_MIN_POST_AGE_HOURS,
                 "min_seg": _MIN_SEGMENT_HOURS,
                 "min_posts": CURVE_MIN_POSTS,

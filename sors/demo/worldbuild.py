@@ -2,9 +2,13 @@
 
 The world is fixed by its plan (`sim_build`, one row): the first `profiles` handles of world
 `seed` (`SimWorld.sample_handles`), each crawled at HISTORY before `at` and at `at`, through
-the real ingest. Only the order in which profiles arrive depends on anything else: a small
-showcase slice first (so the first searches find outliers on every platform), then the
-sample's order. A profile's crawls commit in one transaction, so "built" means "in the
+the real ingest; a few of them (sors.demo.watched) also after each young age of their
+recent posts, as a monitored creator under a rising alert is. Before the crawl at `at`, the
+batch's creator curves are computed (catalog.curves, the scheduler's statement), so that
+crawl projects the young posts against them and rising posts exist from the start. Only
+the order in which profiles arrive depends on anything else: a small showcase slice first
+(so the first searches find outliers on every platform), then the watched creators, then
+the sample's order. A profile's crawls commit in one transaction, so "built" means "in the
 catalog": a restart resumes with what is missing, an interruption loses only the batches in
 flight, and the simulated clock moving meanwhile changes nothing (the crawls are at `at`).
 
@@ -20,15 +24,23 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.demo.seed import crawl_batch, ensure_categories, ingest_batch
+from sors.catalog import curves
+from sors.catalog.ingest import ingest_crawls
+from sors.demo.seed import ensure_categories
 from sors.demo.showcase import showcase
+from sors.demo.watched import refresh_times, watched
 from sors.kit.db import Database
+from sors.platforms.base import CrawlSnapshot
 from sors.platforms.sim.models import SimBuild
+
+if TYPE_CHECKING:
+    from sors.platforms.sim.world import SimWorld
 
 log = structlog.get_logger("sors.demo.worldbuild")
 
@@ -40,6 +52,8 @@ BATCH = 50
 # Batches in flight: one being generated in Python while PostgreSQL ingests another. More
 # would only take CPU from the requests the demo serves meanwhile (2 cores).
 PARALLEL = 2
+# Crawl moments generated at once per batch (a watched creator has about 75).
+ROUNDS_AT_ONCE = len(HISTORY)
 _LOCK = 0x736F72735F776C64  # pg_advisory_lock key: "sors_wld"
 _POLL_SECONDS = 1.0
 
@@ -138,8 +152,15 @@ async def _existing(session: AsyncSession, handles: list[tuple[str, str]]) -> se
     return {(p, h) for p, h in rows.all()}
 
 
-def _order(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[str, str]], int]:
-    """The planned handles in build order, and how many of the first make the showcase."""
+@dataclass(frozen=True)
+class Order:
+    handles: list[tuple[str, str]]  # build order
+    first: int  # how many of the first make the showcase
+    watched: frozenset[tuple[str, str]]  # refreshed at young ages too (sors.demo.watched)
+
+
+def _showcase_first(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[str, str]], int]:
+    """The planned handles, the showcase first, and how many make the showcase."""
     from sors.platforms.sim.world import SimWorld
 
     world = SimWorld(seed)
@@ -147,6 +168,43 @@ def _order(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[str, str]
     first = showcase(world, handles, at)
     chosen = set(first)
     return first + [h for h in handles if h not in chosen], len(first)
+
+
+def _with_watched(seed: int, handles: list[tuple[str, str]], first: int, at: datetime) -> Order:
+    """The build order: the showcase, the watched creators, the rest."""
+    from sors.platforms.sim.world import SimWorld
+
+    watch = watched(SimWorld(seed), handles[first:], at)
+    chosen = set(watch)
+    rest = [h for h in handles[first:] if h not in chosen]
+    return Order(handles[:first] + watch + rest, first, frozenset(watch))
+
+
+def _order(seed: int, profiles: int, at: datetime) -> Order:
+    """The planned handles in build order: the showcase, the watched creators, the rest."""
+    return _with_watched(seed, *_showcase_first(seed, profiles, at), at)
+
+
+def crawl_times(
+    world: SimWorld, platform: str, handle: str, at: datetime, *, watch: bool
+) -> list[datetime]:
+    """When the build crawls a planned profile before `at` (then at `at`), oldest first."""
+    times = {at - ago for ago in HISTORY}
+    if watch:
+        times |= set(refresh_times(world.crawl(platform, handle, at), at))  # type: ignore[arg-type]
+    return sorted(times)
+
+
+def _rounds(
+    world: SimWorld, chunk: list[tuple[str, str]], plan: list[list[datetime]], start: int, stop: int
+) -> list[list[CrawlSnapshot]]:
+    """Crawl moments start..stop-1: each profile's r-th crawl, for the profiles that have one
+    (each profile at most once per round, so each round is one ingest)."""
+    return [
+        [world.crawl(pf, h, times[r]) for (pf, h), times in zip(chunk, plan, strict=True)  # type: ignore[arg-type]
+         if r < len(times)]
+        for r in range(start, stop)
+    ]
 
 
 Progress = Callable[[BuildState], None]
@@ -172,28 +230,33 @@ async def build(
             if state is None:
                 return None
             await ensure_categories(s)
-        order, first = await asyncio.to_thread(_order, state.seed, state.profiles, state.at)
+        handles, first = await asyncio.to_thread(_showcase_first, state.seed, state.profiles,
+                                                 state.at)
         async with db.transaction() as s:
-            done = await _existing(s, order)
+            done = await _existing(s, handles)
             planned = await _set(s, ready=len(done))
         if progress:
             progress(planned)
-        showcase_ = [h for h in order[:first] if h not in done]
-        rest = [h for h in order[first:] if h not in done]
         gate = asyncio.Semaphore(PARALLEL)
 
-        async def one(chunk: list[tuple[str, str]]) -> None:
+        async def one(chunk: list[tuple[str, str]], watch: frozenset[tuple[str, str]]) -> None:
             async with gate:
-                new = await _one_batch(db, planned, chunk)
+                new = await _one_batch(db, planned, chunk, watch)
                 if progress:
                     progress(new)
 
+        # Picking the watched creators takes a moment: while the showcase slice is built.
+        picking = asyncio.create_task(
+            asyncio.to_thread(_with_watched, state.seed, handles, first, state.at))
+        showcase_ = [h for h in handles[:first] if h not in done]
         if showcase_:
-            await one(showcase_)  # alone: it is what the first searches wait for
+            await one(showcase_, frozenset())  # alone: it is what the first searches wait for
+        order = await picking
+        rest = [h for h in order.handles[order.first :] if h not in done]
         size = -(-len(rest) // max(1, -(-len(rest) // BATCH)))  # even batches, none tiny
         async with asyncio.TaskGroup() as group:
             for i in range(0, len(rest), size or 1):
-                group.create_task(one(rest[i : i + size]))
+                group.create_task(one(rest[i : i + size], order.watched))
         async with db.transaction() as s:
             state = await read(s)
             assert state is not None
@@ -202,18 +265,33 @@ async def build(
         return state
 
 
-async def _one_batch(db: Database, plan_: BuildState, chunk: list[tuple[str, str]]) -> BuildState:
+async def _one_batch(
+    db: Database, plan_: BuildState, chunk: list[tuple[str, str]],
+    watch: frozenset[tuple[str, str]] = frozenset(),
+) -> BuildState:
     from sors.platforms.sim.world import SimWorld
 
     world = SimWorld(plan_.seed)
-    # Generating the posts is pure Python: in a thread, so the demo's requests keep their
-    # event loop meanwhile.
-    crawls = await asyncio.to_thread(crawl_batch, world, chunk, plan_.at, HISTORY)
+    at = plan_.at
     async with db.transaction() as s:
         # Someone may have crawled one of these since (a user's crawl): theirs stays.
         there = await _existing(s, chunk)
-        keep = [i for i, h in enumerate(chunk) if h not in there]
-        await ingest_batch(s, [[moment[i] for i in keep] for moment in crawls])
+        todo = [h for h in chunk if h not in there]
+        # Generating the posts is pure Python: in a thread, so the demo's requests keep
+        # their event loop meanwhile.
+        plan = await asyncio.to_thread(
+            lambda: [crawl_times(world, pf, h, at, watch=(pf, h) in watch) for pf, h in todo])
+        ids: set[str] = set()
+        for r in range(0, max(map(len, plan), default=0), ROUNDS_AT_ONCE):
+            rounds = await asyncio.to_thread(_rounds, world, todo, plan, r, r + ROUNDS_AT_ONCE)
+            for moment in rounds:
+                ids.update(await ingest_crawls(s, moment))
+        if todo:
+            # The scheduler's curve statement, for these profiles, before the crawl at `at`:
+            # that crawl projects their young posts against the curves (catalog.projections).
+            await curves.refresh(s, limit=len(ids), profile_ids=sorted(ids))
+            final = await asyncio.to_thread(lambda: [world.crawl(pf, h, at) for pf, h in todo])  # type: ignore[arg-type]
+            await ingest_crawls(s, final)
         row = (await s.execute(
             text("UPDATE sim_build SET ready = ready + :n WHERE key = :k RETURNING *"),
             {"n": len(chunk), "k": KEY},

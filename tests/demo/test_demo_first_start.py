@@ -17,13 +17,14 @@ import signal
 import tempfile
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import psycopg
 import pytest
 
+from sors.demo import worldbuild
 from sors.demo.worldbuild import HISTORY
 from sors.kit import embedded
 from sors.platforms.sim.world import SimWorld
@@ -137,12 +138,17 @@ def test_first_start_serves_while_building_then_resumes(workdir: Path) -> None:
                 ([p for p, _ in planned], [h for _, h in planned])).fetchall()
             # Every planned profile once (the keeper may have added discovered creators
             # since the clock moved), each first crawled at the world's moment minus the
-            # oldest history, not at the moved clock.
+            # oldest history (a watched creator: at its first young-post refresh), not at
+            # the moved clock.
             assert sorted((p, h) for p, h, _ in rows) == sorted(planned)
-            assert {first for *_, first in rows} == {START - max(HISTORY)}
+            world, order = SimWorld(0), worldbuild._order(0, PROFILES, START)
+            times = {(p, h): worldbuild.crawl_times(world, p, h, START, watch=(p, h) in order.watched)
+                     for p, h in planned}
+            assert {(p, h): first for p, h, first in rows} == {k: t[0] for k, t in times.items()}
+            assert min(t[0] for t in times.values()) < START - max(HISTORY) < START
             moments = {r[0] for r in conn.execute(
                 "SELECT DISTINCT crawled_at FROM post_stats WHERE crawled_at <= %s", (START,))}
-            assert moments == {START - ago for ago in (*HISTORY, timedelta(0))}
+            assert moments == {START, *(at for t in times.values() for at in t)}
     finally:
         demo.stop()
 

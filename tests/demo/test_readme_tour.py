@@ -1,8 +1,9 @@
 """The README's tour, run as printed against a fresh demo, shows what the README says.
 
 The commands come from README.md itself (tour.py), so the two cannot drift. The world is
-small (`sors demo seed --profiles 200` before the first start) to keep CI fast; the tour's
-numbers do not depend on its size. The same run checks the first hour around the tour: no
+small (`sors demo seed --profiles 266` before the first start) to keep CI fast: the shortest
+sample of the default world that holds the rising post the tour's `trends/rising` shows (a
+longer sample starts with the shorter one); the tour's numbers do not depend on its size. The same run checks the first hour around the tour: no
 Python warnings from the demo or the CLI, every URL of the banner and every link of the
 digest email answering 200, and one demo key after restarts.
 """
@@ -34,7 +35,7 @@ from tests.demo.tour import (
 )
 from tests.factories.cluster import free_port
 
-SEED_PROFILES = 200
+SEED_PROFILES = 266  # tests/demo/test_rising_demo.py: the same world
 URL = re.compile(r"https?://[^\s'\"<>]+")
 
 
@@ -62,7 +63,7 @@ def _json_lines(chunk: str) -> list[dict]:
 
 def test_the_readme_tour_runs_as_printed(demo: Demo) -> None:
     blocks = tour_blocks()
-    assert len(blocks) >= 10, "the tour lost its commands"
+    assert len(blocks) >= 12, "the tour lost its commands"
     run = subprocess.run(
         ["bash", "-c", tour_script(blocks, demo.port)], cwd=demo.workdir, capture_output=True,
         text=True, timeout=600, env=clean_env(demo.workdir),
@@ -71,7 +72,7 @@ def test_the_readme_tour_runs_as_printed(demo: Demo) -> None:
     assert "Warning" not in run.stderr, run.stderr
     out = split_output(run.stdout)
     assert len(out) == len(blocks), run.stdout
-    setup, offer, search, crawl, look, errors, monitor, advance, updates, outbox, ledger = out
+    setup, offer, search, crawl, look, errors, rising, monitor, advance, updates, outbox, ledger = out
 
     assert setup.strip() == ""
     assert '"pricing"' in offer and '"docs"' in offer
@@ -96,6 +97,12 @@ def test_the_readme_tour_runs_as_printed(demo: Demo) -> None:
     assert resolve["code"] == "short_link_not_supported" and resolve["status"] == 422
     assert missing["code"] == "validation_error"
     assert {e["field"] for e in missing["errors"]} == {"url", "platform", "handle"}
+
+    young = _json_lines(rising)
+    assert young, rising  # the demo's history has rising posts at its moment
+    for post in young:
+        assert post["handle"] and post["percentile"] > 90 and 0 < post["ageHours"] <= 72
+        assert post["views"] <= post["views30d"]["expected"] <= post["views30d"]["high"]
 
     tracked, alert = _json_lines(monitor)
     assert tracked["handle"] == "fit.anna" and tracked["frequency"] == "daily"

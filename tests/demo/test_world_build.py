@@ -21,7 +21,14 @@ pytestmark = pytest.mark.usefixtures("clean")
 
 SEED = 5
 AT = datetime(2026, 9, 22, 10, tzinfo=UTC)
-OLDEST = AT - max(worldbuild.HISTORY)
+
+
+def _first_crawls(profiles: int) -> dict[tuple[str, str], datetime]:
+    """When the build first crawls each planned profile: the oldest HISTORY crawl, or a
+    watched creator's first young-post refresh."""
+    world, order = SimWorld(SEED), worldbuild._order(SEED, profiles, AT)
+    return {(p, h): worldbuild.crawl_times(world, p, h, AT, watch=(p, h) in order.watched)[0]
+            for p, h in order.handles}
 
 
 async def _profiles(db: Database) -> dict[tuple[str, str], tuple[str, datetime, datetime]]:
@@ -44,7 +51,8 @@ async def test_builds_at_the_plans_moment_resumes_and_grows(db: Database) -> Non
     assert seen[0] == 0 and seen[-1] == 6 and seen == sorted(seen)
     first = await _profiles(db)
     assert set(first) == set(SimWorld(SEED).sample_handles(6))
-    assert {(f, c) for _, f, c in first.values()} == {(OLDEST, AT)}
+    assert {k: (f, c) for k, (_, f, c) in first.items()} == {
+        k: (t, AT) for k, t in _first_crawls(6).items()}
 
     again = await worldbuild.build(db)  # nothing missing: nothing crawled again
     assert again is not None and again.complete and again.ready == 6
@@ -55,7 +63,8 @@ async def test_builds_at_the_plans_moment_resumes_and_grows(db: Database) -> Non
     now = await _profiles(db)
     assert set(now) == set(SimWorld(SEED).sample_handles(9))
     assert {k: now[k] for k in first} == first  # the first six untouched
-    assert {(f, c) for _, f, c in now.values()} == {(OLDEST, AT)}
+    assert {k: (f, c) for k, (_, f, c) in now.items()} == {
+        k: (t, AT) for k, t in _first_crawls(9).items()}
 
 
 async def test_a_profile_crawled_before_the_build_reaches_it_is_kept(db: Database) -> None:
@@ -88,9 +97,12 @@ async def test_nothing_planned_builds_nothing(db: Database) -> None:
     assert await _profiles(db) == {}
 
 
-def test_the_showcase_comes_first_and_covers_every_platform() -> None:
-    order, first = worldbuild._order(0, 2000, AT)
-    assert sorted(order) == sorted(SimWorld(0).sample_handles(2000))
-    showcase = order[:first]
-    assert 0 < first <= 2 * len(PLATFORMS)
+def test_the_showcase_comes_first_and_covers_every_platform_then_the_watched_creators() -> None:
+    order = worldbuild._order(0, 2000, AT)
+    assert sorted(order.handles) == sorted(SimWorld(0).sample_handles(2000))
+    showcase = order.handles[: order.first]
+    assert 0 < order.first <= 2 * len(PLATFORMS)
     assert {p for p, _ in showcase} == set(PLATFORMS)
+    # The watched creators (young-post refreshes) next, a few, none of the showcase.
+    watched = order.handles[order.first : order.first + len(order.watched)]
+    assert set(watched) == order.watched and 0 < len(watched) <= 12

@@ -153,15 +153,18 @@ class SimWorld:
 
     # ---- crawling and lookups ---------------------------------------------------------
 
-    def crawl(self, platform: Platform, handle: str, now: datetime) -> CrawlSnapshot:
-        """The profile and its LISTING_SIZE most recent live posts as seen at `now`."""
+    def crawl(
+        self, platform: Platform, handle: str, now: datetime, *, size: int = LISTING_SIZE
+    ) -> CrawlSnapshot:
+        """The profile and its LISTING_SIZE most recent live posts as seen at `now` (`size`:
+        only the newest few, for a caller that looks at recent posts only)."""
         t = _ts(now)
         h = self._checked(platform, handle)
         a = derive_account(self.seed, platform, self._root_at(platform, h, t))
         listed: list[PostSnapshot] = []
         for s in posts.live_slots(a, t):
             listed.append(posts.post_snapshot(a, h, s, t))
-            if len(listed) >= LISTING_SIZE:
+            if len(listed) >= size:
                 break
         return CrawlSnapshot(
             profile=profile_snapshot(a, h, t),
