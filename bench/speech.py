@@ -10,20 +10,21 @@ noise (pink noise), silence, and music with nobody speaking. Each clip is a WAV 
 goes through the product's own path (`sors.enrichment.speech.transcribe`: decode, resample,
 VAD, decode), with the bundled offline tiny.en model.
 
-Configurations, each run over every clip, alternating within each round so that they share
-the machine's load:
+Configurations (--configs), each run over every clip, alternating within each round so that
+they share the machine's load:
 - old:     beam 5, no VAD, one transcription at a time on every core (the previous settings)
 - greedy:  beam 1, no VAD (what greedy decoding alone does)
-- new:     beam 1, Silero VAD (the defaults), one transcription at a time on every core
+- new:     the defaults (`SpeechOptions()`: beam 3, Silero VAD), one at a time on every core
 - batched: new, with the VAD's segments through the model 8 at a time
 - lanes:   new, with one transcription per core at once (parallel = cores, 1 thread each):
            the clips are fed to as many threads as there are lanes, as a busy worker would
+- or any `beam<N>[-novad][-batch<B>][-lanes]`, e.g. beam1, beam1-lanes, beam5-batch8.
 
 Real time factor = audio seconds / wall seconds (higher is faster), over all clips of a
 round, the model already loaded (a worker loads it once); the median round is reported.
 Word error rate = word-level edit distance / reference words, over every clip that has
-speech (lower-case words, punctuation dropped); clips without speech report the words
-invented instead.
+speech (lower-case words, punctuation dropped, numbers spelled out: "25" is "twenty five");
+clips without speech report the words invented instead.
 """
 
 from __future__ import annotations
@@ -305,9 +306,9 @@ class Config:
 PRESETS = {
     "old": "beam5-novad",  # the previous settings
     "greedy": "beam1-novad",
-    "new": "beam1",  # the defaults
-    "batched": "beam1-batch8",
-    "lanes": "beam1-lanes",
+    "new": "beam{beam}{novad}",  # the defaults (SpeechOptions())
+    "batched": "beam{beam}{novad}-batch8",
+    "lanes": "beam{beam}{novad}-lanes",
 }
 SPEC = re.compile(r"beam(\d+)(-novad)?(-batch(\d+))?(-lanes)?")
 
@@ -315,7 +316,11 @@ SPEC = re.compile(r"beam(\d+)(-novad)?(-batch(\d+))?(-lanes)?")
 def config(name: str, cores: int) -> Config:
     """A preset, or `beam<N>[-novad][-batch<B>][-lanes]`: -lanes runs one transcription per
     core at once (1 thread each), otherwise one at a time on every core."""
-    spec = SPEC.fullmatch(PRESETS.get(name, name))
+    defaults = speech.SpeechOptions()
+    preset = PRESETS.get(name, name).format(
+        beam=defaults.beam_size, novad="" if defaults.vad else "-novad"
+    )
+    spec = SPEC.fullmatch(preset)
     if spec is None:
         raise SystemExit(f"unknown configuration {name!r}")
     beam, novad, _, batch, lanes = spec.groups()
@@ -393,6 +398,9 @@ def main() -> None:
         paths.append(path)
         seconds.append(audio.size / RATE)
     total_audio = sum(seconds)
+    kept = sum(
+        end - start for p in paths for start, end in speech.speech_regions(speech.load_audio(p))
+    )
     print(f"{len(clips)} clips, {total_audio:.1f} s of audio, in {out_dir}", file=sys.stderr)
 
     # The first load includes importing faster-whisper and CTranslate2.
@@ -453,6 +461,7 @@ def main() -> None:
         "cpu": _cpu_model(),
         "audio_seconds": round(total_audio, 1),
         "model_load_seconds": round(model_load, 2),
+        "vad_kept_seconds": round(kept, 1),
         "clips": [
             {"clip": c.name, "seconds": round(s, 1)} for c, s in zip(clips, seconds, strict=True)
         ],
@@ -480,7 +489,8 @@ def print_markdown(report: dict) -> None:
         f"Run {report['date']} ({report['cpu']}, {os.cpu_count()} vCPU), "
         f"{len(report['clips'])} clips, {report['audio_seconds']} s of audio; "
         f"load average during the runs: {', '.join(report['load_during_runs'])}; "
-        f"loading the model (once per worker process): {report['model_load_seconds']} s\n"
+        f"loading the model (once per worker process): {report['model_load_seconds']} s; "
+        f"the VAD keeps {report['vad_kept_seconds']} s of the audio\n"
     )
     print(
         "| settings | real time factor (median; rounds) | WER | words invented on "

@@ -8,7 +8,7 @@ with no network at all.
 
 The model is loaded once per process and model, and shared: `SpeechOptions.parallel`
 transcriptions run at once (CTranslate2 workers over the same weights), each on
-`SpeechOptions.threads` cores; more wait their turn. Decoding is greedy by default, and the
+`SpeechOptions.threads` cores; more wait their turn. The beam is 3 wide by default, and the
 Silero VAD that faster-whisper ships skips what is not speech (docs/PERFORMANCE.md, "Speech").
 """
 
@@ -81,7 +81,9 @@ class SpeechOptions:
     """How speech is decoded: the `SORS_WHISPER_*` settings (docs/OPERATIONS.md)."""
 
     model: str | None = None  # a name or a path; None: the offline tiny.en
-    beam_size: int = 1  # 1: greedy, within a point of beam 5's word error rate, ~2x faster
+    # 3: the narrowest beam within a point of beam 5's word error rate (greedy is 1.3-1.9
+    # points worse on docs/PERFORMANCE.md's clips, music under speech above all)
+    beam_size: int = 3
     vad: bool = True  # Silero VAD: silence and non-speech are never decoded
     parallel: int | None = None  # transcriptions at once per process; None: one per 2 cores
     threads: int | None = None  # CPU threads of each; None: the cores shared among them
