@@ -72,6 +72,15 @@ class Settings(BaseSettings):
     llm_api_key: str | None = None
     llm_timeout: float = 60.0
     whisper_model: str | None = None  # a name or a path; unset: the offline tiny.en model
+    # Speech decoding (docs/OPERATIONS.md "Speech model", docs/PERFORMANCE.md "Speech"): beam
+    # width (1: greedy), the Silero VAD that skips what is not speech, transcriptions run at
+    # once per process (unset: one per two cores) and CPU threads each (unset: the cores shared
+    # among them), and segments batched through the encoder together (1: one after the other).
+    whisper_beam_size: int = Field(default=3, ge=1, le=10)
+    whisper_vad: bool = True
+    whisper_parallel: int | None = Field(default=None, ge=1, le=32)
+    whisper_threads: int | None = Field(default=None, ge=1, le=64)
+    whisper_batch_size: int = Field(default=1, ge=1, le=32)
     youtube_api_key: str | None = None
     http_proxy: str | None = None
     instagram_session_file: str | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sors.enrichment.analysis import (
     MediaMissing,
@@ -16,18 +17,21 @@ from sors.enrichment.analysis import (
     require_file,
 )
 
+if TYPE_CHECKING:
+    from sors.enrichment.speech import SpeechOptions
 
-def transcribe_video(path: str | Path, *, model: str | None = None) -> Transcript:
+
+def transcribe_video(path: str | Path, options: SpeechOptions | None = None) -> Transcript:
     """Speech-to-text of a video's (or audio file's) soundtrack.
 
-    `model` is `SORS_WHISPER_MODEL` (a faster-whisper model name or a local directory);
-    None uses the offline tiny.en model. A video without an audio track, or whose speech
+    `options` are the `SORS_WHISPER_*` settings (`SpeechOptions.from_settings`); None: the
+    defaults with the offline tiny.en model. A video without an audio track, or whose speech
     yields no words, falls back to the text shown on screen (source "on_screen_text").
     """
     from sors.enrichment import speech
 
     p = require_file(path)
-    transcript = speech.transcribe(p, model=model)
+    transcript = speech.transcribe(p, options)
     if transcript is not None and transcript.text:
         return transcript
     from sors.enrichment import scenes

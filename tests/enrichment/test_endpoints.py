@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import io
 from datetime import datetime, timedelta
+from typing import Any
 
 import httpx
+import pytest
 from PIL import Image
 from sqlalchemy import func, select, text
 
+from sors.enrichment import speech
 from sors.enrichment.router import media_store
 from sors.kit import clock
 from sors.queue.models import Job
@@ -114,6 +117,46 @@ async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settin
     assert remix["remix"]["engine"] == OFFLINE_ENGINE_NAME
     # 10 (transcript) + 2 × 1 (get_post) + 20 (remix)
     assert await balance_and_ledger_sum(db, account_id) == (68, 68)
+
+
+async def test_a_worker_loads_the_speech_model_once_for_all_its_transcriptions(
+    client: httpx.AsyncClient, db, settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import faster_whisper
+
+    class CountingModel(faster_whisper.WhisperModel):  # the real model, counted
+        loads = 0
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            type(self).loads += 1
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(faster_whisper, "WhisperModel", CountingModel)
+    speech._load.cache_clear()  # an earlier test in this process may have loaded it
+    try:
+        first = await video_post(db)
+        second = await pick(
+            db,
+            "tiktok",
+            "study.with.leo",
+            "video",
+            lambda p: p.platform_post_id != first.snap.platform_post_id,
+            lambda p: p.duration_seconds or 0,
+        )
+        _, key = await create_account(db, credits=100)
+        refs = []
+        for post in (first, second):
+            r = await client.post(TX, json={"postId": post.id}, headers=auth(key))
+            assert r.status_code == 200, r.text
+            refs.append(r.json()["jobRef"])
+
+        # Two jobs in one worker, two slots: both transcribed, by one loaded model.
+        assert await run_jobs_until_idle(db, settings, concurrency=2, timeout=300) == 2
+        for ref in refs:
+            assert (await job(client, key, ref))["status"] == "completed"
+        assert CountingModel.loads == 1
+    finally:
+        speech._load.cache_clear()  # later tests load the plain model again
 
 
 async def test_slideshow_transcript_is_its_rendered_text(

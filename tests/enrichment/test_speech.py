@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sors.enrichment import speech
@@ -18,6 +19,7 @@ from sors.enrichment.analysis import (
 from sors.enrichment.pipeline import (
     transcribe_video,
 )
+from sors.platforms.sim.render import AUDIO_RATE, speak, write_wav
 
 from .conftest import SCENES, Rendered, words
 
@@ -103,8 +105,80 @@ def test_missing_and_unreadable_media(tmp_path: Path) -> None:
 
 def test_a_bad_model_path_is_model_unavailable(rendered_video: Rendered, tmp_path: Path) -> None:
     with pytest.raises(ModelUnavailable):
-        transcribe_video(rendered_video.media.path, model=str(tmp_path / "no-such-model"))
+        transcribe_video(
+            rendered_video.media.path, speech.SpeechOptions(model=str(tmp_path / "no-such-model"))
+        )
     (tmp_path / "empty-model").mkdir()
     with pytest.raises(ModelUnavailable) as caught:
         speech.load_model(str(tmp_path / "empty-model"))
     assert caught.value.code == "model_unavailable"
+
+
+# ---- the VAD on short clips and silence ---------------------------------------------------
+
+
+def _wav(path: Path, samples: np.ndarray) -> Path:
+    write_wav(path, samples)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "voice"),
+    [
+        ("Yes.", "en-us"),
+        ("Link in bio.", "en-us+f3"),
+        ("Wait for it!", "en-gb"),
+        ("Thank you so much.", "en-gb-scotland"),
+    ],
+)
+def test_the_vad_keeps_all_of_a_short_clips_speech(text: str, voice: str, tmp_path: Path) -> None:
+    second = np.zeros(AUDIO_RATE, dtype=np.int16)
+    spoken = speak(text, tmp_path / "voice.wav", voice=voice)
+    path = _wav(tmp_path / "clip.wav", np.concatenate([second, spoken, second]))
+
+    audio = speech.load_audio(path)
+    assert audio is not None
+    voiced = np.flatnonzero(np.abs(audio) > 0.01) / speech.SAMPLE_RATE
+    regions = speech.speech_regions(audio)
+    # One region, from before the first sound to after the last, with room to spare.
+    assert len(regions) == 1, regions
+    (start, end) = regions[0]
+    assert start <= voiced[0] - 0.2 and end >= voiced[-1] + 0.2, (regions, voiced[[0, -1]])
+
+    transcript = speech.transcribe(path)  # the defaults: the VAD on
+    assert transcript is not None
+    assert words(transcript.text) == words(text)
+    # Times on the clip's own timeline (the VAD's cut-out silence added back).
+    duration = audio.size / speech.SAMPLE_RATE
+    assert all(start - 0.5 <= s.start <= s.end <= duration + 0.5 for s in transcript.segments)
+
+
+def test_silence_is_never_decoded(tmp_path: Path) -> None:
+    room_tone = np.random.default_rng(0).normal(0, 30, 5 * AUDIO_RATE)  # about -60 dBFS
+    path = _wav(tmp_path / "silence.wav", room_tone)
+    audio = speech.load_audio(path)
+    assert audio is not None
+    assert speech.speech_regions(audio) == []
+    transcript = speech.transcribe(path)
+    assert transcript is not None
+    assert transcript.text == "" and transcript.segments == []
+
+
+def test_options_come_from_the_settings() -> None:
+    from sors.config import Settings
+
+    settings = Settings(
+        whisper_beam_size=3,
+        whisper_vad=False,
+        whisper_parallel=2,
+        whisper_threads=1,
+        whisper_batch_size=4,
+    )
+    options = speech.SpeechOptions.from_settings(settings)
+    assert options == speech.SpeechOptions(
+        model=None, beam_size=3, vad=False, parallel=2, threads=1, batch_size=4
+    )
+    assert options.lanes() == (2, 1)
+    cores = speech.usable_cores()
+    parallel, threads = speech.SpeechOptions().lanes()
+    assert parallel == max(1, cores // 2) and parallel * threads <= max(cores, 1)

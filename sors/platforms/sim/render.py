@@ -203,13 +203,22 @@ def render_thumbnail(
 # ---- video -------------------------------------------------------------------------------
 
 
-def _speak(espeak: str, text: str, wav_path: Path) -> np.ndarray:
-    """The sentence spoken by espeak-ng, as int16 mono samples at AUDIO_RATE."""
+def speak(
+    text: str,
+    wav_path: Path,
+    *,
+    voice: str = VOICE,
+    words_per_minute: int = WORDS_PER_MINUTE,
+    word_gap: int = WORD_GAP,
+) -> np.ndarray:
+    """`text` spoken by espeak-ng in `voice` (e.g. "en-gb", "en-us+f3"), as int16 mono
+    samples at AUDIO_RATE; `wav_path` is where espeak-ng writes it."""
+    espeak = require_tool("espeak-ng")
     if not text.strip():
         return np.zeros(0, dtype=np.int16)
-    voice = ["-v", VOICE, "-s", str(WORDS_PER_MINUTE), "-g", str(WORD_GAP)]
+    args = ["-v", voice, "-s", str(words_per_minute), "-g", str(word_gap)]
     proc = subprocess.run(
-        [espeak, *voice, "-w", str(wav_path), "--stdin"],
+        [espeak, *args, "-w", str(wav_path), "--stdin"],
         input=text.encode("utf-8"),
         capture_output=True,
         timeout=60,
@@ -229,7 +238,8 @@ def _speak(espeak: str, text: str, wav_path: Path) -> np.ndarray:
     return samples
 
 
-def _write_wav(path: Path, samples: np.ndarray) -> None:
+def write_wav(path: Path, samples: np.ndarray) -> None:
+    """int16 mono samples at AUDIO_RATE as a WAV file."""
     with wave.open(str(path), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
@@ -291,16 +301,14 @@ def render_video(
     if width % 2 or height % 2:
         raise ValueError("width and height must be even")
     ffmpeg = require_tool("ffmpeg")
-    espeak = require_tool("espeak-ng")
+    require_tool("espeak-ng")  # missing: say so before drawing anything
     out_path.parent.mkdir(parents=True, exist_ok=True)
 
     with tempfile.TemporaryDirectory(prefix="sors-render-") as tmp_name:
         tmp = Path(tmp_name)
         with ThreadPoolExecutor(max_workers=min(4, len(scenes))) as pool:
             voices = list(
-                pool.map(
-                    lambda a: _speak(espeak, a[1], tmp / f"voice{a[0]}.wav"), enumerate(scenes)
-                )
+                pool.map(lambda a: speak(a[1], tmp / f"voice{a[0]}.wav"), enumerate(scenes))
             )
         cards: list[Path] = []
         for i, text in enumerate(scenes):
@@ -319,7 +327,7 @@ def render_video(
             track[at : at + len(voice)] = voice[: max(0, len(track) - at)]
             start_frame += n
         wav = tmp / "track.wav"
-        _write_wav(wav, track)
+        write_wav(wav, track)
         concat = tmp / "cards.ffconcat"
         _concat_list(cards, frames, concat)
 
