@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.demo.seed import crawl_batch, ensure_categories, ingest_batch
 from sors.demo.showcase import showcase
+from sors.kit import memory
 from sors.kit.db import Database
 from sors.platforms.sim.models import SimBuild
 
@@ -218,6 +219,8 @@ async def _one_batch(db: Database, plan_: BuildState, chunk: list[tuple[str, str
             text("UPDATE sim_build SET ready = ready + :n WHERE key = :k RETURNING *"),
             {"n": len(chunk), "k": KEY},
         )).mappings().one()
+    del crawls  # the batch's posts (~15 MB of objects), and the heap they leave free
+    await asyncio.to_thread(memory.release)
     return BuildState(row["seed"], row["profiles"], row["at"], row["ready"], row["started_at"],
                       row["finished_at"])
 
