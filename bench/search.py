@@ -77,7 +77,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_server(url: str, data_dir: str, port: int) -> subprocess.Popen[bytes]:
+def _start_server(
+    url: str, data_dir: str, port: int, factory: str = "sors.app:create_app"
+) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "SORS_DATABASE_URL": url,
@@ -92,7 +94,7 @@ def _start_server(url: str, data_dir: str, port: int) -> subprocess.Popen[bytes]
         "-m",
         "uvicorn",
         "--factory",
-        "sors.app:create_app",
+        factory,
         "--host",
         "127.0.0.1",
         "--port",

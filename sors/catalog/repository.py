@@ -132,9 +132,17 @@ def _get_post_statement() -> Any:
         select(func.count()).select_from(PostStat).where(PostStat.post_id == Post.id)
         .scalar_subquery().label("snapshot_count")
     )
+    # Whether the post has a breakdown (POST /analyses), so a post without one (most) costs
+    # no further query: one statement is the whole read, and a paid read's charge, riding
+    # along it, holds the account row only from here to the commit.
+    analysed = (
+        select(PostAnalysisRecord.post_id)
+        .where(PostAnalysisRecord.post_id == Post.id, PostAnalysisRecord.analysis.is_not(None))
+        .exists().label("has_analysis")
+    )
     # The owner's window averages: the divisors of the post's `outlier_scores`.
     return posts_with_owner().add_columns(
-        snapshots, Profile.averages.label("profile_averages")
+        snapshots, Profile.averages.label("profile_averages"), analysed
     ).where(Post.id == bindparam("post_id"))
 
 

@@ -292,7 +292,8 @@ async def get_post(
     out["growth"] = growth.growth_block(
         row, int(row["snapshot_count"]), clock.now()
     )
-    # The flags are kept with the post, so a post without either costs no further query.
+    # The flags are kept with the post (the breakdown's read with it), so a post without
+    # any costs no further query.
     if (
         include_transcript and row["has_transcript"]
         and (t := await transcript_for(session, post_id)) is not None
@@ -303,7 +304,10 @@ async def get_post(
         and (v := await visual_analysis_for(session, post_id)) is not None
     ):
         out["visual_analysis"] = v
-    if include_analysis and (a := await analysis_for(session, post_id)) is not None:
+    if (
+        include_analysis and row["has_analysis"]
+        and (a := await analysis_for(session, post_id)) is not None
+    ):
         out["analysis"] = a
     return out
 

@@ -39,6 +39,9 @@ def main(
     ),
 ) -> None:
     """sors — Social Outlier Research Service."""
+    from sors.kit import memory
+
+    memory.limit_arenas()  # before any thread: see sors.kit.memory
     use_data_dir(data_dir)
 
 

@@ -35,6 +35,7 @@ from sors.catalog.ingest import ingest_crawls
 from sors.demo.seed import ensure_categories
 from sors.demo.showcase import showcase
 from sors.demo.watched import refresh_times, watched
+from sors.kit import memory
 from sors.kit.db import Database
 from sors.platforms.base import CrawlSnapshot
 from sors.platforms.sim.models import SimBuild
@@ -282,6 +283,8 @@ async def _one_batch(
         plan = await asyncio.to_thread(
             lambda: [crawl_times(world, pf, h, at, watch=(pf, h) in watch) for pf, h in todo])
         ids: set[str] = set()
+        rounds: list[list[CrawlSnapshot]] = []
+        final: list[CrawlSnapshot] = []
         for r in range(0, max(map(len, plan), default=0), ROUNDS_AT_ONCE):
             rounds = await asyncio.to_thread(_rounds, world, todo, plan, r, r + ROUNDS_AT_ONCE)
             for moment in rounds:
@@ -296,6 +299,9 @@ async def _one_batch(
             text("UPDATE sim_build SET ready = ready + :n WHERE key = :k RETURNING *"),
             {"n": len(chunk), "k": KEY},
         )).mappings().one()
+    # The batch's posts (~15 MB of objects) go, and the heap they leave free goes back.
+    plan = rounds = final = []
+    await asyncio.to_thread(memory.release)
     return BuildState(row["seed"], row["profiles"], row["at"], row["ready"], row["started_at"],
                       row["finished_at"])
 
