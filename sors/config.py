@@ -77,7 +77,7 @@ class Settings(BaseSettings):
     # once per process (unset: one per two cores) and CPU threads each (unset: the cores shared
     # among them), and segments batched through the encoder together (1: one after the other).
     whisper_beam_size: int = Field(default=3, ge=1, le=10)
-    whisper_vad: bool = True
+    whisper_vad: bool = False
     whisper_parallel: int | None = Field(default=None, ge=1, le=32)
     whisper_threads: int | None = Field(default=None, ge=1, le=64)
     whisper_batch_size: int = Field(default=1, ge=1, le=32)
