@@ -25,7 +25,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog import embeddings
 from sors.catalog.bulk import POST_COLS, POST_UPDATED, arrays, columns
+from sors.catalog.embeddings import HOT_SCORE
 from sors.catalog.models import WINDOWS
 from sors.kit.db import binary_sql, execute_rows
 
@@ -75,7 +77,8 @@ SCORE_COLS = (
 )
 
 
-_RECOMPUTE = binary_sql(text(f"""
+def _recompute_sql(hot: bool) -> str:
+    return f"""
 WITH batch AS (
     SELECT DISTINCT ON (profile_id) profile_id, t
     FROM unnest(CAST(:ids AS text[]), CAST(:ts AS timestamptz[])) AS b(profile_id, t)
@@ -253,14 +256,31 @@ unlisted AS (
      WHERE p.id = v.id AND NOT EXISTS (SELECT 1 FROM stage s WHERE s.id = v.id)
        AND ({", ".join(f"p.{c}" for c in SCORE_COLS)})
            IS DISTINCT FROM ({", ".join(f"v.{c}" for c in SCORE_COLS)})
-)
+){_HOT if hot else ""}
 INSERT INTO posts ({", ".join(n for n, _ in POST_COLS)}, {", ".join(SCORE_COLS)})
 SELECT {", ".join(f"s.{n}" for n, _ in POST_COLS)}, {", ".join(f"v.{c}" for c in SCORE_COLS)}
   FROM stage s JOIN scored v ON v.id = s.id
  WHERE s.is_new
 ON CONFLICT (platform, platform_post_id) DO NOTHING
 RETURNING id
-"""))
+"""
+
+
+# Where search by meaning exists: a post's vector joins the hot vectors when its score
+# reaches HOT_SCORE, and leaves when it falls below (catalog.embeddings).
+_HOT = f""",
+hot_in AS (
+    INSERT INTO post_embeddings_hot (post_id, model, embedding)
+    SELECT e.post_id, e.model, e.embedding
+      FROM scored v JOIN post_embeddings e ON e.post_id = v.id
+     WHERE v.score_three_months >= {HOT_SCORE}
+    ON CONFLICT (post_id) DO NOTHING
+),
+hot_out AS (
+    DELETE FROM post_embeddings_hot h USING scored v
+     WHERE h.post_id = v.id AND coalesce(v.score_three_months, 0) < {HOT_SCORE}
+)"""
+_RECOMPUTE = {hot: binary_sql(text(_recompute_sql(hot))) for hot in (False, True)}
 
 
 def baseline_min_age_hours() -> float:
@@ -291,7 +311,7 @@ async def recompute_scores(
     rows = list(staged)
     inserted = await execute_rows(
         session,
-        _RECOMPUTE,
+        _RECOMPUTE[await embeddings.available(session)],
         {
             "ids": list(profile_ids),
             "ts": list(at),

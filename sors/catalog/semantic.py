@@ -17,6 +17,7 @@ from sqlalchemy import (
     Float,
     String,
     bindparam,
+    case,
     cast,
     column,
     func,
@@ -29,10 +30,17 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import TSQUERY
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.types import UserDefinedType
 
+from sors.catalog.embeddings import HOT_SCORE
 from sors.catalog.models import Post, Profile
-from sors.catalog.repository import OWNER_COLUMNS, POST_COLUMNS, PROFILE_COLUMNS
+from sors.catalog.repository import (
+    OWNER_COLUMNS,
+    POST_COLUMNS,
+    PROFILE_COLUMNS,
+    score_column,
+)
 from sors.catalog.search_repository import (
     PostFilter,
     ProfileFilter,
@@ -53,6 +61,7 @@ WORDS_WEIGHT = 0.5
 EF_SEARCH = 100  # with ef_construction 200: recall@10 ≥ 0.95 at 1M (docs/PERFORMANCE.md)
 
 EMB = table("post_embeddings", column("post_id"), column("model"), column("embedding"))
+HOT = table("post_embeddings_hot", column("post_id"), column("model"), column("embedding"))
 
 
 class HalfVec(UserDefinedType[Any]):
@@ -65,26 +74,41 @@ class HalfVec(UserDefinedType[Any]):
         return f"halfvec({self.dims})"
 
 
-def _distance(dims: int) -> Any:
+def _distance(dims: int, vectors: Any = EMB) -> Any:
     query = cast(bindparam("qvec", type_=String()), HalfVec(dims))
-    return cast(EMB.c.embedding, HalfVec(dims)).op("<=>", return_type=Float())(query)
+    return cast(vectors.c.embedding, HalfVec(dims)).op("<=>", return_type=Float())(query)
+
+
+def _vectors(f: PostFilter) -> Any:
+    """The hot vectors where every post the filters pass is among them (a minimum
+    three-month mean score of HOT_SCORE or more), else all."""
+    hot = (f.min_score is not None and f.min_score >= HOT_SCORE
+           and score_column(f.score_window, f.score_method).key == "score_three_months")
+    return HOT if hot else EMB
 
 
 def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = False,
-             exclude_creator: bool = False) -> Any:
+             exclude_creator: bool = False, words: bool = False) -> Any:
     """The `depth` (default CANDIDATES) posts nearest the query vector that pass the
     filters (a CTE of id and distance; `_ranked` gives their rank, 1 = nearest, and cosine
-    similarity)."""
-    dist = _distance(dims)
+    similarity). `words`: also each post's word rank (`wrank`, NULL when it holds no query
+    word), read from the row the filter check has already fetched."""
+    vectors = _vectors(f)
+    dist = _distance(dims, vectors)
     conds = post_conditions(f)
     if exclude_post:
         conds.append(Post.id != bindparam("exclude_post"))
     if exclude_creator:
         conds.append(Post.profile_id != bindparam("exclude_profile"))
+    cols = [Post.id.label("id"), dist.label("dist")]
+    if words:
+        tsq = _any_word_query()
+        cols.append(case((Post.search_vector.op("@@")(tsq),
+                          func.ts_rank_cd(Post.search_vector, tsq))).label("wrank"))
     near = (
-        select(Post.id.label("id"), dist.label("dist"))
-        .select_from(EMB.join(Post, Post.id == EMB.c.post_id))
-        .where(EMB.c.model == bindparam("model"), *conds)
+        select(*cols)
+        .select_from(vectors.join(Post, Post.id == vectors.c.post_id))
+        .where(vectors.c.model == bindparam("model"), *conds)
         .order_by(dist)
         .limit(depth or CANDIDATES)
         .cte("near")
@@ -125,55 +149,79 @@ SELECT string_agg(quote_literal(w), ' | ')::tsquery
          JOIN pg_class c ON c.oid = 'posts'::regclass
         WHERE s.schemaname = current_schema() AND s.tablename = 'posts'
           AND s.attname = 'search_vector' AND m.e = w), 0) < :rare_posts)""")
-RARE_POSTS = 2_000  # a word on more posts than this ranks only among the meaning's candidates
-RARE_POOL = 5_000  # at most this many posts holding a rare word are ranked
+RARE_POSTS = 500  # a word on more posts than this ranks only among the meaning's candidates
+RARE_POOL = 1_000  # at most this many posts holding a rare word are ranked
 
 
 def _worded(f: PostFilter, near: Any | None) -> Any:
     """The word ranking (ts_rank_cd of any query word). Ranking every post that holds a
     common word costs a read of each; so the posts ranked are those holding one of the
-    query's rare words plus the meaning ranking's candidates (`near`), which common words
-    still reorder. Without a meaning ranking every post holding any word is ranked."""
+    query's rare words plus the meaning ranking's candidates (`near`, made with `words`:
+    their rank comes with them), which common words still reorder. Without a meaning
+    ranking every post holding any word is ranked."""
     tsq = _any_word_query()
     rank = func.ts_rank_cd(Post.search_vector, tsq)
-    conds = [Post.search_vector.op("@@")(tsq), *post_conditions(f)]
-    if near is not None:
+    if near is None:
+        scored = select(Post.id.label("id"), rank.label("rank")).where(
+            Post.search_vector.op("@@")(tsq), *post_conditions(f))
+    else:
+        # Each rare-word post is ranked as the scan finds it: no second read by id. The
+        # filters apply to the rows the word index finds (a fence, OFFSET 0): combined
+        # with another index they made the planner read that one too (148,000 entries of
+        # the recent-posts index for "timeFrame: one_month", to keep 275 of 2,880 rows).
+        found = (select(Post.__table__).where(Post.search_vector.op("@@")(_RARE_WORDS))
+                 .offset(0).subquery("rare_found"))
+        on_found = ClauseAdapter(found).traverse
         rare = (
-            select(Post.id.label("id"))
-            .where(Post.search_vector.op("@@")(_RARE_WORDS), *post_conditions(f))
+            select(found.c.id.label("id"),
+                   func.ts_rank_cd(found.c.search_vector, tsq).label("rank"))
+            .where(*(on_found(c) for c in post_conditions(f)))
             .limit(RARE_POOL)
         )
-        pool = union_all(rare, select(near.c.id)).subquery("pool")
-        conds.append(Post.id.in_(select(pool.c.id)))
-    hits = (
-        select(Post.id.label("id"), rank.label("rank"))
-        .where(*conds)
-        .order_by(rank.desc(), Post.id)
-        .limit(CANDIDATES)
-        .subquery("worded")
-    )
-    return select(hits.c.id, func.row_number().over(order_by=(hits.c.rank.desc(), hits.c.id))
+        pool = union_all(rare, select(near.c.id, near.c.wrank).where(near.c.wrank.is_not(None))
+                         ).subquery("pool")
+        scored = select(pool.c.id, func.max(pool.c.rank).label("rank")).group_by(pool.c.id)
+    hits = scored.subquery("scored")
+    top = select(hits).order_by(hits.c.rank.desc(), hits.c.id).limit(CANDIDATES).subquery("worded")
+    return select(top.c.id, func.row_number().over(order_by=(top.c.rank.desc(), top.c.id))
                   .label("r"), null().label("sim"), literal_column(str(WORDS_WEIGHT)).label("w"))
 
 
 def _page(fused: Any, order: str, f: PostFilter, sort_by: str | None) -> Any:
+    """The page of the fused list. In relevance or similarity order the page is cut from the
+    ranked ids first, and only its rows are read."""
+    total = func.count().over().label("fused_total")
     ranked = (
         select(fused.c.id, func.sum(fused.c.w / (RRF_K + fused.c.r)).label("relevance"),
                func.max(fused.c.sim).label("similarity"))
         .group_by(fused.c.id)
         .subquery("ranked")
     )
-    by = ([*post_order(sort_by, f.score_window, f.score_method)] if sort_by else
-          [ranked.c[order].desc().nulls_last(), Post.id])
-    return (
-        select(*POST_COLUMNS, *OWNER_COLUMNS, ranked.c.similarity, ranked.c.relevance,
-               func.count().over().label("fused_total"))
-        .select_from(ranked)
-        .join(Post, Post.id == ranked.c.id)
-        .join(Profile, Profile.id == Post.profile_id)
-        .order_by(*by)
+    if sort_by:
+        return (
+            select(*POST_COLUMNS, *OWNER_COLUMNS, ranked.c.similarity, ranked.c.relevance, total)
+            .select_from(ranked)
+            .join(Post, Post.id == ranked.c.id)
+            .join(Profile, Profile.id == Post.profile_id)
+            .order_by(*post_order(sort_by, f.score_window, f.score_method))
+            .limit(bindparam("limit"))
+            .offset(bindparam("offset"))
+        )
+    key = [ranked.c[order].desc().nulls_last(), ranked.c.id]
+    page = (
+        select(ranked, total)
+        .order_by(*key)
         .limit(bindparam("limit"))
         .offset(bindparam("offset"))
+        .subquery("page")
+    )
+    return (
+        select(*POST_COLUMNS, *OWNER_COLUMNS, page.c.similarity, page.c.relevance,
+               page.c.fused_total)
+        .select_from(page)
+        .join(Post, Post.id == page.c.id)
+        .join(Profile, Profile.id == Post.profile_id)
+        .order_by(page.c[order].desc().nulls_last(), page.c.id)
     )
 
 
@@ -195,7 +243,7 @@ async def search_by_meaning(
     if qvec is None:
         rankings = [_worded(words_free, None)]
     else:
-        near = _nearest(words_free, dims, depth=MEANING_DEPTH)
+        near = _nearest(words_free, dims, depth=MEANING_DEPTH, words=True)
         rankings = [_ranked(near), _worded(words_free, near)]
     fused = union_all(*rankings).subquery()
     params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,

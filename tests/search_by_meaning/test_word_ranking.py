@@ -30,7 +30,7 @@ async def test_common_words_rank_only_among_the_meaning_candidates(db, monkeypat
     f = replace(service.content_filter(SearchContentIn(timeFrame="all_time")), query=None)
     params = {**semantic.post_params(f), "qvec": embeddings.query_vector(model, QUERY),
               "model": model.key, "query": QUERY, "rare_posts": semantic.RARE_POSTS}
-    near = semantic._nearest(f, model.dims)
+    near = semantic._nearest(f, model.dims, words=True)
     words = semantic._worded(f, near).subquery()
     async with db.session() as s:
         candidates = {r[0] for r in await s.execute(select(near.c.id), params)}
