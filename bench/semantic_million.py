@@ -11,7 +11,7 @@ loading and built after (its build time is reported), then for 50 paraphrase que
   service function in-process (the same statements without HTTP and billing), p50/p95;
 - recall@10 of the nearest-neighbour read: the index's answer (iterative scan, filters
   applied) against the exact answer (the same statement with index scans off; skipped with
-  `--no-recall`).
+  `--recall-queries 0`).
 Before timing, `posts`, `post_embeddings` and their indexes are loaded into shared buffers
 (pg_prewarm), as a server that has been answering for a while holds them.
 """
@@ -100,7 +100,7 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
 
 
 async def _direct_and_recall(
-    url: str, settings: Any, posts: list[str], *, recall: bool = True
+    url: str, settings: Any, posts: list[str], *, recall: int = 50
 ) -> dict[str, Any]:
     from dataclasses import replace
 
@@ -114,12 +114,12 @@ async def _direct_and_recall(
     db = Database(make_engine(settings, url))
     times: dict[str, list[float]] = {"semantic": [], "similarTo": []}
     per_filter: dict[str, list[float]] = {}
-    recalls: list[float] = []
+    recalls: dict[str, list[float]] = {}
     model = embeddings.embedder_or_none()
     assert model is not None
     try:
         for flt in FILTERS:
-            for (query, _), post in zip(QUERIES, posts, strict=False):
+            for n, ((query, _), post) in enumerate(zip(QUERIES, posts, strict=False)):
                 for kind, body in (("semantic", {"query": query, "semantic": True}),
                                    ("similarTo", {"similarTo": post})):
                     async with db.session() as s:
@@ -128,7 +128,7 @@ async def _direct_and_recall(
                         ms = (time.perf_counter() - started) * 1000
                         times[kind].append(ms)
                         per_filter.setdefault(f"{kind} {json.dumps(flt)}", []).append(ms)
-                if not recall:
+                if n >= recall:
                     continue
                 # recall@10 of the filtered nearest-neighbour read for the query's vector
                 qvec = embeddings.query_vector(model, query)
@@ -144,7 +144,8 @@ async def _direct_and_recall(
                     await s.execute(text("SET enable_bitmapscan = off"))
                     exact = [r[0] for r in await s.execute(top, params)]
                 if exact:
-                    recalls.append(len(set(ann) & set(exact)) / len(exact))
+                    recalls.setdefault(json.dumps(flt), []).append(
+                        len(set(ann) & set(exact)) / len(exact))
     finally:
         await db.dispose()
     return {
@@ -152,8 +153,10 @@ async def _direct_and_recall(
         **{f"direct_{k}_p95_ms": round(_pct(v, 0.95), 1) for k, v in times.items()},
         "direct_per_filter_p50_p95_ms": {
             k: [round(_pct(v, 0.5), 1), round(_pct(v, 0.95), 1)] for k, v in per_filter.items()},
-        "recallAt10": round(statistics.mean(recalls), 3) if recalls else None,
-        "recallSamples": len(recalls),
+        "recallAt10": (round(statistics.mean(r for v in recalls.values() for r in v), 3)
+                       if recalls else None),
+        "recallAt10PerFilter": {k: round(statistics.mean(v), 3) for k, v in recalls.items()},
+        "recallSamples": sum(map(len, recalls.values())),
     }
 
 
@@ -183,8 +186,9 @@ def main() -> None:
     ap.add_argument("--data-dir", default="/tmp/sors-bench1m")
     ap.add_argument("--admin-url", default=None)
     ap.add_argument("--database", default="sors_bench")
-    ap.add_argument("--no-recall", action="store_true",
-                    help="latency only: skip the exact search of the recall pass (~25 min)")
+    ap.add_argument("--recall-queries", type=int, default=50,
+                    help="queries per filter set in the recall pass (its exact searches take "
+                         "~25 min for all 50; 0: latency only)")
     args = ap.parse_args()
     admin = search_world.admin_url(args)
     url = search_world.db_url(admin, args.database).replace(
@@ -216,10 +220,12 @@ def main() -> None:
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1)) as conn:
         bench_search._prewarm(conn)  # posts and their indexes, as a server answering a while
         conn.execute("SELECT pg_prewarm('post_embeddings'),"
-                     " pg_prewarm('ix_post_embeddings_hnsw_wordllama_256')").fetchall()
+                     " pg_prewarm('ix_post_embeddings_hnsw_wordllama_256'),"
+                     " pg_prewarm('post_embeddings_hot'),"
+                     " pg_prewarm('ix_post_embeddings_hot_hnsw_wordllama_256')").fetchall()
     report["load"] = round(os.getloadavg()[0], 2)
     report.update(asyncio.run(_direct_and_recall(url, settings, posts,
-                                                 recall=not args.no_recall)))
+                                                 recall=args.recall_queries)))
     key = asyncio.run(bench_search._account(url, args.data_dir))
     port = bench_search._free_port()
     server = bench_search._start_server(url, args.data_dir, port)

@@ -4,8 +4,10 @@ and posts nearest to a post (`similarTo`), with every post filter of a search ap
 Vectors live in `post_embeddings` (pgvector), one HNSW index per model over the vector in
 half precision. A filtered nearest-neighbour read continues through the index until enough
 rows pass the filters (`hnsw.iterative_scan = relaxed_order`), then the candidates are put
-back in exact distance order. Each ranking contributes its best `CANDIDATES`; results page
-within the fused list.
+back in exact distance order. A minimum score of HOT_SCORE or more reads the smaller index
+of `post_embeddings_hot` instead (catalog.embeddings): a filter that passes 4% of all posts
+passes half of those. Each ranking contributes its best `CANDIDATES`; results page within
+the fused list.
 """
 
 from __future__ import annotations
