@@ -40,14 +40,24 @@ class SemanticUnavailable(ApiError):
     title = "Search by meaning is unavailable"
 
 
-# A search by meaning with a minimum score of this or more (the three-month mean score, the
-# default) reads a second, smaller index: the vectors of the posts at or above it, kept in
-# `post_embeddings_hot` (a superset: a post whose score fell may stay until its next
-# scoring). At a million posts 6.8% of posts are there, and a filter such as
-# `minOutlierScore: 3` passes half of them instead of 3.7% of all (docs/PERFORMANCE.md).
+# Two subsets of the vectors have an index of their own, so that a search by meaning whose
+# filters pass few posts does not walk the whole index past every post they reject
+# (docs/PERFORMANCE.md, "Search by meaning"). Each holds at least every vector of its posts
+# (a superset: a post that left may stay until it is swept), and a search uses one only when
+# every post its filters can pass is among them (catalog.semantic).
+# - hot: posts at or above HOT_SCORE (the three-month mean score, the default). At a million
+#   posts 6.8% of posts; `minOutlierScore: 3` passes half of them instead of 3.7% of all.
+#   A post enters at the crawl that scores it so (catalog.scoring) or when its vector is
+#   written, and leaves at the crawl that scores it below.
+# - recent: posts published in the last RECENT_DAYS days by the database's clock (17% of
+#   posts at a million); the time frames up to a month read it. Rows older than that are
+#   swept each scheduler tick (`sweep_recent`).
 HOT_SCORE = 2
+RECENT_DAYS = 35
+HOT_POSTS = f"p.score_three_months >= {HOT_SCORE}"
+RECENT_POSTS = f"p.published_at > now() - interval '{RECENT_DAYS} days'"
 
-# Every written vector of a post at or above HOT_SCORE goes to the hot table too.
+# Every written vector goes to the subsets its post belongs to, in the same statement.
 _WRITE = binary_sql(text(f"""
 WITH written AS (
     INSERT INTO post_embeddings (post_id, model, embedding, embedded_at)
@@ -58,13 +68,24 @@ WITH written AS (
     ON CONFLICT (post_id) DO UPDATE
        SET model = EXCLUDED.model, embedding = EXCLUDED.embedding, embedded_at = now()
     RETURNING post_id, model, embedding
+),
+hot AS (
+    INSERT INTO post_embeddings_hot (post_id, model, embedding)
+    SELECT w.post_id, w.model, w.embedding
+      FROM written w JOIN posts p ON p.id = w.post_id
+     WHERE {HOT_POSTS}
+    ON CONFLICT (post_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding
 )
-INSERT INTO post_embeddings_hot (post_id, model, embedding)
-SELECT w.post_id, w.model, w.embedding
+INSERT INTO post_embeddings_recent (post_id, model, embedding, published_at)
+SELECT w.post_id, w.model, w.embedding, p.published_at
   FROM written w JOIN posts p ON p.id = w.post_id
- WHERE p.score_three_months >= {HOT_SCORE}
+ WHERE {RECENT_POSTS}
 ON CONFLICT (post_id) DO UPDATE SET model = EXCLUDED.model, embedding = EXCLUDED.embedding
 """))
+_SWEEP_RECENT = text(f"""
+DELETE FROM post_embeddings_recent
+ WHERE published_at <= now() - interval '{RECENT_DAYS} days'
+""")
 # Ingest only names the posts to (re-)embed: embedding their text and keeping the HNSW graph
 # current cost more than the rest of ingest (docs/PERFORMANCE.md), so the scheduler pays
 # that a batch per tick, off the crawl's transaction (`embed_pending`).
@@ -207,6 +228,13 @@ async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
     return len(ids)
 
 
+async def sweep_recent(session: AsyncSession) -> int:
+    """The recent vectors of posts no longer recent, taken out; how many."""
+    if not await available(session):
+        return 0
+    return (await session.execute(_SWEEP_RECENT)).rowcount or 0  # type: ignore[attr-defined]
+
+
 async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> None:
     """A transcript or on-screen text arrived: the posts are named for re-embedding."""
     await enqueue(session, post_ids)
@@ -261,10 +289,26 @@ CREATE TABLE IF NOT EXISTS post_embeddings_hot (
 INSERT INTO post_embeddings_hot (post_id, model, embedding)
 SELECT e.post_id, e.model, e.embedding
   FROM post_embeddings e JOIN posts p ON p.id = e.post_id
- WHERE p.score_three_months >= {HOT_SCORE}
+ WHERE {HOT_POSTS}
 ON CONFLICT (post_id) DO NOTHING;
 CREATE INDEX IF NOT EXISTS ix_post_embeddings_hot_hnsw_wordllama_256 ON post_embeddings_hot
  USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops)
+ WITH (m = 16, ef_construction = 200) WHERE model = 'wordllama:256';
+CREATE TABLE IF NOT EXISTS post_embeddings_recent (
+    post_id text PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE,
+    model text NOT NULL,
+    embedding vector NOT NULL,
+    published_at timestamptz NOT NULL
+);
+INSERT INTO post_embeddings_recent (post_id, model, embedding, published_at)
+SELECT e.post_id, e.model, e.embedding, p.published_at
+  FROM post_embeddings e JOIN posts p ON p.id = e.post_id
+ WHERE {RECENT_POSTS}
+ON CONFLICT (post_id) DO NOTHING;
+CREATE INDEX IF NOT EXISTS ix_post_embeddings_recent_published
+    ON post_embeddings_recent (published_at);
+CREATE INDEX IF NOT EXISTS ix_post_embeddings_recent_hnsw_wordllama_256
+    ON post_embeddings_recent USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops)
  WITH (m = 16, ef_construction = 200) WHERE model = 'wordllama:256';
 """
 
@@ -274,7 +318,7 @@ def ensure_schema(conn: Any) -> bool:
     available and they are missing. Whether search by meaning can work here."""
     import psycopg
 
-    if conn.execute("SELECT to_regclass('post_embeddings_hot')").fetchone()[0] is not None:
+    if conn.execute("SELECT to_regclass('post_embeddings_recent')").fetchone()[0] is not None:
         return True
     if not conn.execute(
         "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
@@ -289,14 +333,15 @@ def ensure_schema(conn: Any) -> bool:
 
 
 def index_statements(model_key: str, dims: int) -> list[str]:
-    """The HNSW indexes (all vectors, and the hot ones) of a model other than the default
+    """The HNSW indexes (all vectors, and each subset's) of a model other than the default
     one (made before its first use)."""
     slug = "".join(c if c.isalnum() else "_" for c in model_key.lower())[:40]
     quoted = model_key.replace("'", "''")
     return [f"CREATE INDEX IF NOT EXISTS ix_{table}_hnsw_{slug} ON {table} "
             f"USING hnsw ((embedding::halfvec({int(dims)})) halfvec_cosine_ops) "
             "WITH (m = 16, ef_construction = 200) "
-            f"WHERE model = '{quoted}'" for table in ("post_embeddings", "post_embeddings_hot")]
+            f"WHERE model = '{quoted}'"
+            for table in ("post_embeddings", "post_embeddings_hot", "post_embeddings_recent")]
 
 
 _BACKFILL_STATE = text("""

@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog import embeddings
 from sors.catalog.bulk import POST_COLS, POST_UPDATED, arrays, columns
-from sors.catalog.embeddings import HOT_SCORE
+from sors.catalog.embeddings import HOT_POSTS
 from sors.catalog.models import WINDOWS
 from sors.kit.db import binary_sql, execute_rows
 
@@ -272,13 +272,13 @@ _HOT = f""",
 hot_in AS (
     INSERT INTO post_embeddings_hot (post_id, model, embedding)
     SELECT e.post_id, e.model, e.embedding
-      FROM scored v JOIN post_embeddings e ON e.post_id = v.id
-     WHERE v.score_three_months >= {HOT_SCORE}
+      FROM scored p JOIN post_embeddings e ON e.post_id = p.id
+     WHERE {HOT_POSTS}
     ON CONFLICT (post_id) DO NOTHING
 ),
 hot_out AS (
-    DELETE FROM post_embeddings_hot h USING scored v
-     WHERE h.post_id = v.id AND coalesce(v.score_three_months, 0) < {HOT_SCORE}
+    DELETE FROM post_embeddings_hot h USING scored p
+     WHERE h.post_id = p.id AND NOT coalesce({HOT_POSTS}, false)
 )"""
 _RECOMPUTE = {hot: binary_sql(text(_recompute_sql(hot))) for hot in (False, True)}
 

@@ -4,18 +4,20 @@ and posts nearest to a post (`similarTo`), with every post filter of a search ap
 Vectors live in `post_embeddings` (pgvector), one HNSW index per model over the vector in
 half precision. A filtered nearest-neighbour read continues through the index until enough
 rows pass the filters (`hnsw.iterative_scan = relaxed_order`), then the candidates are put
-back in exact distance order. A minimum score of HOT_SCORE or more reads the smaller index
-of `post_embeddings_hot` instead (catalog.embeddings): a filter that passes 4% of all posts
-passes half of those. Each ranking contributes its best `CANDIDATES`; results page within
+back in exact distance order. A minimum score of HOT_SCORE or more, or a time frame of up
+to a month, reads a smaller index instead (`post_embeddings_hot`, `post_embeddings_recent`;
+catalog.embeddings): a filter that passes 4% of all posts passes half of the hot ones. Each ranking contributes its best `CANDIDATES`; results page within
 the fused list.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
+    DateTime,
     Float,
     String,
     bindparam,
@@ -35,7 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.types import UserDefinedType
 
-from sors.catalog.embeddings import HOT_SCORE
+from sors.catalog.embeddings import HOT_SCORE, RECENT_DAYS
 from sors.catalog.models import Post, Profile
 from sors.catalog.repository import (
     OWNER_COLUMNS,
@@ -60,10 +62,16 @@ MEANING_DEPTH = 200
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
 # How much a word-ranking place counts against a meaning-ranking one (docs/PERFORMANCE.md).
 WORDS_WEIGHT = 0.5
-EF_SEARCH = 100  # with ef_construction 200: recall@10 ≥ 0.95 at 1M (docs/PERFORMANCE.md)
+# The candidate list of an index read (with ef_construction 200). The whole index: a longer
+# one found no more of the true nearest at 1M (docs/PERFORMANCE.md, "Search by meaning");
+# a subset's index: filtered reads there found 0.94 of them with 100 and 0.97 with 200.
+EF_SEARCH = 100
+EF_SEARCH_SUBSET = 200
 
 EMB = table("post_embeddings", column("post_id"), column("model"), column("embedding"))
 HOT = table("post_embeddings_hot", column("post_id"), column("model"), column("embedding"))
+RECENT = table("post_embeddings_recent", column("post_id"), column("model"), column("embedding"),
+               column("published_at", DateTime(timezone=True)))
 
 
 class HalfVec(UserDefinedType[Any]):
@@ -81,12 +89,19 @@ def _distance(dims: int, vectors: Any = EMB) -> Any:
     return cast(vectors.c.embedding, HalfVec(dims)).op("<=>", return_type=Float())(query)
 
 
-def _vectors(f: PostFilter) -> Any:
-    """The hot vectors where every post the filters pass is among them (a minimum
-    three-month mean score of HOT_SCORE or more), else all."""
-    hot = (f.min_score is not None and f.min_score >= HOT_SCORE
-           and score_column(f.score_window, f.score_method).key == "score_three_months")
-    return HOT if hot else EMB
+def _vectors(f: PostFilter) -> tuple[Any, list[Any]]:
+    """The smallest set of vectors that holds every post the filters can pass (the hot ones
+    for a minimum three-month mean score of HOT_SCORE or more, the recent ones for a time
+    frame within RECENT_DAYS, else all; catalog.embeddings), and the conditions its own
+    columns can check before the post is read."""
+    if (f.min_score is not None and f.min_score >= HOT_SCORE
+            and score_column(f.score_window, f.score_method).key == "score_three_months"):
+        return HOT, []
+    # A day's margin for the clocks of this process and the database.
+    if f.published_since is not None and f.published_since >= (
+            datetime.now(UTC) - timedelta(days=RECENT_DAYS - 1)):
+        return RECENT, [RECENT.c.published_at >= f.published_since]
+    return EMB, []
 
 
 def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = False,
@@ -95,9 +110,9 @@ def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = F
     filters (a CTE of id and distance; `_ranked` gives their rank, 1 = nearest, and cosine
     similarity). `words`: also each post's word rank (`wrank`, NULL when it holds no query
     word), read from the row the filter check has already fetched."""
-    vectors = _vectors(f)
+    vectors, conds = _vectors(f)
     dist = _distance(dims, vectors)
-    conds = post_conditions(f)
+    conds += post_conditions(f)
     if exclude_post:
         conds.append(Post.id != bindparam("exclude_post"))
     if exclude_creator:
@@ -151,8 +166,8 @@ SELECT string_agg(quote_literal(w), ' | ')::tsquery
          JOIN pg_class c ON c.oid = 'posts'::regclass
         WHERE s.schemaname = current_schema() AND s.tablename = 'posts'
           AND s.attname = 'search_vector' AND m.e = w), 0) < :rare_posts)""")
-RARE_POSTS = 500  # a word on more posts than this ranks only among the meaning's candidates
-RARE_POOL = 1_000  # at most this many posts holding a rare word are ranked
+RARE_POSTS = 200  # a word on more posts than this ranks only among the meaning's candidates
+RARE_POOL = 500  # at most this many posts holding a rare word are ranked
 
 
 def _worded(f: PostFilter, near: Any | None) -> Any:
@@ -227,10 +242,12 @@ def _page(fused: Any, order: str, f: PostFilter, sort_by: str | None) -> Any:
     )
 
 
-async def _run(session: AsyncSession, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
+async def _run(session: AsyncSession, stmt: Any, params: dict[str, Any], f: PostFilter | None = None
+               ) -> list[dict[str, Any]]:
     # Filtered nearest neighbours: keep reading the index until enough rows pass.
     await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
-    await session.execute(text(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}"))
+    ef = EF_SEARCH if f is None or _vectors(f)[0] is EMB else EF_SEARCH_SUBSET
+    await session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
     rows = await session.execute(stmt, params)
     return [dict(r._mapping) for r in rows]
 
@@ -250,7 +267,7 @@ async def search_by_meaning(
     fused = union_all(*rankings).subquery()
     params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,
               "rare_posts": RARE_POSTS, "limit": limit, "offset": offset}
-    return await _run(session, _page(fused, "relevance", f, sort_by), params)
+    return await _run(session, _page(fused, "relevance", f, sort_by), params, words_free)
 
 
 async def similar_posts(
@@ -266,7 +283,7 @@ async def similar_posts(
                                exclude_creator=profile_id is not None)).subquery()
     params = {**post_params(f), "qvec": qvec, "model": model, "exclude_post": post_id,
               "exclude_profile": profile_id, "limit": limit, "offset": offset}
-    return await _run(session, _page(nearest, "similarity", f, sort_by), params)
+    return await _run(session, _page(nearest, "similarity", f, sort_by), params, f)
 
 
 _VECTOR_OF = text("SELECT embedding::text, model FROM post_embeddings WHERE post_id = :p")

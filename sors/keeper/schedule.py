@@ -62,6 +62,7 @@ async def embed(session: AsyncSession, now: datetime) -> int:
     stored before search by meaning or before a model change, within the same budget."""
     budget = get_settings().embedding_backfill_per_tick
     named = await embeddings.embed_pending(session, limit=budget)
+    await embeddings.sweep_recent(session)  # a range of its time index: nothing, most ticks
     return named + await embeddings.backfill(session, limit=budget - named)
 
 

@@ -14,7 +14,7 @@ target_metadata = METADATA
 # Tables that exist only where an optional extension does (pgvector): their migration
 # manages them, not the models (catalog/embeddings.py reads and writes them in SQL).
 OPTIONAL_TABLES = {"post_embeddings", "embedding_backfill", "post_embeddings_pending",
-                   "post_embeddings_hot"}
+                   "post_embeddings_hot", "post_embeddings_recent"}
 
 
 def _include(obj, name, type_, reflected, compare_to):

@@ -153,7 +153,7 @@ async def test_without_pgvector_semantic_is_503_and_everything_else_works(settin
         with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
             # What a server without the extension has: none of its tables.
             conn.execute("DROP TABLE post_embeddings, post_embeddings_hot, "
-                         "post_embeddings_pending, embedding_backfill")
+                         "post_embeddings_recent, post_embeddings_pending, embedding_backfill")
             conn.execute("DROP EXTENSION vector")
         other = Database(make_engine(settings, url))
         app = create_app(settings.model_copy(update={"database_url": url}), db=other)

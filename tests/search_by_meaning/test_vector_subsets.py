@@ -1,7 +1,9 @@
-"""The hot vectors: a search by meaning with a minimum score of HOT_SCORE or more reads the
-smaller index of the posts at or above it. A post's vector is there once it is embedded at
-that score or its score reaches it, and leaves when its score falls; the search finds the same
-posts as one that walks every vector."""
+"""The subsets of the vectors with their own index. Hot: a search by meaning with a minimum
+score of HOT_SCORE or more reads the index of the posts at or above it; a post's vector is
+there once it is embedded at that score or its score reaches it, and leaves when its score
+falls. Recent: a time frame of up to a month reads the index of the posts of the last
+RECENT_DAYS days, swept as they age. Either way the search finds the same posts as one that
+walks every vector."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import text
 
-from sors.catalog import semantic, service
-from sors.catalog.embeddings import HOT_SCORE
+from sors.catalog import embeddings, semantic, service
+from sors.catalog.embeddings import HOT_SCORE, RECENT_DAYS
 from sors.catalog.schemas import SearchContentIn
 from tests.factories import create_account
 from tests.factories.world import hand_crawl, hand_post, ingest, rows
@@ -32,9 +35,7 @@ def crawl(views: list[int], at: datetime):
 
 
 async def hot_captions(db) -> set[str]:
-    found = await rows(db, "SELECT p.caption FROM post_embeddings_hot h "
-                           "JOIN posts p ON p.id = h.post_id")
-    return {r["caption"] for r in found}
+    return await captions_in(db, "post_embeddings_hot")
 
 
 async def scores(db) -> dict[str, float]:
@@ -65,16 +66,53 @@ async def test_a_minimum_score_search_reads_the_hot_index_and_finds_what_the_ful
     _, key = await create_account(db, credits=10)
     for floor, hot in ((HOT_SCORE, True), (3, True), (1, False)):
         f = service.content_filter(SearchContentIn(minOutlierScore=floor))
-        assert (semantic._vectors(f) is semantic.HOT) is hot
+        assert (semantic._vectors(f)[0] is semantic.HOT) is hot
     body = {"query": "baking bread at home", "semantic": True, "minOutlierScore": 2}
     r = await search(client, key, **body)
     assert r.status_code == 200, r.text
     found = [p["caption"] for p in r.json()["results"]]
     assert sorted(found) == ["Croissants from scratch, layer by layer",
                              "My sourdough loaf finally rose"]
-    monkeypatch.setattr(semantic, "_vectors", lambda f: semantic.EMB)
+    monkeypatch.setattr(semantic, "_vectors", lambda f: (semantic.EMB, []))
     walked = await search(client, key, **body)
     assert [p["caption"] for p in walked.json()["results"]] == found
     similar = await search(client, key, similarTo=r.json()["results"][0]["id"],
                            includeSameCreator=True, minOutlierScore=2)
     assert [p["caption"] for p in similar.json()["results"]] == found[1:]
+
+
+async def test_a_recent_time_frame_reads_the_recent_vectors_which_are_swept_as_they_age(
+        db, client, monkeypatch) -> None:
+    now = datetime.now(UTC).replace(microsecond=0)
+    ages = [2, 9, 20, 33, 50, 80]  # days: the first four are recent
+    posts = [replace(hand_post("crust.baker", i, now - timedelta(days=age), views=1000 + 37 * i),
+                     caption=c) for i, (c, age) in enumerate(zip(CAPTIONS, ages, strict=True))]
+    await ingest(db, hand_crawl("crust.baker", posts, now))
+    await publish(db)
+    assert await captions_in(db, "post_embeddings_recent") == set(CAPTIONS[:4])
+    for frame, recent in (("one_week", True), ("one_month", True), ("three_months", False),
+                          ("all_time", False)):
+        f = service.content_filter(SearchContentIn(timeFrame=frame))
+        assert (semantic._vectors(f)[0] is semantic.RECENT) is recent, frame
+    _, key = await create_account(db, credits=10)
+    body = {"query": "baking bread at home", "semantic": True, "timeFrame": "one_month"}
+    r = await search(client, key, **body)
+    assert r.status_code == 200, r.text
+    found = [p["caption"] for p in r.json()["results"]]
+    assert set(found) == set(CAPTIONS[:3])  # the 33-day-old post is recent, not this month
+    monkeypatch.setattr(semantic, "_vectors", lambda f: (semantic.EMB, []))
+    walked = await search(client, key, **body)
+    assert [p["caption"] for p in walked.json()["results"]] == found
+    # Time passes for the oldest recent post: the sweep takes it out, and only it.
+    async with db.transaction() as s:
+        await s.execute(text("UPDATE post_embeddings_recent SET published_at = "
+                             "now() - make_interval(days => :d) WHERE post_id = "
+                             "(SELECT id FROM posts WHERE caption = :c)"),
+                        {"d": RECENT_DAYS + 1, "c": CAPTIONS[3]})
+        assert await embeddings.sweep_recent(s) == 1
+    assert await captions_in(db, "post_embeddings_recent") == set(CAPTIONS[:3])
+
+
+async def captions_in(db, table: str) -> set[str]:
+    found = await rows(db, f"SELECT p.caption FROM {table} v JOIN posts p ON p.id = v.post_id")
+    return {r["caption"] for r in found}
