@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -272,6 +273,7 @@ def main() -> None:
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -472,6 +473,8 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     print_markdown(report)
+    if not args.keep:
+        shutil.rmtree(out_dir, ignore_errors=True)
 
 
 def _cpu_model() -> str:

@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     # width (1: greedy), the Silero VAD that skips what is not speech, transcriptions run at
     # once per process (unset: one per two cores) and CPU threads each (unset: the cores shared
     # among them), and segments batched through the encoder together (1: one after the other).
-    whisper_beam_size: int = Field(default=3, ge=1, le=10)
+    whisper_beam_size: int = Field(default=5, ge=1, le=10)
     whisper_vad: bool = False
     whisper_parallel: int | None = Field(default=None, ge=1, le=32)
     whisper_threads: int | None = Field(default=None, ge=1, le=64)

@@ -8,8 +8,9 @@ with no network at all.
 
 The model is loaded once per process and model, and shared: `SpeechOptions.parallel`
 transcriptions run at once (CTranslate2 workers over the same weights), each on
-`SpeechOptions.threads` cores; more wait their turn. The beam is 3 wide by default, and the
-Silero VAD that faster-whisper ships skips what is not speech (docs/PERFORMANCE.md, "Speech").
+`SpeechOptions.threads` cores (by default one per core, on one thread each); more wait their
+turn. The beam is 5 wide by default; the Silero VAD that faster-whisper ships, when turned
+on, skips what is not speech (docs/PERFORMANCE.md, "Speech").
 """
 
 from __future__ import annotations
@@ -81,11 +82,11 @@ class SpeechOptions:
     """How speech is decoded: the `SORS_WHISPER_*` settings (docs/OPERATIONS.md)."""
 
     model: str | None = None  # a name or a path; None: the offline tiny.en
-    # 3: the narrowest beam within a point of beam 5's word error rate (greedy is 1.3-1.9
-    # points worse on docs/PERFORMANCE.md's clips, music under speech above all)
-    beam_size: int = 3
+    # 5: without the VAD (the product's default) beam 3 is 1.5 points of word error rate
+    # worse on docs/PERFORMANCE.md's clips and greedy 1.3; with it, beam 3 would do
+    beam_size: int = 5
     vad: bool = True  # Silero VAD: silence and non-speech are never decoded
-    parallel: int | None = None  # transcriptions at once per process; None: one per 2 cores
+    parallel: int | None = None  # transcriptions at once per process; None: one per core
     threads: int | None = None  # CPU threads of each; None: the cores shared among them
     batch_size: int = 1  # >1: speech segments go through the model together, so many
 
@@ -103,7 +104,9 @@ class SpeechOptions:
     def lanes(self) -> tuple[int, int]:
         """(transcriptions at once, CPU threads each)."""
         cores = usable_cores()
-        parallel = self.parallel or max(1, cores // 2)
+        # One transcription per core, one thread each: 45x real time on 2 cores against 17x
+        # for one at a time on both (docs/PERFORMANCE.md, "Speech").
+        parallel = self.parallel or max(1, cores)
         return parallel, self.threads or max(1, cores // parallel)
 
 

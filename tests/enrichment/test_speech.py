@@ -181,4 +181,4 @@ def test_options_come_from_the_settings() -> None:
     assert options.lanes() == (2, 1)
     cores = speech.usable_cores()
     parallel, threads = speech.SpeechOptions().lanes()
-    assert parallel == max(1, cores // 2) and parallel * threads <= max(cores, 1)
+    assert parallel == max(1, cores) and threads == 1  # one per core
