@@ -17,7 +17,14 @@ from sors.catalog import embeddings, semantic, service
 from sors.catalog.embeddings import HOT_SCORE, RECENT_DAYS
 from sors.catalog.schemas import SearchContentIn
 from tests.factories import create_account
-from tests.factories.world import hand_crawl, hand_post, ingest, rows
+from tests.factories.world import (  # noqa: F401  (sim_time_restored: a fixture)
+    hand_crawl,
+    hand_post,
+    ingest,
+    rows,
+    set_time,
+    sim_time_restored,
+)
 from tests.search_by_meaning.test_semantic import publish, search
 
 pytestmark = pytest.mark.usefixtures("clean")
@@ -81,9 +88,13 @@ async def test_a_minimum_score_search_reads_the_hot_index_and_finds_what_the_ful
     assert [p["caption"] for p in similar.json()["results"]] == found[1:]
 
 
+@pytest.mark.usefixtures("sim_time_restored")
 async def test_a_recent_time_frame_reads_the_recent_vectors_which_are_swept_as_they_age(
-        db, client, monkeypatch) -> None:
+        db, app, client, monkeypatch) -> None:
+    # Time frames count back from the simulated clock; the recent vectors from the
+    # database's. Here both read now, as on a live server.
     now = datetime.now(UTC).replace(microsecond=0)
+    await set_time(db, now, app)
     ages = [2, 9, 20, 33, 50, 80]  # days: the first four are recent
     posts = [replace(hand_post("crust.baker", i, now - timedelta(days=age), views=1000 + 37 * i),
                      caption=c) for i, (c, age) in enumerate(zip(CAPTIONS, ages, strict=True))]
