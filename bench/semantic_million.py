@@ -169,6 +169,7 @@ def _http(base: str, key: str, posts: list[str]) -> dict[str, Any]:
     from semantic import QUERIES
 
     times: dict[str, list[float]] = {"semantic": [], "similarTo": []}
+    per_filter: dict[str, list[float]] = {}
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"},
                       timeout=60) as c:
         for flt in FILTERS:
@@ -177,10 +178,14 @@ def _http(base: str, key: str, posts: list[str]) -> dict[str, Any]:
                                    ("similarTo", {"similarTo": post})):
                     started = time.perf_counter()
                     r = c.post("/api/v1/search/content", json={**body, **flt})
-                    times[kind].append((time.perf_counter() - started) * 1000)
+                    ms = (time.perf_counter() - started) * 1000
+                    times[kind].append(ms)
+                    per_filter.setdefault(f"{kind} {json.dumps(flt)}", []).append(ms)
                     assert r.status_code == 200, r.text
     return {**{f"http_{k}_p50_ms": round(_pct(v, 0.5), 1) for k, v in times.items()},
-            **{f"http_{k}_p95_ms": round(_pct(v, 0.95), 1) for k, v in times.items()}}
+            **{f"http_{k}_p95_ms": round(_pct(v, 0.95), 1) for k, v in times.items()},
+            "http_per_filter_p50_p95_ms": {
+                k: [round(_pct(v, 0.5), 1), round(_pct(v, 0.95), 1)] for k, v in per_filter.items()}}
 
 
 def main() -> None:
@@ -235,12 +240,22 @@ def main() -> None:
                                                  recall=args.recall_queries)))
     key = asyncio.run(bench_search._account(url, args.data_dir))
     port = bench_search._free_port()
+    # The server runs the simulated source, whose clock is the world's (the build's moment);
+    # the in-process pass reads the real clock, as a live server does. For the same time
+    # frames on both sides the world's clock reads now while the server runs.
+    plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    with psycopg.connect(plain, autocommit=True) as conn:
+        world_now = conn.execute("SELECT now FROM sim_state WHERE key = 'world'").fetchone()
+        conn.execute("UPDATE sim_state SET now = now() WHERE key = 'world'")
     server = bench_search._start_server(url, args.data_dir, port)
     try:
         _http(f"http://127.0.0.1:{port}", key, posts[:5])  # warm
         report.update(_http(f"http://127.0.0.1:{port}", key, posts))
     finally:
         server.terminate()
+        if world_now is not None:
+            with psycopg.connect(plain, autocommit=True) as conn:
+                conn.execute("UPDATE sim_state SET now = %s WHERE key = 'world'", world_now)
     print(json.dumps(report))
 
 
