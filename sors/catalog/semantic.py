@@ -6,8 +6,8 @@ half precision. A filtered nearest-neighbour read continues through the index un
 rows pass the filters (`hnsw.iterative_scan = relaxed_order`), then the candidates are put
 back in exact distance order. A minimum score of HOT_SCORE or more, or a time frame of up
 to a month, reads a smaller index instead (`post_embeddings_hot`, `post_embeddings_recent`;
-catalog.embeddings): a filter that passes 4% of all posts passes half of the hot ones. Each ranking contributes its best `CANDIDATES`; results page within
-the fused list.
+catalog.embeddings): a filter that passes 4% of all posts passes half of the hot ones.
+Each ranking contributes its best `CANDIDATES`; results page within the fused list.
 """
 
 from __future__ import annotations
