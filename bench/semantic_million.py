@@ -1,11 +1,12 @@
-"""Search by meaning at a million posts: latency over HTTP and in-process, and HNSW recall.
+"""Search by meaning at a million posts: latency over HTTP and in-process, and index recall.
 
     python bench/search.py build --data-dir /tmp/sors-bench1m        # the 1M-post database
     python bench/semantic_million.py --data-dir /tmp/sors-bench1m [--rounds 2]
 
 On the embedded PostgreSQL (it has pgvector): embeds every post of `sors_bench` that has no
-vector (the build loads posts with COPY, not through ingest), the HNSW index dropped while
-loading and built after (its build time is reported), then for 50 paraphrase queries
+vector (the build loads posts with COPY, not through ingest), builds the index over all
+vectors when it is due as the scheduler's job would (its build time is reported), then for
+50 paraphrase queries
 (bench/semantic.py) and 50 posts, each under four filter sets:
 - `semantic` and `similarTo` over HTTP (a `uvicorn` server of the app, billed) and as the
   service function in-process (the same statements without HTTP and billing), p50/p95;
@@ -51,7 +52,7 @@ def _pct(values: list[float], q: float) -> float:
 async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
     from sqlalchemy import text
 
-    from sors.catalog import embeddings
+    from sors.catalog import embeddings, vector_index
     from sors.kit.db import Database, make_engine
 
     db = Database(make_engine(settings, url))
@@ -63,8 +64,6 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
                 "(SELECT 1 FROM post_embeddings e WHERE e.post_id = p.id)"))).scalar()
         out["embedded"] = int(missing or 0)
         if missing:
-            async with db.transaction() as s:
-                await s.execute(text("DROP INDEX IF EXISTS ix_post_embeddings_hnsw_wordllama_256"))
             started, cursor = time.perf_counter(), ""
             while True:
                 async with db.transaction() as s:
@@ -76,23 +75,17 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
                     await embeddings.refresh_now(s, ids)
                     cursor = ids[-1]
             out["embedSeconds"] = round(time.perf_counter() - started, 1)
+        model = embeddings.embedder_or_none()
+        assert model is not None
+        built = await vector_index.train(db, model.key, model.dims)  # the scheduler's job
+        if built["built"]:
+            out["indexSeconds"] = built["seconds"]
         async with db.session() as s:
-            exists = (await s.execute(text(
-                "SELECT to_regclass('ix_post_embeddings_hnsw_wordllama_256')"))).scalar()
-        if exists is None:
-            started = time.perf_counter()
-            async with db.transaction() as s:
-                await s.execute(text("SET LOCAL maintenance_work_mem = '4GB'"))
-                await s.execute(text(
-                    "CREATE INDEX ix_post_embeddings_hnsw_wordllama_256 ON post_embeddings "
-                    "USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops) "
-                    "WITH (m = 16, ef_construction = 200) "
-                    "WHERE model = 'wordllama:256'"))
-            out["indexSeconds"] = round(time.perf_counter() - started, 1)
-        async with db.session() as s:
-            out["indexMB"] = round((await s.execute(text(
-                "SELECT pg_relation_size('ix_post_embeddings_hnsw_wordllama_256')"))).scalar()
-                / 2**20)
+            name, lists = (await s.execute(text(
+                "SELECT index_name, index_lists FROM embedding_backfill WHERE model = :m"),
+                {"m": model.key})).one()
+            out["index"] = {"name": name, "lists": lists, "mb": round((await s.execute(text(
+                "SELECT pg_relation_size(CAST(:n AS regclass))"), {"n": name})).scalar() / 2**20)}
             out["posts"] = (await s.execute(text("SELECT count(*) FROM posts"))).scalar()
     finally:
         await db.dispose()
@@ -137,10 +130,7 @@ async def _direct_and_recall(
                 top = select(stmt.c.id, stmt.c.sim).order_by(stmt.c.r).limit(10)
                 params = {**semantic.post_params(f), "qvec": qvec, "model": model.key}
                 async with db.session() as s:
-                    await s.execute(text("SET hnsw.iterative_scan = relaxed_order"))
-                    ef = (semantic.EF_SEARCH if semantic._vectors(f)[0] is semantic.EMB
-                          else semantic.EF_SEARCH_SUBSET)
-                    await s.execute(text(f"SET hnsw.ef_search = {ef}"))
+                    await semantic.read_settings(s, model.key)
                     ann = [r[1] for r in await s.execute(top, params)]
                     await s.execute(text("SET enable_indexscan = off"))
                     await s.execute(text("SET enable_bitmapscan = off"))
@@ -230,7 +220,8 @@ def main() -> None:
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1)) as conn:
         bench_search._prewarm(conn)  # posts and their indexes, as a server answering a while
         conn.execute("SELECT pg_prewarm('post_embeddings'),"
-                     " pg_prewarm('ix_post_embeddings_hnsw_wordllama_256'),"
+                     " pg_prewarm((SELECT index_name FROM embedding_backfill"
+                     "             WHERE model = 'wordllama:256')),"
                      " pg_prewarm('post_embeddings_hot'),"
                      " pg_prewarm('ix_post_embeddings_hot_hnsw_wordllama_256'),"
                      " pg_prewarm('post_embeddings_recent'),"

@@ -22,6 +22,7 @@ from sors.billing import router as billing
 from sors.boards import router as boards
 from sors.breakouts import router as breakouts
 from sors.catalog import router as catalog
+from sors.catalog import tasks as _catalog_tasks  # noqa: F401
 from sors.console import router as console
 from sors.crawling import router as crawling
 from sors.crawling import tasks as _crawling_tasks  # noqa: F401

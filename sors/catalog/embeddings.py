@@ -86,7 +86,7 @@ _SWEEP_RECENT = text(f"""
 DELETE FROM post_embeddings_recent
  WHERE published_at <= now() - interval '{RECENT_DAYS} days'
 """)
-# Ingest only names the posts to (re-)embed: embedding their text and keeping the HNSW graph
+# Ingest only names the posts to (re-)embed: embedding their text and keeping the vector indexes
 # current cost more than the rest of ingest (docs/PERFORMANCE.md), so the scheduler pays
 # that a batch per tick, off the crawl's transaction (`embed_pending`).
 _ENQUEUE = binary_sql(text("""
@@ -257,8 +257,9 @@ def ingest_ids(staged: Sequence[Mapping[str, Any]]) -> list[str]:
 
 # ---- schema where pgvector arrived later, and the background re-embedding ---------------
 
-# Migration 0022's statements: a server that gains pgvector after migrating gets them from
-# `sors migrate` (cli: ensure_schema after the upgrade).
+# Migrations 0022, 0028 and 0029's statements: a server that gains pgvector after migrating
+# gets them from `sors migrate` (cli: ensure_schema after the upgrade). The index over all
+# vectors comes later, once there are enough to train it (catalog.vector_index).
 SCHEMA = """
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TABLE IF NOT EXISTS post_embeddings (
@@ -268,13 +269,14 @@ CREATE TABLE IF NOT EXISTS post_embeddings (
     embedded_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS ix_post_embeddings_model ON post_embeddings (model);
-CREATE INDEX IF NOT EXISTS ix_post_embeddings_hnsw_wordllama_256 ON post_embeddings
- USING hnsw ((embedding::halfvec(256)) halfvec_cosine_ops)
- WITH (m = 16, ef_construction = 200) WHERE model = 'wordllama:256';
 CREATE TABLE IF NOT EXISTS embedding_backfill (
     model text PRIMARY KEY,
     cursor text NOT NULL DEFAULT '',
-    done boolean NOT NULL DEFAULT false
+    done boolean NOT NULL DEFAULT false,
+    index_name text,
+    index_lists integer,
+    index_rows bigint,
+    index_built_at timestamptz
 );
 CREATE TABLE IF NOT EXISTS post_embeddings_pending (
     post_id text PRIMARY KEY,
@@ -333,15 +335,15 @@ def ensure_schema(conn: Any) -> bool:
 
 
 def index_statements(model_key: str, dims: int) -> list[str]:
-    """The HNSW indexes (all vectors, and each subset's) of a model other than the default
-    one (made before its first use)."""
+    """The subsets' HNSW indexes of a model other than the default one (made before its
+    first use; the index over all its vectors is trained once there are enough of them)."""
     slug = "".join(c if c.isalnum() else "_" for c in model_key.lower())[:40]
     quoted = model_key.replace("'", "''")
     return [f"CREATE INDEX IF NOT EXISTS ix_{table}_hnsw_{slug} ON {table} "
             f"USING hnsw ((embedding::halfvec({int(dims)})) halfvec_cosine_ops) "
             "WITH (m = 16, ef_construction = 200) "
             f"WHERE model = '{quoted}'"
-            for table in ("post_embeddings", "post_embeddings_hot", "post_embeddings_recent")]
+            for table in ("post_embeddings_hot", "post_embeddings_recent")]
 
 
 _BACKFILL_STATE = text("""

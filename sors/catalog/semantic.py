@@ -1,11 +1,12 @@
 """Search by meaning: the query's vector and words ranked together (reciprocal rank fusion),
 and posts nearest to a post (`similarTo`), with every post filter of a search applied.
 
-Vectors live in `post_embeddings` (pgvector), one HNSW index per model over the vector in
-half precision. A filtered nearest-neighbour read continues through the index until enough
-rows pass the filters (`hnsw.iterative_scan = relaxed_order`), then the candidates are put
-back in exact distance order. A minimum score of HOT_SCORE or more, or a time frame of up
-to a month, reads a smaller index instead (`post_embeddings_hot`, `post_embeddings_recent`;
+Vectors live in `post_embeddings` (pgvector), in half precision under an IVFFlat index per
+model (catalog.vector_index; below its training size a read compares every vector). A
+filtered nearest-neighbour read continues through the index until enough rows pass the
+filters (iterative scans, relaxed order), then the candidates are put back in exact distance
+order. A minimum score of HOT_SCORE or more, or a time frame of up to a month, reads a smaller
+set with an HNSW index of its own instead (`post_embeddings_hot`, `post_embeddings_recent`;
 catalog.embeddings): a filter that passes 4% of all posts passes half of the hot ones.
 Each ranking contributes its best `CANDIDATES`; results page within the fused list.
 """
@@ -62,11 +63,25 @@ MEANING_DEPTH = 200
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
 # How much a word-ranking place counts against a meaning-ranking one (docs/PERFORMANCE.md).
 WORDS_WEIGHT = 0.5
-# The candidate list of an index read (with ef_construction 200). The whole index: a longer
-# one found no more of the true nearest at 1M (docs/PERFORMANCE.md, "Search by meaning");
-# a subset's index: filtered reads there found 0.94 of them with 100 and 0.97 with 200.
-EF_SEARCH = 100
-EF_SEARCH_SUBSET = 200
+# How far an index read goes. HNSW (the subsets' indexes, ef_construction 200): its
+# candidate list; filtered reads there found 0.94 of the true nearest with 100 and 0.97 with
+# 200 (docs/PERFORMANCE.md, "Search by meaning"). IVFFlat (all vectors, catalog.vector_index):
+# the lists read, a PROBES_SHARE-th of the index's lists and at least MIN_PROBES (all of a
+# small index's); a filtered read may go on to REACH times as many before it stops, as HNSW's
+# stops at `hnsw.max_scan_tuples`.
+EF_SEARCH = 200
+PROBES_SHARE = 50
+MIN_PROBES = 10
+REACH = 8
+_READ_SETTINGS = text("""
+SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', :ef, true),
+       set_config('ivfflat.iterative_scan', 'relaxed_order', true),
+       set_config('ivfflat.probes', p::text, true),
+       set_config('ivfflat.max_probes', (p * :reach)::text, true)
+  FROM (SELECT greatest(:min_probes, coalesce((SELECT index_lists / :share
+          FROM embedding_backfill WHERE model = :model), 0)) AS p) x
+""")
 
 EMB = table("post_embeddings", column("post_id"), column("model"), column("embedding"))
 HOT = table("post_embeddings_hot", column("post_id"), column("model"), column("embedding"))
@@ -242,12 +257,16 @@ def _page(fused: Any, order: str, f: PostFilter, sort_by: str | None) -> Any:
     )
 
 
-async def _run(session: AsyncSession, stmt: Any, params: dict[str, Any], f: PostFilter | None = None
-               ) -> list[dict[str, Any]]:
-    # Filtered nearest neighbours: keep reading the index until enough rows pass.
-    await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
-    ef = EF_SEARCH if f is None or _vectors(f)[0] is EMB else EF_SEARCH_SUBSET
-    await session.execute(text(f"SET LOCAL hnsw.ef_search = {ef}"))
+async def read_settings(session: AsyncSession, model: str) -> None:
+    """How far this transaction's index reads go (one round trip). Filtered nearest
+    neighbours: either index keeps reading until enough rows pass the filters."""
+    await session.execute(_READ_SETTINGS, {"ef": str(EF_SEARCH), "reach": REACH,
+                                           "min_probes": MIN_PROBES, "share": PROBES_SHARE,
+                                           "model": model})
+
+
+async def _run(session: AsyncSession, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
+    await read_settings(session, params["model"])
     rows = await session.execute(stmt, params)
     return [dict(r._mapping) for r in rows]
 
@@ -267,7 +286,7 @@ async def search_by_meaning(
     fused = union_all(*rankings).subquery()
     params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,
               "rare_posts": RARE_POSTS, "limit": limit, "offset": offset}
-    return await _run(session, _page(fused, "relevance", f, sort_by), params, words_free)
+    return await _run(session, _page(fused, "relevance", f, sort_by), params)
 
 
 async def similar_posts(
@@ -283,7 +302,7 @@ async def similar_posts(
                                exclude_creator=profile_id is not None)).subquery()
     params = {**post_params(f), "qvec": qvec, "model": model, "exclude_post": post_id,
               "exclude_profile": profile_id, "limit": limit, "offset": offset}
-    return await _run(session, _page(nearest, "similarity", f, sort_by), params, f)
+    return await _run(session, _page(nearest, "similarity", f, sort_by), params)
 
 
 _VECTOR_OF = text("SELECT embedding::text, model FROM post_embeddings WHERE post_id = :p")

@@ -10,9 +10,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sors.catalog import curves, embeddings, thumbnails
+from sors.catalog import curves, embeddings, thumbnails, vector_index
 from sors.catalog import repository as catalog_repo
+from sors.catalog.tasks import JOB_TYPE as VECTOR_INDEX_JOB
 from sors.config import get_settings
+from sors.jobs import service as jobs
 from sors.jobs.scheduler import register
 from sors.keeper import discovery
 from sors.keeper import service as keeper
@@ -64,6 +66,22 @@ async def embed(session: AsyncSession, now: datetime) -> int:
     named = await embeddings.embed_pending(session, limit=budget)
     await embeddings.sweep_recent(session)  # a range of its time index: nothing, most ticks
     return named + await embeddings.backfill(session, limit=budget - named)
+
+
+@register("catalog.vector_index")
+async def vector_index_build(session: AsyncSession, now: datetime) -> int:
+    """The index over all post vectors queued for a (re)build when it is due (asked every
+    few minutes): one job per model at a time (catalog.vector_index)."""
+    model = embeddings.embedder_or_none()
+    if model is None or not await embeddings.available(session):
+        return 0
+    if not await vector_index.due_now(session, model.key):
+        return 0
+    _, created = await jobs.enqueue(
+        session, type=VECTOR_INDEX_JOB, account_id=None, credits=0, origin="catalog",
+        payload={"model": model.key, "dims": model.dims},
+        dedupe_key=f"vector_index:{model.key}", max_attempts=3)
+    return int(created)
 
 
 @register("catalog.thumbnails")

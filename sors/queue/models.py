@@ -11,9 +11,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from sors.kit.db import Base
 
-# `webhook` jobs deliver events (sors.webhooks); they belong to no account and GET /jobs
-# never shows them.
-JOB_TYPES = ("crawl", "refresh", "transcription", "media", "remix", "webhook", "analysis")
+# `webhook` jobs deliver events (sors.webhooks) and `vector_index` jobs build the index over
+# all post vectors (catalog.vector_index); they belong to no account and GET /jobs never
+# shows them.
+JOB_TYPES = ("crawl", "refresh", "transcription", "media", "remix", "webhook", "analysis",
+             "vector_index")
 JOB_STATUSES = ("pending", "processing", "completed", "failed")
 # Who asked for the job: an API call, a monitored profile's refresh, or the catalog keeper
 # (the operator's own freshness crawls: no account, no charge, no ledger row).
@@ -25,7 +27,8 @@ class Job(Base):
     __table_args__ = (
         CheckConstraint("status IN ('pending','processing','completed','failed')", name="status_known"),
         CheckConstraint(
-            "type IN ('crawl','refresh','transcription','media','remix','webhook','analysis')",
+            "type IN ('crawl','refresh','transcription','media','remix','webhook','analysis',"
+            "'vector_index')",
             name="type_known",
         ),
         # At most one unfinished job per dedupe key (e.g. one pending crawl of a handle per

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
 
 from tests.factories import auth, create_account
 from tests.factories.world import hand_crawl, hand_post, ingest, rows
@@ -220,7 +221,7 @@ async def test_posts_stored_before_search_by_meaning_are_embedded_in_the_backgro
 
 async def test_a_model_change_re_embeds_without_mixing_spaces(db, client, settings,
                                                               monkeypatch) -> None:
-    from sors.catalog import embeddings
+    from sors.catalog import embeddings, vector_index
 
     await world(db)
     _, key = await create_account(db, credits=10)
@@ -237,12 +238,20 @@ async def test_a_model_change_re_embeds_without_mixing_spaces(db, client, settin
     [r2] = await rows(db, "SELECT count(*) FILTER (WHERE model = 'wordllama:64') AS new, "
                           "count(*) AS n FROM post_embeddings")
     assert r2 == {"new": 16, "n": 16}
-    [ix] = await rows(db, "SELECT count(*) AS n FROM pg_indexes WHERE tablename = "
-                          "'post_embeddings' AND indexname LIKE '%wordllama_64'")
-    assert ix["n"] == 1  # the new model has its own index
+    # The new model's vectors have indexes of their own: the subsets' at once, the one over
+    # all of them when there are enough to train it (catalog.vector_index).
+    [ix] = await rows(db, "SELECT count(*) AS n FROM pg_indexes WHERE tablename IN "
+                          "('post_embeddings_hot', 'post_embeddings_recent') "
+                          "AND indexname LIKE '%wordllama_64'")
+    assert ix["n"] == 2
+    built = await vector_index.train(db, "wordllama:64", 64, train_at=16)
+    [ix] = await rows(db, "SELECT indexdef FROM pg_indexes WHERE indexname = :n", n=built["index"])
+    assert "ivfflat" in ix["indexdef"] and "'wordllama:64'" in ix["indexdef"]
     top = (await search(client, key, query="bread baking tutorial", semantic=True,
                         pageSize=3)).json()["results"]
     assert top and top[0]["handle"] in {"crust.baker", "oven.only"}
+    async with db.transaction() as s:
+        await s.execute(text(f'DROP INDEX "{built["index"]}"'))
 
 
 async def test_similar_creators_are_those_whose_posts_are_about_the_same_things(db, client) -> None:
