@@ -96,6 +96,7 @@ QUERIES: list[tuple[str, str]] = [
 
 
 async def _world(url: str, data_dir: str, profiles: int) -> None:
+    from sors.catalog import embeddings, vector_index
     from sors.config import Settings, set_settings
     from sors.demo.seed import seed_world
     from sors.kit.db import Database, make_engine
@@ -106,8 +107,15 @@ async def _world(url: str, data_dir: str, profiles: int) -> None:
     db = Database(make_engine(s, url))
     try:
         await seed_world(db, profiles=profiles, seed=11, now=NOW)
+        model = embeddings.embedder_or_none()
+        assert model is not None
+        # The index over all vectors, as the scheduler's job builds it once there are enough.
+        _INDEX.update(await vector_index.train(db, model.key, model.dims))
     finally:
         await db.dispose()
+
+
+_INDEX: dict[str, Any] = {}
 
 
 async def _relevance(url: str) -> dict[str, Any]:
@@ -269,7 +277,7 @@ def main() -> None:
 
         migrate.upgrade(url)
         asyncio.run(_world(url, str(tmp), args.profiles))
-        print(json.dumps(asyncio.run(_relevance(url))))
+        print(json.dumps({**asyncio.run(_relevance(url)), "index": _INDEX}))
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
