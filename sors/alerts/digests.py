@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sors.alerts import address_repository as addresses
 from sors.alerts import repository as repo
 from sors.alerts.links import confirm_url, post_link, stop_url
 from sors.alerts.models import AlertAddress
@@ -48,7 +49,7 @@ async def send_confirmation(
     """Email the address its confirmation link, at most once ever. Returns the outcome
     ("sent", "duplicate", "failed" — retried later by the scheduler — or "skipped")."""
     async with maker() as s:
-        profile = await repo.any_active_alert_profile(s, account_id, email)
+        profile = await addresses.any_active_alert_profile(s, account_id, email)
     if profile is None:
         return "skipped"
     url = confirm_url(settings, signer, account_id, email)
@@ -76,10 +77,10 @@ async def send_confirmation(
     async with maker() as s, s.begin():
         if result.status == "failed":
             retry = UNDELIVERABLE_RETRY if result.permanent else DELIVERY_RETRY
-            await repo.update_address(s, account_id, email, next_confirmation_at=now + retry)
+            await addresses.update_address(s, account_id, email, next_confirmation_at=now + retry)
         else:
             # Sent now, or by an earlier attempt: never again.
-            await repo.update_address(
+            await addresses.update_address(
                 s, account_id, email, confirmation_sent_at=now, next_confirmation_at=None
             )
     return result.status
@@ -129,7 +130,7 @@ async def _prepare_digest(
 ) -> _Prepared | None:
     """Claim the digest: reserve its outbox key, charge it, and take its hits, all in one
     transaction that commits before anything is sent."""
-    address = await repo.get_address(s, account_id, email, lock=True, skip_locked=True)
+    address = await addresses.get_address(s, account_id, email, lock=True, skip_locked=True)
     if address is None or address.confirmed_at is None or not _window_open(address, now):
         return None
     previous = address.last_digest_at
@@ -143,7 +144,7 @@ async def _prepare_digest(
     )
     if email_id is None:  # this address already had its digest today
         await savepoint.rollback()
-        await repo.update_address(s, account_id, email, digest_retry_at=_next_utc_midnight(now))
+        await addresses.update_address(s, account_id, email, digest_retry_at=_next_utc_midnight(now))
         return None
     try:
         moved = await billing.charge(s, ChargeRequest(
@@ -153,7 +154,7 @@ async def _prepare_digest(
     except InsufficientCredits:
         await savepoint.rollback()
         # The hits stay pending; try again in a few hours.
-        await repo.update_address(s, account_id, email, digest_retry_at=now + FUNDS_RETRY)
+        await addresses.update_address(s, account_id, email, digest_retry_at=now + FUNDS_RETRY)
         log.info("alerts.digest_unfunded", account=account_id, to=email)
         return None
     await savepoint.commit()
@@ -161,7 +162,7 @@ async def _prepare_digest(
     alert_ids = list(dict.fromkeys(r["alert_id"] for r in rows))
     await repo.assign_hits(s, [(r["alert_id"], r["post_id"]) for r in rows], email_id)
     await repo.count_emails(s, alert_ids, +1, now)
-    await repo.update_address(s, account_id, email, last_digest_at=now, digest_retry_at=None)
+    await addresses.update_address(s, account_id, email, last_digest_at=now, digest_retry_at=None)
     return _Prepared(email_id, moved.entry_id, alert_ids, previous, rows, key)
 
 
@@ -241,6 +242,6 @@ async def _undo_digest(
     await repo.release_hits(s, p.email_id)
     await repo.count_emails(s, p.alert_ids, -1, now)
     retry = UNDELIVERABLE_RETRY if permanent else DELIVERY_RETRY
-    await repo.update_address(
+    await addresses.update_address(
         s, account_id, email, last_digest_at=p.previous_digest_at, digest_retry_at=now + retry
     )

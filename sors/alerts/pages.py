@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.alerts import address_repository as addresses
 from sors.alerts import links, service
 from sors.alerts import repository as repo
 from sors.kit import clock
@@ -51,7 +52,7 @@ async def confirm_page(request: Request, session: Session, token: Token) -> HTML
         account_id, email = links.read_confirm_token(request.app.state.signer, token)
     except TokenError as exc:
         return _bad_link(exc.reason)
-    address = await repo.get_address(session, account_id, email)
+    address = await addresses.get_address(session, account_id, email)
     if address is None:
         return _bad_link("invalid")
     if address.confirmed_at is not None:

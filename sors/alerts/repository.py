@@ -6,17 +6,15 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select, text, update
+from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.alerts.address_repository import ADDRESS_JOIN
 from sors.alerts.models import Alert, AlertAddress, AlertHit
 from sors.catalog.models import WINDOWS, Post, Profile
 
 Row = Mapping[str, Any]
 MAX_EMAILS = 3
-
-_ADDRESS_JOIN = and_(AlertAddress.account_id == Alert.account_id, AlertAddress.email == Alert.email)
-
 
 # Advisory lock class for per-account serialisation of alert changes ("SORS" + 1).
 _LOCK_CLASS = 0x534F5253 + 1
@@ -33,98 +31,6 @@ async def lock_account(session: AsyncSession, account_id: str) -> tuple[bool, st
         await session.execute(text("SELECT email FROM accounts WHERE id = :a"), {"a": account_id})
     ).first()
     return (row is not None, row[0] if row else None)
-
-
-# ---- addresses ----------------------------------------------------------------------------
-
-
-async def get_address(
-    session: AsyncSession,
-    account_id: str,
-    email: str,
-    *,
-    lock: bool = False,
-    skip_locked: bool = False,
-) -> AlertAddress | None:
-    stmt = select(AlertAddress).where(
-        AlertAddress.account_id == account_id, AlertAddress.email == email
-    )
-    if lock:
-        stmt = stmt.with_for_update(skip_locked=skip_locked)
-    return (await session.execute(stmt)).scalars().first()
-
-
-async def add_address(session: AsyncSession, address: AlertAddress) -> None:
-    session.add(address)
-    await session.flush()
-
-
-async def update_address(session: AsyncSession, account_id: str, email: str, **values: Any) -> None:
-    await session.execute(
-        update(AlertAddress)
-        .where(AlertAddress.account_id == account_id, AlertAddress.email == email)
-        .values(**values)
-    )
-
-
-async def confirm_address(
-    session: AsyncSession, account_id: str, email: str, now: datetime
-) -> bool | None:
-    """True when confirmed now, False when it already was, None when unknown."""
-    address = await get_address(session, account_id, email, lock=True)
-    if address is None:
-        return None
-    if address.confirmed_at is not None:
-        return False
-    address.confirmed_at = now
-    address.next_confirmation_at = None
-    await session.flush()
-    return True
-
-
-async def unconfirmed_addresses_in_use(session: AsyncSession, account_id: str) -> set[str]:
-    """Distinct unconfirmed addresses that an active alert of the account sends to."""
-    stmt = (
-        select(Alert.email)
-        .join(AlertAddress, _ADDRESS_JOIN)
-        .where(
-            Alert.account_id == account_id,
-            Alert.status == "active",
-            AlertAddress.confirmed_at.is_(None),
-        )
-        .distinct()
-    )
-    return set((await session.execute(stmt)).scalars())
-
-
-async def confirmations_due(session: AsyncSession, now: datetime, *, limit: int) -> list[Row]:
-    """Unconfirmed addresses in use whose confirmation email is (again) due."""
-    active = exists().where(_ADDRESS_JOIN, Alert.status == "active")
-    stmt = (
-        select(AlertAddress.account_id, AlertAddress.email)
-        .where(
-            AlertAddress.confirmed_at.is_(None),
-            AlertAddress.confirmation_sent_at.is_(None),
-            AlertAddress.next_confirmation_at <= now,
-            active,
-        )
-        .order_by(AlertAddress.next_confirmation_at)
-        .limit(limit)
-    )
-    return [r._mapping for r in (await session.execute(stmt)).all()]
-
-
-async def any_active_alert_profile(
-    session: AsyncSession, account_id: str, email: str
-) -> Profile | None:
-    stmt = (
-        select(Profile)
-        .join(Alert, Alert.profile_id == Profile.id)
-        .where(Alert.account_id == account_id, Alert.email == email, Alert.status == "active")
-        .order_by(Alert.created_at.desc())
-        .limit(1)
-    )
-    return (await session.execute(stmt)).scalars().first()
 
 
 # ---- alerts -------------------------------------------------------------------------------
@@ -191,7 +97,7 @@ async def alerts_with_profiles(
     stmt = (
         select(Alert, Profile, AlertAddress.confirmed_at.is_not(None))
         .join(Profile, Profile.id == Alert.profile_id)
-        .outerjoin(AlertAddress, _ADDRESS_JOIN)
+        .outerjoin(AlertAddress, ADDRESS_JOIN)
         .order_by(Alert.created_at.desc(), Alert.id.desc())
         .execution_options(populate_existing=True)
     )
@@ -302,7 +208,7 @@ async def digest_candidates(session: AsyncSession, now: datetime) -> list[Row]:
     pending = exists().where(AlertHit.alert_id == Alert.id, AlertHit.digest_id.is_(None))
     stmt = (
         select(Alert.account_id, Alert.email, Alert.timezone, Alert.send_hour)
-        .join(AlertAddress, _ADDRESS_JOIN)
+        .join(AlertAddress, ADDRESS_JOIN)
         .where(
             Alert.status == "active",
             Alert.emails_sent < MAX_EMAILS,

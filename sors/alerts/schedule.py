@@ -12,8 +12,8 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sors.alerts import address_repository as addresses
 from sors.alerts import digests as emails
-from sors.alerts import repository as repo
 from sors.alerts import service, young
 from sors.config import get_settings
 from sors.jobs.scheduler import register
@@ -69,7 +69,7 @@ async def confirmations(session: AsyncSession, now: datetime) -> int:
     """(Re)send confirmation emails that did not go out when the alert was created."""
     maker = _sessions(session)
     async with maker() as s:
-        due = await repo.confirmations_due(s, now, limit=BATCH)
+        due = await addresses.confirmations_due(s, now, limit=BATCH)
     settings, signer = get_settings(), _signer()
     sent = 0
     for r in due:

@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.alerts import address_repository as addresses
 from sors.alerts import repository as repo
 from sors.alerts.models import Alert, AlertAddress
 from sors.alerts.schemas import SETTINGS_FIELDS, AlertIn, alert_record
@@ -117,10 +118,10 @@ async def upsert_alert(
         )
     await _within_followed_limit(session, account_id, profile.id, now)
     is_account_email = bool(account_email) and _same_address(account_email or "", email)
-    address = await repo.get_address(session, account_id, email, lock=True)
+    address = await addresses.get_address(session, account_id, email, lock=True)
     confirmed = is_account_email or (address is not None and address.confirmed_at is not None)
     if not confirmed:
-        in_use = await repo.unconfirmed_addresses_in_use(session, account_id)
+        in_use = await addresses.unconfirmed_addresses_in_use(session, account_id)
         if email not in in_use and len(in_use) >= MAX_UNCONFIRMED_ADDRESSES:
             raise UnconfirmedAddressLimit(
                 f"At most {MAX_UNCONFIRMED_ADDRESSES} unconfirmed addresses may receive alerts "
@@ -134,7 +135,7 @@ async def upsert_alert(
             confirmed_at=now if is_account_email else None,
             next_confirmation_at=None if is_account_email else now,
         )
-        await repo.add_address(session, address)
+        await addresses.add_address(session, address)
     elif is_account_email and address.confirmed_at is None:
         address.confirmed_at = now
         address.next_confirmation_at = None
@@ -224,7 +225,7 @@ async def delete_alert(
 
 
 async def confirm(session: AsyncSession, account_id: str, email: str, now: datetime) -> bool | None:
-    return await repo.confirm_address(session, account_id, email, now)
+    return await addresses.confirm_address(session, account_id, email, now)
 
 
 async def stop(session: AsyncSession, alert_ids: Sequence[str], now: datetime) -> list[str]:

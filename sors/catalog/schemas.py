@@ -28,11 +28,9 @@ from sors.catalog.responses import (  # noqa: F401  (the domain's models, in one
     ProfilePage,
     ProfileRecord,
     ResolvedPost,
-    Rising,
-    Trending,
-    Trends,
     UnresolvedPost,
 )
+from sors.catalog.trend_responses import Rising, Trending, Trends  # noqa: F401
 from sors.kit.schemas import RequestModel
 from sors.platforms import taxonomy
 from sors.platforms.base import ALL_CONTENT_TYPES

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.models import ProviderRun
+from sors.catalog.keeper_models import ProviderRun
 from sors.platforms.base import SourceRun
 
 

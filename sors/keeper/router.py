@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.models import Account
 from sors.catalog import spend
-from sors.catalog.models import ProviderRun
+from sors.catalog.keeper_models import ProviderRun
 from sors.keeper.schemas import SourcesStatus
 from sors.kit import clock
 from sors.kit.errors import NotFound

@@ -20,8 +20,8 @@ import pytest
 from sqlalchemy import text
 
 from sors.billing.pricing import get_pricing
-from sors.catalog.responses import Rising
 from sors.catalog.rising import RISING_MIN_VS_MEDIAN
+from sors.catalog.trend_responses import Rising
 from sors.demo import worldbuild
 from sors.kit.db import Database
 from sors.platforms.sim import clock as sim_clock

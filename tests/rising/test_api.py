@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from sors.billing.pricing import get_pricing
-from sors.catalog.responses import PostRecord, Rising
+from sors.catalog.responses import PostRecord
+from sors.catalog.trend_responses import Rising
 from sors.config import get_settings, set_settings
 from tests.alerts.test_alerts_api import Inbox, smtp_server  # noqa: F401  (a fixture)
 from tests.console.conftest import sign_in
