@@ -78,6 +78,29 @@ async def due_now(session: AsyncSession, model_key: str) -> bool:
     return await due(session, model_key)
 
 
+_DESCRIBE = text("""
+SELECT (SELECT count(*) FROM post_embeddings WHERE model = :model) AS vectors,
+       (SELECT count(*) FROM post_embeddings_pending) AS pending,
+       b.index_name, b.index_lists, b.index_rows, b.index_built_at,
+       to_regclass(b.index_name) IS NOT NULL AS present
+  FROM (SELECT 1) one
+  LEFT JOIN embedding_backfill b ON b.model = :model
+""")
+
+
+async def describe(session: AsyncSession, model_key: str) -> dict[str, Any]:
+    """For the operator (`sors catalog status`): the model's vectors, the posts waiting to
+    be embedded, its index and when the next (re)build is due."""
+    r = (await session.execute(_DESCRIBE, {"model": model_key})).one()
+    index = None
+    if r.present:
+        index = {"name": r.index_name, "lists": r.index_lists, "builtOnVectors": r.index_rows,
+                 "builtAt": r.index_built_at.isoformat() if r.index_built_at else None}
+    trained = r.index_rows if r.present else 0
+    return {"model": model_key, "vectors": r.vectors, "waitingToEmbed": r.pending,
+            "index": index, "nextBuildAtVectors": max(TRAIN_AT, GROWTH * (trained or 0))}
+
+
 _RECORD = text("""
 INSERT INTO embedding_backfill (model, index_name, index_lists, index_rows, index_built_at)
 VALUES (:model, :name, :lists, :rows, now())

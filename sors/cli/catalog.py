@@ -58,3 +58,13 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
                        f"{b['usedLastHour']} / {b['perHour']}", str(p["discoveredWaiting"]))
     console.print(tiers)
     console.print(crawls)
+    m = data.get("meaning")
+    if m is None:
+        console.print("search by meaning: unavailable (no pgvector, or no embedding model)")
+        return
+    ix = m["index"]
+    built = (f"{ix['name']}, {ix['lists']} lists, built on {ix['builtOnVectors']} vectors"
+             if ix else "none yet: every vector is compared")
+    console.print(f"search by meaning ({m['model']}): {m['vectors']} vectors, "
+                  f"{m['waitingToEmbed']} posts waiting to be embedded; index: {built}; "
+                  f"next build at {m['nextBuildAtVectors']} vectors")

@@ -1,5 +1,6 @@
-"""What the operator sees of the catalog keeper: `sors catalog status` and the Prometheus
-metrics (a staleness histogram per platform, keeper crawls by outcome).
+"""What the operator sees of the catalog keeper: `sors catalog status` (with the state of
+search by meaning: vectors, the backlog, the index over them) and the Prometheus metrics (a
+staleness histogram per platform, keeper crawls by outcome).
 
 Everything is read from PostgreSQL, so any API process shows the whole fleet's state, and
 ages are measured on the process clock (simulated time in simulation).
@@ -15,6 +16,7 @@ from prometheus_client.core import REGISTRY, GaugeMetricFamily, HistogramMetricF
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog import embeddings, vector_index
 from sors.catalog.freshness import Policy
 from sors.config import Settings
 from sors.keeper import service as keeper
@@ -74,6 +76,9 @@ async def status(session: AsyncSession, now: datetime, settings: Settings) -> di
         budget = out["platforms"][p]["budget"]
         budget["usedLastHour"] = used
         budget["share"] = round(used / budget["perHour"], 4) if budget["perHour"] else None
+    model = embeddings.embedder_or_none()
+    out["meaning"] = (await vector_index.describe(session, model.key)
+                      if model is not None and await embeddings.available(session) else None)
     return out
 
 

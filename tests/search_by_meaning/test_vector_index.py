@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql.psycopg import dialect as psycopg_dialect
 from sors.catalog import semantic, service, vector_index
 from sors.catalog.schemas import SearchContentIn
 from sors.keeper.schedule import vector_index_build
+from sors.keeper.status import status
 from sors.kit import clock
 from sors.kit.db import driver
 from tests.factories import create_account
@@ -136,6 +137,10 @@ async def test_the_scheduler_queues_one_build_and_a_worker_makes_it(
     await world(db)
     monkeypatch.setattr(vector_index, "TRAIN_AT", 16)
     monkeypatch.setattr(vector_index, "CHECK_EVERY", 0)
+    async with db.session() as s:  # what `sors catalog status` shows before
+        meaning = (await status(s, clock.now(), settings))["meaning"]
+    assert meaning == {"model": MODEL, "vectors": 16, "waitingToEmbed": 0, "index": None,
+                       "nextBuildAtVectors": 16}
     async with db.transaction() as s:
         assert await vector_index_build(s, clock.now()) == 1
         assert await vector_index_build(s, clock.now()) == 0  # the open job is the one
@@ -148,6 +153,10 @@ async def test_the_scheduler_queues_one_build_and_a_worker_makes_it(
     assert done["status"] == "completed" and done["result"]["built"], done
     async with db.session() as s:
         assert await index_names(s) == [done["result"]["index"]]
+        meaning = (await status(s, clock.now(), settings))["meaning"]
+    assert meaning["index"]["name"] == done["result"]["index"]
+    assert (meaning["index"]["lists"], meaning["index"]["builtOnVectors"],
+            meaning["nextBuildAtVectors"]) == (10, 16, 32)
     async with db.transaction() as s:  # built: nothing due until the vectors double
         assert await vector_index_build(s, clock.now()) == 0
         monkeypatch.setattr(vector_index, "CHECK_EVERY", 3600)
