@@ -143,7 +143,7 @@ async def _build(conn: Any, model_key: str, dims: int, train_at: int | None) -> 
     for (name,) in (await conn.execute(text("""
             SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
              WHERE i.indrelid = 'post_embeddings'::regclass AND NOT i.indisvalid
-               AND c.relname LIKE :like"""), {"like": f"{PREFIX}{slug}_%"})).all():
+               AND starts_with(c.relname, :prefix)"""), {"prefix": f"{PREFIX}{slug}_"})).all():
         await conn.exec_driver_sql(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
     lists = lists_for(rows)
     name = f"{PREFIX}{slug}_{_base36(time.time_ns() // 1_000_000)}"

@@ -72,7 +72,15 @@ async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(db) -
         assert not await vector_index.due(s, MODEL, train_at=17)
         assert await vector_index.due(s, MODEL, train_at=16)
     assert (await vector_index.train(db, MODEL, 256, train_at=17))["built"] is False
+    # What a build that stopped half way leaves: an invalid index of the model's. It goes.
+    leftover = "ix_post_embeddings_ivf_wordllama_256_stopped"
+    async with db.transaction() as s:
+        await s.execute(text(f"CREATE INDEX {leftover} ON post_embeddings (post_id)"))
+        await s.execute(text("UPDATE pg_index SET indisvalid = false "
+                             f"WHERE indexrelid = '{leftover}'::regclass"))
     built = await vector_index.train(db, MODEL, 256, train_at=16)
+    [gone] = await rows(db, f"SELECT to_regclass('{leftover}') IS NULL AS gone")
+    assert gone["gone"]
     assert built["built"] and built["lists"] == 10 and built["vectors"] == 16
     async with db.session() as s:
         assert await index_names(s) == [built["index"]]
