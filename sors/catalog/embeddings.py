@@ -139,8 +139,30 @@ async def available(session: AsyncSession) -> bool:
     return _available[url]
 
 
+# Iterative index scans (a filtered read that goes on until enough rows pass) and the
+# half-precision indexes arrived in pgvector 0.8.
+MIN_PGVECTOR = (0, 8)
+_versions: dict[str, str] = {}
+
+
+async def too_old(session: AsyncSession) -> str | None:
+    """The installed pgvector's version when it is older than MIN_PGVECTOR (searches by
+    meaning cannot run), else None; asked once per database per process."""
+    url = str(session.bind.url) if session.bind is not None else ""
+    if url not in _versions:
+        _versions[url] = str(await session.scalar(text(
+            "SELECT extversion FROM pg_extension WHERE extname = 'vector'")) or "")
+    version = _versions[url]
+    try:
+        found = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return None  # a version string of another form: let the server answer
+    return version if found < MIN_PGVECTOR else None
+
+
 def forget_availability() -> None:
     _available.clear()
+    _versions.clear()
 
 
 def embedder_or_none() -> Embedder | None:

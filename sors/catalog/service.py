@@ -171,6 +171,13 @@ async def meaning_model(session: AsyncSession) -> Any:
         raise embeddings.SemanticUnavailable(
             "This server's PostgreSQL has no pgvector extension: install it and run "
             "`sors migrate` (docs/OPERATIONS.md, \"Search by meaning\").")
+    old = await embeddings.too_old(session)
+    if old is not None:
+        need = ".".join(map(str, embeddings.MIN_PGVECTOR))
+        raise embeddings.SemanticUnavailable(
+            f"This server's pgvector is {old}; search by meaning needs {need} or later "
+            "(iterative index scans): install it and run `ALTER EXTENSION vector UPDATE` "
+            "(docs/OPERATIONS.md, \"Search by meaning\").")
     model = embeddings.embedder_or_none()
     if model is None:
         raise embeddings.SemanticUnavailable(

@@ -129,6 +129,30 @@ async def test_bad_combinations_are_422_and_unknown_posts_404(db, client) -> Non
     assert r.status_code == 404 and r.json()["code"] == "post_not_found"
 
 
+async def test_a_pgvector_older_than_needed_is_503_naming_both_versions(
+        db, client, monkeypatch) -> None:
+    from sors.catalog import embeddings
+
+    await world(db)
+    _, key = await create_account(db, credits=10)
+    embeddings.forget_availability()
+    monkeypatch.setattr(embeddings, "MIN_PGVECTOR", (99, 1))  # newer than the one installed
+    try:
+        r = await search(client, key, query="bread baking tutorial", semantic=True)
+        assert r.status_code == 503 and r.json()["code"] == "semantic_unavailable"
+        [installed] = await rows(db, "SELECT extversion AS v FROM pg_extension "
+                                     "WHERE extname = 'vector'")
+        assert f"pgvector is {installed['v']}" in r.json()["detail"]
+        assert "needs 99.1 or later" in r.json()["detail"]
+        assert r.headers["x-credits-charged"] == "0"
+        assert (await search(client, key, query="bread")).status_code == 200
+    finally:
+        embeddings.forget_availability()
+    monkeypatch.setattr(embeddings, "MIN_PGVECTOR", (0, 8))
+    r = await search(client, key, query="bread baking tutorial", semantic=True)
+    assert r.status_code == 200
+
+
 async def test_without_pgvector_semantic_is_503_and_everything_else_works(settings, pg_url) -> None:
     """A server without the extension: the migration makes no embeddings table; searches by
     meaning answer 503 naming the extension, ingest and plain search work."""
