@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog import embeddings
 from sors.catalog.bulk import POST_COLS, POST_UPDATED, arrays, columns
-from sors.catalog.embeddings import HOT_POSTS
+from sors.catalog.embedding_schema import HOT_POSTS
 from sors.catalog.models import WINDOWS
 from sors.kit.db import binary_sql, execute_rows
 

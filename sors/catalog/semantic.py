@@ -38,7 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.types import UserDefinedType
 
-from sors.catalog.embeddings import HOT_SCORE, RECENT_DAYS
+from sors.catalog.embedding_schema import HOT_SCORE, RECENT_DAYS
 from sors.catalog.models import Post, Profile
 from sors.catalog.repository import (
     OWNER_COLUMNS,

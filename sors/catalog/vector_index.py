@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog.embedding_schema import index_slug
 from sors.kit.db import Database
 
 TRAIN_AT = 10_000
@@ -42,27 +43,31 @@ def lists_for(rows: int) -> int:
     return max(10, rows // 1000) if rows <= 1_000_000 else math.isqrt(rows)
 
 
-def _slug(model_key: str) -> str:
-    return "".join(c if c.isalnum() else "_" for c in model_key.lower())[:24]
-
-
 _STATE = text("""
-SELECT b.index_rows, to_regclass(b.index_name) IS NOT NULL AS present
+SELECT (SELECT count(*) FROM post_embeddings WHERE model = :model) AS vectors,
+       b.index_name, b.index_lists, b.index_rows, b.index_built_at,
+       to_regclass(b.index_name) IS NOT NULL AS present
   FROM (SELECT 1) one
   LEFT JOIN embedding_backfill b ON b.model = :model
 """)
-_COUNT = text("SELECT count(*) FROM post_embeddings WHERE model = :model")
+
+
+async def _state(session: AsyncSession, model_key: str) -> Any:
+    """The model's vectors (counted: 60-85 ms at a million) and its recorded index."""
+    return (await session.execute(_STATE, {"model": model_key})).one()
+
+
+def _next_build_at(state: Any, train_at: int | None = None) -> int:
+    """The vector count at which the index is (re)built: `train_at` (default TRAIN_AT) while
+    there is none (or it is gone), then GROWTH times what it was built on."""
+    trained = (state.index_rows or 0) if state.present else 0
+    return max(TRAIN_AT if train_at is None else train_at, GROWTH * trained)
 
 
 async def due(session: AsyncSession, model_key: str, *, train_at: int | None = None) -> bool:
-    """Whether the model's index should be (re)built: none yet (or it is gone) and there are
-    `train_at` (default TRAIN_AT) vectors, or they have grown GROWTH-fold since it was built.
-    Counts the model's vectors (60-85 ms at a million)."""
-    floor = TRAIN_AT if train_at is None else train_at
-    state = (await session.execute(_STATE, {"model": model_key})).one()
-    trained = (state.index_rows or 0) if state.present else 0
-    rows = (await session.execute(_COUNT, {"model": model_key})).scalar_one()
-    return rows >= max(floor, GROWTH * trained)
+    """Whether the model's index should be (re)built now."""
+    state = await _state(session, model_key)
+    return state.vectors >= _next_build_at(state, train_at)
 
 
 # The scheduler asks at most this often per process (a rebuild minutes late costs nothing).
@@ -78,27 +83,18 @@ async def due_now(session: AsyncSession, model_key: str) -> bool:
     return await due(session, model_key)
 
 
-_DESCRIBE = text("""
-SELECT (SELECT count(*) FROM post_embeddings WHERE model = :model) AS vectors,
-       (SELECT count(*) FROM post_embeddings_pending) AS pending,
-       b.index_name, b.index_lists, b.index_rows, b.index_built_at,
-       to_regclass(b.index_name) IS NOT NULL AS present
-  FROM (SELECT 1) one
-  LEFT JOIN embedding_backfill b ON b.model = :model
-""")
-
-
 async def describe(session: AsyncSession, model_key: str) -> dict[str, Any]:
     """For the operator (`sors catalog status`): the model's vectors, the posts waiting to
     be embedded, its index and when the next (re)build is due."""
-    r = (await session.execute(_DESCRIBE, {"model": model_key})).one()
+    r = await _state(session, model_key)
+    pending = (await session.execute(text("SELECT count(*) FROM post_embeddings_pending"))
+               ).scalar_one()
     index = None
     if r.present:
         index = {"name": r.index_name, "lists": r.index_lists, "builtOnVectors": r.index_rows,
                  "builtAt": r.index_built_at.isoformat() if r.index_built_at else None}
-    trained = r.index_rows if r.present else 0
-    return {"model": model_key, "vectors": r.vectors, "waitingToEmbed": r.pending,
-            "index": index, "nextBuildAtVectors": max(TRAIN_AT, GROWTH * (trained or 0))}
+    return {"model": model_key, "vectors": r.vectors, "waitingToEmbed": pending,
+            "index": index, "nextBuildAtVectors": _next_build_at(r)}
 
 
 _RECORD = text("""
@@ -130,15 +126,13 @@ async def train(db: Database, model_key: str, dims: int, *,
 async def _build(conn: Any, model_key: str, dims: int, train_at: int | None) -> dict[str, Any]:
     session = AsyncSession(bind=conn)
     try:
-        if not await due(session, model_key, train_at=train_at):
-            return {"built": False, "reason": "not due"}
-        rows = (await session.execute(_COUNT, {"model": model_key})).scalar_one()
-        old = (await session.execute(text(
-            "SELECT index_name FROM embedding_backfill WHERE model = :model"),
-            {"model": model_key})).scalar()
+        state = await _state(session, model_key)
     finally:
         await session.close()
-    slug = _slug(model_key)
+    if state.vectors < _next_build_at(state, train_at):
+        return {"built": False, "reason": "not due"}
+    rows, old = state.vectors, state.index_name
+    slug = index_slug(model_key, 24)
     # A build that stopped half way leaves an invalid index behind: it goes first.
     for (name,) in (await conn.execute(text("""
             SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid

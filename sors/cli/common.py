@@ -77,7 +77,7 @@ def _optional_schema(url: str) -> None:
     (pgvector: search by meaning)."""
     import psycopg
 
-    from sors.catalog.embeddings import ensure_schema
+    from sors.catalog.embedding_schema import ensure_schema
 
     with psycopg.connect(to_plain_url(url), autocommit=True) as conn:
         ensure_schema(conn)

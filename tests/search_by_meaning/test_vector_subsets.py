@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from sors.catalog import embeddings, semantic, service
-from sors.catalog.embeddings import HOT_SCORE, RECENT_DAYS
+from sors.catalog.embedding_schema import HOT_SCORE, RECENT_DAYS
 from sors.catalog.schemas import SearchContentIn
 from tests.factories import create_account
 from tests.factories.world import (  # noqa: F401  (sim_time_restored: a fixture)

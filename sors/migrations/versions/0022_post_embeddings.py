@@ -15,7 +15,7 @@ pgvector ships with the embedded PostgreSQL; an external server may not have it 
 PostgreSQL 15 does not package it). Then nothing is created here, every other feature works,
 and semantic requests answer 503 `semantic_unavailable` (docs/OPERATIONS.md says how to
 install it and run `sors migrate` again: this migration is re-checked by
-`catalog.embeddings.ensure_schema` at start).
+`catalog.embedding_schema.ensure_schema` at start).
 """
 
 from alembic import op
@@ -25,7 +25,7 @@ down_revision = "0021"
 branch_labels = None
 depends_on = None
 
-# The same statements as catalog.embeddings.SCHEMA at the time of this revision.
+# The same statements as catalog.embedding_schema.SCHEMA at the time of this revision.
 SCHEMA = """
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TABLE IF NOT EXISTS post_embeddings (

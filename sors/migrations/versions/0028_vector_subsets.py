@@ -21,7 +21,7 @@ down_revision = "0027"
 branch_labels = None
 depends_on = None
 
-# The same statements as catalog.embeddings.SCHEMA's subsets at the time of this revision.
+# The same statements as catalog.embedding_schema.SCHEMA's subsets at the time of this revision.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS post_embeddings_hot (
     post_id text PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE,
