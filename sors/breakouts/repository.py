@@ -109,8 +109,11 @@ _TOP_HITS = """
 
 
 # The ordinary posts of a top group's category holding its idea (the other side of lift).
+# A post is one row of `ordc` (its creator's group is one per creator) and meets a group at
+# most once, so count(*) counts posts: no DISTINCT, whose sort of every (group, post) pair
+# spilled to disk (850k pairs for three months at 1M posts, 8.5M at 10M).
 _ORD_HITS = """
-    SELECT t.gid, count(DISTINCT c.id) AS n
+    SELECT t.gid, count(*) AS n
     FROM ordc c
     JOIN pool t ON t.kind = '{kind}' AND t.category_id = c.category_id AND {holds}
     WHERE {cond}
