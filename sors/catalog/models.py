@@ -58,6 +58,8 @@ class Profile(Base):
             postgresql_where=text("is_active"),
         ),
         Index("ix_profiles_user", "platform", "platform_user_id"),
+        # Counts of profile searches by platform: an index-only scan (migration 0030).
+        Index("ix_profiles_platform", "platform", "id"),
         Index("ix_profiles_followers", text("follower_count DESC NULLS LAST"), "id"),
         Index(
             "ix_profiles_handle_trgm",
