@@ -33,12 +33,10 @@ COPIED = ("profiles", "posts", "post_stats", "post_ideas", "profile_categories",
 VECTORS = ("post_embeddings", "post_embeddings_hot", "post_embeddings_recent")
 
 
-def _timed(label: str, conn: Any, sql: str, params: dict[str, Any] | None = None) -> float:
+def _timed(label: str, conn: Any, sql: str, params: dict[str, Any] | None = None) -> None:
     t = time.perf_counter()
     conn.execute(sql, params)
-    took = time.perf_counter() - t
-    print(f"{took:8.1f} s  {label}", flush=True)
-    return took
+    print(f"{time.perf_counter() - t:8.1f} s  {label}", flush=True)
 
 
 def _columns(conn: psycopg.Connection[Any], table: str) -> list[str]:
@@ -55,8 +53,9 @@ def _rewrite(table: str, column: str) -> str:
     if column in ("id", "profile_id", "post_id") or (
         table == "profiles" and column == "renamed_to_id"
     ):
-        # 'pst_0…' → 'pst_<k>…': same length and alphabet as an id the product mints.
-        return f"CASE WHEN {column} IS NULL THEN NULL ELSE left({column}, 4) || %(k)s || substr({column}, 6) END"
+        # 'pst_0…' → 'pst_<k>…': same length and alphabet as an id the product mints (NULL
+        # stays NULL).
+        return f"left({column}, 4) || %(k)s || substr({column}, 6)"
     if table == "profiles" and column == "handle":
         return "handle || '.c' || %(k)s"
     if table == "profiles" and column == "platform_user_id":
@@ -67,12 +66,13 @@ def _rewrite(table: str, column: str) -> str:
 
 
 def _secondary_indexes(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
-    """(name, definition) of every index on the copied tables that backs no constraint."""
+    """(name, definition) of every index on the copied tables that backs no constraint,
+    smallest first (the order they are rebuilt in)."""
     return conn.execute(
         "SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = 'public'"
         " AND i.tablename = ANY(%s) AND NOT EXISTS"
         " (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)"
-        " ORDER BY pg_relation_size(i.indexname::regclass) DESC",
+        " ORDER BY pg_relation_size(i.indexname::regclass)",
         (list(COPIED),),
     ).fetchall()
 
@@ -135,7 +135,7 @@ def main() -> None:
         conn.execute("SET session_replication_role = DEFAULT")
         conn.execute("SET maintenance_work_mem = '2GB'")
         conn.execute("SET max_parallel_maintenance_workers = 2")
-        for name, definition in reversed(indexes):
+        for name, definition in indexes:
             _timed(f"index {name}", conn, definition)
         _timed("VACUUM ANALYZE", conn, "VACUUM ANALYZE")
         for table in COPIED:
