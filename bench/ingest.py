@@ -83,13 +83,13 @@ def _module_at(rev: str, path: str, name: str) -> types.ModuleType:
 
 def _ingest_before(rev: str) -> Any:
     """`ingest_crawls` as it was at `rev`, with the scoring module of that revision."""
-    old_scoring = _module_at(rev, "sors/catalog/scoring.py", "scoring_before")
-    current = sys.modules["sors.catalog.scoring"]
-    sys.modules["sors.catalog.scoring"] = old_scoring
+    old_scoring = _module_at(rev, "sors/catalog/ingest/scoring.py", "scoring_before")
+    current = sys.modules["sors.catalog.ingest.scoring"]
+    sys.modules["sors.catalog.ingest.scoring"] = old_scoring
     try:
-        return _module_at(rev, "sors/catalog/ingest.py", "ingest_before").ingest_crawls
+        return _module_at(rev, "sors/catalog/ingest/service.py", "ingest_before").ingest_crawls
     finally:
-        sys.modules["sors.catalog.scoring"] = current
+        sys.modules["sors.catalog.ingest.scoring"] = current
 
 
 def _handles(plain: str, rounds: int, at: datetime) -> tuple[list[list[tuple[str, str]]], list[list[tuple[str, str]]]]:
@@ -140,7 +140,7 @@ def _compare(before: str, after: str, keys: list[tuple[str, str]]) -> int:
 def run(args: argparse.Namespace) -> None:
     from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
-    from sors.catalog.ingest import ingest_crawls
+    from sors.catalog.ingest.service import ingest_crawls
     from sors.platforms.sim.world import SimWorld
 
     compare = args.before_db is not None

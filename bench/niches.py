@@ -14,8 +14,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sors.platforms import taxonomy
-from sors.platforms.live import exports
+from sors.platforms import exports, taxonomy
 
 SOURCES = Path(__file__).parents[1] / "tests" / "fixtures" / "sources"
 

@@ -77,7 +77,7 @@ async def _prepare(url: str, data_dir: str, profiles: int) -> tuple[str, str]:
     import sors.models_registry  # noqa: F401  (every table)
     from bench.search_world import _settings
     from sors.accounts.service import create_account
-    from sors.catalog.ingest import ingest_crawls
+    from sors.catalog.ingest.service import ingest_crawls
     from sors.kit.db import Database, make_engine
     from sors.platforms.sim.world import SimWorld
 

@@ -40,7 +40,7 @@ async def measure(url: str, data_dir: str, api_key: str, post_id: str, n: int) -
     from sors.accounts.service import authenticate
     from sors.billing import service as billing
     from sors.billing.models import ChargeRequest
-    from sors.catalog import repository as catalog_repo
+    from sors.catalog.records import repository as catalog_repo
     from sors.kit.db import Database, make_engine
     from sors.kit.ratelimit import RateLimiter
 

@@ -3,8 +3,8 @@
 For a sample of simulated creators, every post published in the evaluation window is
 looked at the way a creator under a rising alert is crawled (at about 1, 3, 6, 12, 24, 48
 and 72 hours of age, then daily to 7 days, then at 10, 14, 20 and 30 days). Each look is judged exactly as a crawl judges it
-(`sors.catalog.rising.project`) against the creator's curve made by the rule of
-`sors.catalog.curves` (percentiles of the creator's posts at least 7 days old, each
+(`sors.catalog.ingest.trajectory.project`) against the creator's curve made by the rule of
+`sors.catalog.ingest.curves` (percentiles of the creator's posts at least 7 days old, each
 interpolated between snapshots around the age), from the same looks at the creator's
 earlier posts. The world's own counters are the truth:
 
@@ -33,12 +33,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sors.catalog.curves import (
+from sors.catalog.ingest.curves import (
     CURVE_AGES_HOURS,
     CURVE_MIN_POST_AGE_HOURS,
     CURVE_MIN_POSTS,
 )
-from sors.catalog.rising import project
+from sors.catalog.ingest.trajectory import project
 from sors.platforms.sim import posts as sim_posts
 from sors.platforms.sim.handles import sample_handles
 from sors.platforms.sim.world import SimWorld

@@ -88,7 +88,7 @@ def _looks(profiles: list[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
 
 
 async def _statements(url: str, data_dir: str, ids: list[str]) -> dict[str, Any]:
-    from sors.catalog import curves, projections
+    from sors.catalog.ingest import curves, projections
     from sors.kit.db import Database, make_engine
 
     db = Database(make_engine(_settings(url, data_dir), url))
@@ -160,10 +160,10 @@ def history(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from sors.catalog.rising_trends import rising
-    from sors.catalog.schemas import RisingIn
     from sors.kit import clock
     from sors.kit.db import Database, make_engine, to_async_url, to_plain_url
+    from sors.rising.schemas import RisingIn
+    from sors.rising.service import rising
 
     url = to_async_url(db_url(admin_url(args), args.database))
     clock.set_clock(clock.FrozenClock(NOW))

@@ -83,7 +83,7 @@ def _engine(url: str) -> Any:
 
 
 def rescore(args: argparse.Namespace) -> None:
-    from sors.catalog.scoring import recompute_scores
+    from sors.catalog.ingest.scoring import recompute_scores
 
     url, plain = _urls(args)
     batches = _batches(plain, args.batch_size)
@@ -105,16 +105,16 @@ def rescore(args: argparse.Namespace) -> None:
 
 def _old_statement() -> Any:
     src = subprocess.run(
-        ["git", "show", f"{BEFORE}:sors/catalog/ingest.py"],
+        ["git", "show", f"{BEFORE}:sors/catalog/ingest/service.py"],
         cwd=ROOT, check=True, capture_output=True, text=True,
     ).stdout
     scope: dict[str, Any] = {"__name__": "ingest_before_issue_18"}
-    exec(compile(src, f"{BEFORE}:sors/catalog/ingest.py", "exec"), scope)
+    exec(compile(src, f"{BEFORE}:sors/catalog/ingest/service.py", "exec"), scope)
     return scope["_RECOMPUTE"]
 
 
 def ingest(args: argparse.Namespace) -> None:
-    from sors.catalog.scoring import recompute_scores
+    from sors.catalog.ingest.scoring import recompute_scores
 
     url, plain = _urls(args)
     old = _old_statement()

@@ -166,9 +166,11 @@ class Direct:
 def _compiled(path: str, body: dict[str, Any]) -> Direct:
     from sqlalchemy.dialects import postgresql
 
-    from sors.catalog import search_repository as repo
-    from sors.catalog import service
-    from sors.catalog.schemas import RESULT_WINDOW, SearchContentIn, SearchProfilesIn
+    from sors.catalog.records.fields import RESULT_WINDOW
+    from sors.catalog.records.paging import page_window
+    from sors.catalog.search import repository as repo
+    from sors.catalog.search import service
+    from sors.catalog.search.schemas import SearchContentIn, SearchProfilesIn
 
     dialect = postgresql.psycopg.dialect()  # type: ignore[attr-defined]
 
@@ -179,7 +181,7 @@ def _compiled(path: str, body: dict[str, Any]) -> Direct:
     if path == "/search/content":
         m = SearchContentIn.model_validate(body)
         f = service.content_filter(m)
-        p = service.page_window(m.page_number, m.page_size)
+        p = page_window(m.page_number, m.page_size)
         sort = m.sortBy or "outlier_score"
         split = repo._split(f, sort)
         page = repo.search_posts_stmt(f, sort_by=sort, limit=p.limit + 1, offset=p.offset,
@@ -193,7 +195,7 @@ def _compiled(path: str, body: dict[str, Any]) -> Direct:
     else:
         pm = SearchProfilesIn.model_validate(body)
         pf = service.profiles_filter(pm)
-        p = service.page_window(pm.page_number, pm.page_size)
+        p = page_window(pm.page_number, pm.page_size)
         page = repo.search_profiles_stmt(pf, limit=p.limit + 1, offset=p.offset)
         count = repo.count_profiles_stmt(pf, cap=RESULT_WINDOW)
     return Direct(sql(page), sql(count), p.limit, p.offset)

@@ -105,7 +105,7 @@ def _rows_for(handles: list[tuple[str, str]]) -> dict[str, list[tuple[Any, ...]]
     """Table rows for the first crawl of these handles at NOW (runs in a worker process)."""
     from psycopg.types.json import Jsonb
 
-    from sors.catalog.ingest import _post_row
+    from sors.catalog.ingest.service import _post_row
     from sors.kit.ids import new_id
     from sors.platforms import taxonomy
     from sors.platforms.sim.world import SimWorld
@@ -147,7 +147,7 @@ def _rows_for(handles: list[tuple[str, str]]) -> dict[str, list[tuple[Any, ...]]
 
 
 async def _load(url: str, data_dir: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
-    from sors.catalog.ingest import recompute_scores
+    from sors.catalog.ingest.service import recompute_scores
     from sors.kit.db import Database, make_engine
 
     db = Database(make_engine(_settings(url, data_dir), url))
@@ -180,7 +180,7 @@ def _ingest_slice(url: str, data_dir: str, handles: list[tuple[str, str]]) -> in
 
 
 async def _ingest_slice_async(url: str, data_dir: str, handles: list[tuple[str, str]]) -> int:
-    from sors.catalog.ingest import ingest_crawls
+    from sors.catalog.ingest.service import ingest_crawls
     from sors.kit.db import Database, make_engine
     from sors.platforms.sim.world import SimWorld
 

@@ -96,7 +96,8 @@ QUERIES: list[tuple[str, str]] = [
 
 
 async def _world(url: str, data_dir: str, profiles: int) -> None:
-    from sors.catalog import embeddings, vector_index
+    from sors.catalog.vectors import embeddings
+    from sors.catalog.vectors import index as vector_index
     from sors.config import Settings, set_settings
     from sors.demo.seed import seed_world
     from sors.kit.db import Database, make_engine
@@ -119,8 +120,8 @@ _INDEX: dict[str, Any] = {}
 
 
 async def _relevance(url: str) -> dict[str, Any]:
-    from sors.catalog import service
-    from sors.catalog.schemas import SearchContentIn
+    from sors.catalog.search import service
+    from sors.catalog.search.schemas import SearchContentIn
     from sors.config import get_settings
     from sors.kit.db import Database, make_engine
 
@@ -172,8 +173,8 @@ async def _relevance(url: str) -> dict[str, Any]:
 async def _ingest_once(url: str, snapshots: list[Any], embed: bool) -> float:
     import time
 
-    from sors.catalog import embeddings
-    from sors.catalog.ingest import ingest_crawls
+    from sors.catalog.ingest.service import ingest_crawls
+    from sors.catalog.vectors import embeddings
     from sors.config import get_settings
     from sors.kit.db import Database, make_engine
 

@@ -52,7 +52,8 @@ def _pct(values: list[float], q: float) -> float:
 async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
     from sqlalchemy import text
 
-    from sors.catalog import embeddings, vector_index
+    from sors.catalog.vectors import embeddings
+    from sors.catalog.vectors import index as vector_index
     from sors.kit.db import Database, make_engine
 
     db = Database(make_engine(settings, url))
@@ -100,8 +101,9 @@ async def _direct_and_recall(
     from semantic import QUERIES
     from sqlalchemy import select, text
 
-    from sors.catalog import embeddings, semantic, service
-    from sors.catalog.schemas import SearchContentIn
+    from sors.catalog.search import semantic, service
+    from sors.catalog.search.schemas import SearchContentIn
+    from sors.catalog.vectors import embeddings
     from sors.kit.db import Database, make_engine
 
     db = Database(make_engine(settings, url))

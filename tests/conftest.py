@@ -20,11 +20,12 @@ import pytest
 from sqlalchemy import text
 
 import sors.wiring  # noqa: F401  (every table, job handler and scheduled check)
-from sors.config import Settings, set_settings
-from sors.kit import clock as clock_mod
+from sors.config import Settings
 from sors.kit import migrate
-from sors.kit.db import Database, make_engine, set_db, to_async_url
+from sors.kit.db import Database, make_engine, to_async_url
+from sors.kit.runtime import Runtime
 from tests.factories import reset_tables
+from tests.factories.world import fresh_sim_clock
 
 KEEP_TABLES = {"alembic_version", "categories", "sim_state"}
 
@@ -83,16 +84,13 @@ def settings(pg_url: str, data_dir: Path) -> Settings:
         # tests of other domains count their own jobs. tests/keeper turns it on.
         catalog_keeper=False,
     )
-    set_settings(s)
     return s
 
 
 @pytest.fixture(scope="session")
 async def db(settings: Settings, pg_url: str) -> AsyncIterator[Database]:
     database = Database(make_engine(settings, pg_url))
-    set_db(database)
     yield database
-    set_db(None)
     await database.dispose()
 
 
@@ -100,7 +98,14 @@ async def db(settings: Settings, pg_url: str) -> AsyncIterator[Database]:
 def app(settings: Settings, db: Database):
     from sors.app import create_app
 
-    return create_app(settings, db=db)
+    return create_app(settings, db=db, clock=fresh_sim_clock(db))
+
+
+@pytest.fixture(scope="session")
+def runtime(app) -> Runtime:
+    """The runtime the test app runs with; workers and schedulers of a test share it."""
+    rt: Runtime = app.state.runtime
+    return rt
 
 
 @pytest.fixture
@@ -108,7 +113,7 @@ async def clean(db: Database, app) -> AsyncIterator[None]:
     yield
     await reset_tables(db, KEEP_TABLES)
     await app.state.limiter.reset()
-    clock_mod.set_clock(clock_mod.Clock())
+    app.state.runtime.clock = fresh_sim_clock(db)
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sors.alerts import address_repository as addresses
 from sors.alerts import digests as emails
 from sors.alerts import service, young
-from sors.config import get_settings
-from sors.jobs.scheduler import register
+from sors.kit.runtime import Runtime
 from sors.kit.security import Signer
 
 BATCH = 500
@@ -26,12 +25,11 @@ def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
 
 
-def _signer() -> Signer:
-    return Signer(get_settings().resolved_secret_key)
+def _signer(rt: Runtime) -> Signer:
+    return Signer(rt.settings.resolved_secret_key)
 
 
-@register("alerts.end")
-async def end_due(session: AsyncSession, now: datetime) -> int:
+async def end_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     maker = _sessions(session)
     total = 0
     while True:
@@ -42,17 +40,15 @@ async def end_due(session: AsyncSession, now: datetime) -> int:
             return total
 
 
-@register("alerts.young_posts")
-async def young_posts(session: AsyncSession, now: datetime) -> int:
+async def young_posts(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Refreshes pulled forward for young posts of creators under a rising alert (their
     next look at 1, 3, 6, 12 or 24 hours of age), within the operator's budget."""
     # Committed at once, so monitoring's refresh check in this same tick sees them due.
     async with _sessions(session)() as s, s.begin():
-        return await young.pull_forward(s, now, limit=get_settings().rising_refreshes_per_tick)
+        return await young.pull_forward(s, now, limit=rt.settings.keeper.rising_refreshes_per_tick)
 
 
-@register("alerts.detect")
-async def detect(session: AsyncSession, now: datetime) -> int:
+async def detect(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Hits for every active alert whose profile completed a crawl since its last check."""
     maker = _sessions(session)
     hits = 0
@@ -64,13 +60,12 @@ async def detect(session: AsyncSession, now: datetime) -> int:
             return hits
 
 
-@register("alerts.confirmations")
-async def confirmations(session: AsyncSession, now: datetime) -> int:
+async def confirmations(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """(Re)send confirmation emails that did not go out when the alert was created."""
     maker = _sessions(session)
     async with maker() as s:
         due = await addresses.confirmations_due(s, now, limit=BATCH)
-    settings, signer = get_settings(), _signer()
+    settings, signer = rt.settings, _signer(rt)
     sent = 0
     for r in due:
         outcome = await emails.send_confirmation(
@@ -80,13 +75,22 @@ async def confirmations(session: AsyncSession, now: datetime) -> int:
     return sent
 
 
-@register("alerts.digests")
-async def digests(session: AsyncSession, now: datetime) -> int:
+async def digests(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     maker = _sessions(session)
     async with maker() as s:
         due = await emails.digests_due(s, now)
-    settings, signer = get_settings(), _signer()
+    settings, signer = rt.settings, _signer(rt)
     sent = 0
     for account_id, email in due:
         sent += await emails.send_digest(maker, settings, signer, account_id, email, now)
     return sent
+
+
+# This domain's scheduled checks, in the order a tick runs them (named in sors.wiring).
+CHECKS = (
+    ("alerts.end", end_due),
+    ("alerts.young_posts", young_posts),
+    ("alerts.detect", detect),
+    ("alerts.confirmations", confirmations),
+    ("alerts.digests", digests),
+)

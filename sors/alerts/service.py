@@ -15,8 +15,8 @@ from sors.alerts import address_repository as addresses
 from sors.alerts import repository as repo
 from sors.alerts.models import Alert, AlertAddress
 from sors.alerts.schemas import SETTINGS_FIELDS, AlertIn, alert_record
-from sors.catalog import service as catalog
 from sors.catalog.models import Profile
+from sors.catalog.records import service as catalog
 from sors.email.addresses import normalize_email
 from sors.events import service as events
 from sors.kit import clock

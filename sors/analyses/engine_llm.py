@@ -43,14 +43,14 @@ class Phrased:
 
 
 def llm_configured(settings: Settings) -> bool:
-    return bool(settings.llm_base_url and settings.llm_model)
+    return bool(settings.llm.base_url and settings.llm.model)
 
 
 async def phrase(settings: Settings, evidence: dict[str, Any], offline: str) -> Phrased:
     """The model's summary when it is usable and every number checks; else `offline`."""
     if not llm_configured(settings):
         return Phrased(offline, OFFLINE_ENGINE)
-    assert settings.llm_base_url and settings.llm_model
+    assert settings.llm.base_url and settings.llm.model
     messages = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "Evidence:\n" + json.dumps(evidence, default=str)
@@ -58,20 +58,20 @@ async def phrase(settings: Settings, evidence: dict[str, Any], offline: str) -> 
     ]
     try:
         async with openai.AsyncOpenAI(
-            base_url=normalize_base_url(settings.llm_base_url),
-            api_key=settings.llm_api_key or NO_KEY,
-            timeout=settings.llm_timeout,
+            base_url=normalize_base_url(settings.llm.base_url),
+            api_key=settings.llm.api_key or NO_KEY,
+            timeout=settings.llm.timeout,
             max_retries=1,
         ) as client:
             kwargs: dict[str, Any] = {
-                "model": settings.llm_model,
+                "model": settings.llm.model,
                 "messages": messages,
                 "response_format": {"type": "json_object"},
             }
             response = await client.chat.completions.create(**kwargs)
     except openai.OpenAIError as exc:
         log.warning("LLM analysis summary failed at %s: %r",
-                    redact_url(settings.llm_base_url), exc)
+                    redact_url(settings.llm.base_url), exc)
         return Phrased(offline, OFFLINE_ENGINE, "the language model could not be reached")
     text, served_by = response_content(response)
     try:
@@ -88,4 +88,4 @@ async def phrase(settings: Settings, evidence: dict[str, Any], offline: str) -> 
         return Phrased(
             offline, OFFLINE_ENGINE, f"the model's summary held numbers not in the evidence: {shown}"
         )
-    return Phrased(summary.strip(), served_by or settings.llm_model)
+    return Phrased(summary.strip(), served_by or settings.llm.model)

@@ -13,7 +13,7 @@ from sors.analyses import service
 from sors.analyses.schemas import AnalysisResult, HookPage, HookSearchIn
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
-from sors.catalog import csv_export
+from sors.catalog.search import csv_export
 from sors.enrichment.schemas import JobQueued, TargetIn
 from sors.enrichment.service import resolve_target
 from sors.kit.principal import current_account_id
@@ -67,7 +67,7 @@ async def analyze_post(
         account_id=account_id,
         post=post,
         credits=get_pricing().cost("analyze_post"),
-        max_attempts=request.app.state.settings.job_max_attempts,
+        max_attempts=request.app.state.settings.jobs.max_attempts,
     )
     bill.job_ref = job.id
     return JSONResponse({"status": "pending", "jobRef": job.id, "postId": post.id})

@@ -8,9 +8,9 @@ from typing import Literal
 from pydantic import Field
 
 from sors.analyses.hooks import HOOK_TYPES, HookType
-from sors.catalog.analysis_responses import Analysis, analysis_shape  # noqa: F401
-from sors.catalog.responses import _Page
-from sors.catalog.schemas import CategoryId, NonNegative, PlatformName, Query, Window, _Paged
+from sors.catalog.records.analysis_schemas import Analysis, analysis_shape  # noqa: F401
+from sors.catalog.records.fields import CategoryId, NonNegative, PlatformName, Query, Window, _Paged
+from sors.catalog.records.schemas import _Page
 from sors.jobs.schemas import JobError
 from sors.kit.schemas import ResponseModel, Timestamp
 

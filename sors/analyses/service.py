@@ -17,9 +17,10 @@ from sors.analyses.features import PostMaterial, post_features
 from sors.analyses.schemas import HookSearchIn
 from sors.analyses.summary import offline_summary, with_evidence
 from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
-from sors.catalog.records import page_envelope
-from sors.catalog.schemas import RESULT_WINDOW
-from sors.catalog.service import analysis_for, page_window, since
+from sors.catalog.records.build import page_envelope
+from sors.catalog.records.fields import RESULT_WINDOW
+from sors.catalog.records.paging import page_window, since
+from sors.catalog.records.service import analysis_for
 from sors.jobs import service as jobs
 from sors.jobs.schemas import job_record
 from sors.kit.clock import isoformat

@@ -14,7 +14,7 @@ from sors.catalog.models import OUTLIER_MIN_SCORE, Post
 from sors.enrichment.service import SLIDE_TYPES, SPEECH_TYPES
 from sors.enrichment.tasks import enrich_post
 from sors.events import service as events
-from sors.jobs.engine import JobContext, JobFailed, handler
+from sors.jobs.engine import JobContext, JobFailed
 from sors.platforms.base import PlatformError
 from sors.queue.models import Job
 
@@ -50,7 +50,6 @@ async def enrich_peers(ctx: JobContext, post_id: str) -> int:
     return done
 
 
-@handler("analysis")
 async def analysis(ctx: JobContext, job: Job) -> dict[str, Any]:
     post_id = job.payload["postId"]
     await enrich_post(ctx, post_id)
@@ -76,3 +75,7 @@ async def analysis(ctx: JobContext, job: Job) -> dict[str, Any]:
             },
         )
     return {"postId": post_id}
+
+
+# The jobs this module runs, by type (named in sors.wiring's registries).
+HANDLERS = {"analysis": analysis}

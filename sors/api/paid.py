@@ -47,7 +47,14 @@ from sors.kit.errors import (
 )
 from sors.kit.principal import Principal
 from sors.kit.responses import JSONResponse
-from sors.kit.routing import Endpoint, RouteSpec, UnitOfWork, open_context, refuse_unknown_query
+from sors.kit.routing import (
+    Endpoint,
+    RouteSpec,
+    UnitOfWork,
+    open_context,
+    refuse_unknown_query,
+    runtime_of,
+)
 
 
 class PaidUnitOfWork(UnitOfWork):
@@ -65,7 +72,7 @@ class PaidUnitOfWork(UnitOfWork):
         bill = Bill(spec.skill, get_pricing().cost(spec.skill))
         request.state.bill = bill
         if dry_run:
-            async with request.app.state.db.sessionmaker() as session:
+            async with runtime_of(request).database.sessionmaker() as session:
                 open_context(request, session)
                 refuse_unknown_query(request, spec.known_query)
                 return await _quote(endpoint, request, session, bill, principal)

@@ -22,7 +22,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import repository as catalog
+from sors.catalog.records import repository as catalog
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound
 from sors.kit.routing import SorsRoute, get_session

@@ -59,6 +59,7 @@ class ChargeRequest:
     account_id: str
     amount: int
     skill: str
+    at: datetime  # when: the ledger row's time and the UTC day a key's cap counts in
     reason: str | None = None
     request_id: str | None = None
     job_ref: str | None = None

@@ -13,7 +13,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.models import ChargeRequest, LedgerEntry
 from sors.events.repository import CREDITS_LOW_THRESHOLD_SQL
-from sors.kit import clock
 from sors.kit.db import fetch_one, plain_sql
 
 # The whole charge in one statement, one round trip: the guards, the debit, its ledger row.
@@ -130,7 +129,7 @@ def _params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, Any]:
         "n": req.amount, "a": req.account_id, "key": req.key_id, "day": day,
         "entry_id": entry_id, "reason": req.reason or req.skill, "skill": req.skill,
         "request_id": req.request_id, "job_ref": req.job_ref, "read_only": req.read_only,
-        "at": clock.now(),  # the service clock's (the simulated time in simulation)
+        "at": req.at,  # the service clock's (the simulated time in simulation)
     }
 
 

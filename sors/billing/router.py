@@ -29,10 +29,10 @@ async def pricing(request: Request) -> JSONResponse:
     settings = request.app.state.settings
     keyless = (
         f"{settings.base_url.rstrip('/')}/checkout/keyless"
-        if settings.keyless_checkout_enabled else None
+        if settings.payments.keyless_checkout_enabled else None
     )
     base = settings.base_url.rstrip("/")
-    subscribe = f"{base}/app/plan" if settings.subscriptions_enabled else None
+    subscribe = f"{base}/app/plan" if settings.subscriptions.enabled else None
     return JSONResponse(
         render_price_list(get_pricing(), keyless_checkout_url=keyless, subscribe_url=subscribe)
     )

@@ -4,7 +4,7 @@ row in the caller's transaction. Amounts are integer credits."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,7 +13,6 @@ from sors.billing import repository as repo
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
 from sors.events import service as events
-from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.errors import InsufficientCredits, SpendCapReached
 from sors.kit.ids import new_id
@@ -38,7 +37,7 @@ async def charge(session: AsyncSession, req: ChargeRequest) -> Movement:
         raise ValueError("charge amount must be >= 0")
     if req.amount == 0:
         return Movement(None, 0, await repo.balance(session, req.account_id))
-    day = clock.now().astimezone(UTC).date()
+    day = req.at.astimezone(UTC).date()
     entry_id = new_id("led")
     charged = await repo.charge(session, req, entry_id=entry_id, day=day)
     return await _charged(session, charged, req, entry_id=entry_id, day=day)
@@ -63,7 +62,7 @@ async def _charged(
         "request_id": req.request_id, "job_ref": req.job_ref,
     }
     # credits.low, in this transaction
-    await _announce_charge(session, entry, charged.low_threshold)
+    await _announce_charge(session, entry, charged.low_threshold, req.at)
     return Movement(entry_id, req.amount, new_balance)
 
 
@@ -79,7 +78,7 @@ class RideAlong:
 
     def __init__(self, req: ChargeRequest) -> None:
         self.request = req
-        self.day = clock.now().astimezone(UTC).date()
+        self.day = req.at.astimezone(UTC).date()
         self.entry_id = new_id("led")
         self.outcome: repo.Charge | None = None  # set once the statement ran
 
@@ -115,6 +114,7 @@ async def _credit(
     *,
     kind: str,
     reason: str,
+    now: datetime,
     refund_of: str | None = None,
     external_ref: str | None = None,
     skill: str | None = None,
@@ -133,12 +133,12 @@ async def _credit(
         "id": entry_id, "account_id": account_id, "kind": kind, "delta": amount,
         "balance_after": current + amount, "reason": reason, "skill": skill,
         "refund_of": refund_of, "external_ref": external_ref, "job_ref": job_ref,
-        "request_id": request_id, "created_at": clock.now(),
+        "request_id": request_id, "created_at": now,
     }
     if not await repo.insert_entry(session, entry):
         return Movement(None, 0, current)
     moved = Movement(entry_id, amount, await repo.credit(session, account_id, amount))
-    await _announce_credit(session, entry)  # credits.added, in this transaction
+    await _announce_credit(session, entry, now)  # credits.added, in this transaction
     return moved
 
 
@@ -148,39 +148,44 @@ async def grant(
     amount: int,
     *,
     reason: str,
+    now: datetime,
     kind: str = "grant",
     external_ref: str | None = None,
     request_id: str | None = None,
 ) -> Movement:
-    """Add credits (grant, top-up, adjustment). With `external_ref`, at most once."""
+    """Add credits (grant, top-up, adjustment) at `now`. With `external_ref`, at most once."""
     return await _credit(
-        session, account_id, amount, kind=kind, reason=reason, external_ref=external_ref,
-        request_id=request_id,
+        session, account_id, amount, kind=kind, reason=reason, now=now,
+        external_ref=external_ref, request_id=request_id,
     )
 
 
-async def refund_charge(session: AsyncSession, charge_entry_id: str, *, reason: str) -> Movement:
+async def refund_charge(
+    session: AsyncSession, charge_entry_id: str, *, reason: str, now: datetime
+) -> Movement:
     """Return a charge in full, exactly once: a second call moves nothing."""
     entry = await repo.get_entry(session, charge_entry_id)
     if entry is None or entry.kind != "charge":
         raise LookupError(f"no charge {charge_entry_id}")
     return await _credit(
-        session, entry.account_id, -entry.delta, kind="refund", reason=reason,
+        session, entry.account_id, -entry.delta, kind="refund", reason=reason, now=now,
         refund_of=entry.id, skill=entry.skill, job_ref=entry.job_ref,
     )
 
 
-async def refund_job(session: AsyncSession, job_ref: str, *, reason: str) -> Movement | None:
+async def refund_job(
+    session: AsyncSession, job_ref: str, *, reason: str, now: datetime
+) -> Movement | None:
     """Refund the charge recorded for a job, if any, exactly once."""
     entry = await repo.charge_for_job(session, job_ref)
     if entry is None:
         return None
-    return await refund_charge(session, entry.id, reason=reason)
+    return await refund_charge(session, entry.id, reason=reason, now=now)
 
 
-async def cap_remaining_today(session: AsyncSession, key_id: str) -> int | None:
-    """Credits `key_id` may still be charged today (UTC, service clock); None: no cap."""
-    cap, spent = await repo.key_spend(session, key_id, clock.now().astimezone(UTC).date())
+async def cap_remaining_today(session: AsyncSession, key_id: str, now: datetime) -> int | None:
+    """Credits `key_id` may still be charged on `now`'s UTC day; None: no cap."""
+    cap, spent = await repo.key_spend(session, key_id, now.astimezone(UTC).date())
     return None if cap is None else max(0, cap - spent)
 
 
@@ -188,26 +193,27 @@ async def balance(session: AsyncSession, account_id: str) -> int:
     return await repo.balance(session, account_id)
 
 
-async def _announce_credit(session: AsyncSession, entry: dict[str, Any]) -> None:
+async def _announce_credit(session: AsyncSession, entry: dict[str, Any], at: datetime) -> None:
     """`credits.added` after a top-up or grant row (`entry` holds its column values)."""
     if entry["kind"] in ("topup", "grant"):
-        await events.emit(session, entry["account_id"], "credits.added", _balance_data(entry))
+        await events.emit(session, entry["account_id"], "credits.added",
+                          _balance_data(entry, at), at=at)
 
 
 async def _announce_charge(
-    session: AsyncSession, entry: dict[str, Any], low_threshold: int | None
+    session: AsyncSession, entry: dict[str, Any], low_threshold: int | None, at: datetime
 ) -> None:
     """`credits.low` when a charge took the balance from at or above the account's threshold
     to below it; the threshold is the one the charge statement itself read (None when no
     endpoint wants the event)."""
     after = int(entry["balance_after"])
     if low_threshold is not None and after < low_threshold <= after - int(entry["delta"]):
-        data = _balance_data(entry)
+        data = _balance_data(entry, at)
         data["threshold"] = low_threshold
-        await events.emit(session, entry["account_id"], "credits.low", data)
+        await events.emit(session, entry["account_id"], "credits.low", data, at=at)
 
 
-def _balance_data(entry: dict[str, Any]) -> dict[str, Any]:
+def _balance_data(entry: dict[str, Any], at: datetime) -> dict[str, Any]:
     pricing = get_pricing()
     after = int(entry["balance_after"])
     return {
@@ -218,6 +224,6 @@ def _balance_data(entry: dict[str, Any]) -> dict[str, Any]:
             "entryId": entry["id"], "kind": entry["kind"], "credits": int(entry["delta"]),
             "balanceAfter": after, "reason": entry.get("reason"), "skill": entry.get("skill"),
             "requestId": entry.get("request_id"), "jobRef": entry.get("job_ref"),
-            "refundOf": entry.get("refund_of"), "createdAt": isoformat(clock.now()),
+            "refundOf": entry.get("refund_of"), "createdAt": isoformat(at),
         },
     }

@@ -21,7 +21,7 @@ from sors.boards.schemas import (
     ShareOut,
     ShareRevoked,
 )
-from sors.catalog import csv_export
+from sors.catalog.search import csv_export
 from sors.kit import clock
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from sors.boards.models import Board, BoardItem
-from sors.catalog.responses import FlatPost, ProfileRecord
+from sors.catalog.records.schemas import FlatPost, ProfileRecord
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel, Timestamp, trimmed_length
 

@@ -18,9 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.boards import repository as repo
 from sors.boards.models import Board, BoardItem
 from sors.boards.schemas import BoardItemIn, board_record, item_record
-from sors.catalog import repository as catalog_repo
-from sors.catalog import service as catalog
-from sors.catalog.records import flat_post
+from sors.catalog.records import repository as catalog_repo
+from sors.catalog.records import service as catalog
+from sors.catalog.records.build import flat_post
 from sors.kit.clock import isoformat
 from sors.kit.errors import ApiError, NotFound, PostNotFound, ProfileNotFound
 from sors.kit.ids import new_id

@@ -22,7 +22,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import SCORE_INDEX_FLOOR
-from sors.catalog.repository import floored, score_column
+from sors.catalog.records.repository import floored, score_column
 from sors.kit.db import fetch_all, sql_for_shape
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from sors.catalog.schemas import PlatformName, ScoreMethod, Window, known_category_id
+from sors.catalog.records.fields import PlatformName, ScoreMethod, Window, known_category_id
 from sors.kit.schemas import RequestModel, ResponseModel
 from sors.platforms import taxonomy
 

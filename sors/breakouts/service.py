@@ -8,9 +8,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.breakouts import repository as repo
 from sors.breakouts.schemas import IDEA_KINDS, BreakoutsIn
-from sors.catalog import repository as catalog
-from sors.catalog.records import flat_post
-from sors.catalog.service import DEFAULT_SCORE_METHOD, DEFAULT_SCORE_WINDOW, since
+from sors.catalog.records import repository as catalog
+from sors.catalog.records.build import flat_post
+from sors.catalog.records.paging import DEFAULT_SCORE_METHOD, DEFAULT_SCORE_WINDOW, since
 from sors.platforms import taxonomy
 
 DEFAULT_TIME_FRAME = "one_month"

@@ -11,10 +11,11 @@ from typing import TypeVar
 import typer
 from rich.console import Console
 
-from sors import config
-from sors.config import Settings, get_settings
+from sors.config import Settings
 from sors.kit import migrate
+from sors.kit.clock import Clock
 from sors.kit.db import Database, database_url, make_engine, to_plain_url
+from sors.kit.runtime import Runtime
 
 T = TypeVar("T")
 console = Console()
@@ -28,7 +29,18 @@ HOW_TO_POINT = (
 
 
 def settings() -> Settings:
-    return get_settings()
+    """This command's settings: the environment, with the data dir the callback chose."""
+    return Settings()
+
+
+def runtime(s: Settings, db: Database | None = None) -> Runtime:
+    """A command's runtime (the CLI is a door: it builds what the code it calls runs with)."""
+    from sors import wiring
+    from sors.platforms.registry import process_clock
+
+    rt = Runtime(s, Clock(), wiring.REGISTRIES, db)
+    rt.clock = process_clock(s, lambda: rt.database)
+    return rt
 
 
 def find_data_dir(start: Path) -> Path | None:
@@ -52,7 +64,6 @@ def use_data_dir(explicit: Path | None) -> Path:
         cwd = Path.cwd()
         chosen = (find_data_dir(cwd) or cwd / DATA_DIR_NAME).resolve()
     os.environ["SORS_DATA_DIR"] = str(chosen)
-    config.set_settings(Settings())
     return chosen
 
 
@@ -60,7 +71,7 @@ def require_data(s: Settings) -> None:
     """Refuse (with how to fix it) when there is no database to talk to: no external
     SORS_DATABASE_URL and no embedded one in the data dir. Starting one here would leave an
     empty, unrelated data dir behind."""
-    if s.database_url or (s.data_dir / "pg").is_dir():
+    if s.database.url or (s.data_dir / "pg").is_dir():
         return
     fail(f"no sors data in {s.data_dir}. {HOW_TO_POINT}")
 
@@ -77,7 +88,7 @@ def _optional_schema(url: str) -> None:
     (pgvector: search by meaning)."""
     import psycopg
 
-    from sors.catalog.embedding_schema import ensure_schema
+    from sors.catalog.vectors.schema import ensure_schema
 
     with psycopg.connect(to_plain_url(url), autocommit=True) as conn:
         ensure_schema(conn)
@@ -101,12 +112,25 @@ def with_db(
     return asyncio.run(run())
 
 
+def with_runtime(
+    fn: Callable[[Runtime], Awaitable[T]], *, migrate_first: bool = True, create: bool = False
+) -> T:
+    """Run `fn` with this command's runtime, its database open (and migrated first)."""
+
+    async def run(db: Database) -> T:
+        rt = runtime(settings(), db)
+        await rt.clock.refresh()
+        return await fn(rt)
+
+    return with_db(run, migrate_first=migrate_first, create=create)
+
+
 def fail(message: str, code: int = 1) -> None:
     err.print(f"[red]error:[/red] {message}", soft_wrap=True)
     raise typer.Exit(code)
 
 
 __all__ = [
-    "console", "ensure_migrated", "err", "fail", "find_data_dir", "require_data", "settings",
-    "to_plain_url", "use_data_dir", "with_db",
+    "console", "ensure_migrated", "err", "fail", "find_data_dir", "require_data", "runtime",
+    "settings", "to_plain_url", "use_data_dir", "with_db", "with_runtime",
 ]

@@ -17,7 +17,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     from sors.kit import embedded
 
     s = settings()
-    if s.database_url:
+    if s.database.url:
         fail("SORS_DATABASE_URL is set: this service uses an external PostgreSQL.")
     info = embedded.postmaster(s.data_dir)
     held = embedded.live_holders(s.data_dir)
@@ -51,7 +51,7 @@ def stop(
     from sors.kit import embedded
 
     s = settings()
-    if s.database_url:
+    if s.database.url:
         fail("SORS_DATABASE_URL is set: this service uses an external PostgreSQL.")
     held = embedded.live_holders(s.data_dir)
     if held and not force:

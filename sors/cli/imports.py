@@ -31,7 +31,7 @@ def _parse_when(value: str | None) -> datetime | None:
 
 def import_command(paths: list[Path], format: str | None, observed_at: str | None,
                    as_json: bool) -> None:
-    from sors.platforms.live import exports
+    from sors.platforms import exports
 
     when = _parse_when(observed_at)
     if format is not None and format not in exports.FORMATS:
@@ -75,7 +75,7 @@ def _is_channels(path: Path, format: str | None) -> bool:
 
 
 async def _ingest_all(db: Database, parsed: list[Any], *, quiet: bool) -> list[dict[str, Any]]:
-    from sors.catalog.imports import ImportSummary, import_snapshots
+    from sors.catalog.ingest.imports import ImportSummary, import_snapshots
 
     out = []
     total = sum(max(1, len(s.posts)) for p in parsed for s in p.snapshots)

@@ -8,7 +8,7 @@ import typer
 
 from sors.cli.accounts import accounts_app, credits_app, keys_app
 from sors.cli.catalog import catalog_app
-from sors.cli.common import console, ensure_migrated, settings, use_data_dir
+from sors.cli.common import console, ensure_migrated, runtime, settings, use_data_dir
 from sors.cli.db import db_app
 from sors.cli.feedback import feedback_app
 from sors.cli.outbox import outbox_app
@@ -183,13 +183,12 @@ def worker(
     rest."""
     import asyncio
 
-    import sors.wiring  # noqa: F401  (every job handler and scheduled check)
     from sors.jobs.runtime import run_standalone
 
     s = settings()
     ensure_migrated(s)
     metrics = None if metrics_port is None else (metrics_host, metrics_port)
-    asyncio.run(run_standalone(s, "worker", concurrency=concurrency, metrics=metrics))
+    asyncio.run(run_standalone(runtime(s), "worker", concurrency=concurrency, metrics=metrics))
 
 
 scheduler_app = typer.Typer(help="The scheduler: enqueues what is due.", invoke_without_command=True)
@@ -204,13 +203,12 @@ def scheduler(
     if ctx.invoked_subcommand is None:
         import asyncio
 
-        import sors.wiring  # noqa: F401  (every job handler and scheduled check)
         from sors.jobs.runtime import run_standalone
 
         s = settings()
         ensure_migrated(s)
         metrics = None if metrics_port is None else (metrics_host, metrics_port)
-        asyncio.run(run_standalone(s, "scheduler", metrics=metrics))
+        asyncio.run(run_standalone(runtime(s), "scheduler", metrics=metrics))
 
 
 @scheduler_app.command("run-once")

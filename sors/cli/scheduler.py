@@ -18,7 +18,7 @@ from datetime import datetime
 
 from sqlalchemy import text
 
-from sors.cli.common import console, err, fail, settings, with_db
+from sors.cli.common import console, err, fail, runtime, settings, with_db
 from sors.kit import clock
 from sors.kit.db import Database
 
@@ -149,14 +149,14 @@ class JobProgress:
 
 
 async def _run(db: Database) -> Summary:
-    import sors.wiring  # noqa: F401  (every job handler and scheduled check)
-    from sors.jobs.engine import JobContext, Worker
+    from sors.jobs.engine import Worker
     from sors.jobs.scheduler import Scheduler
 
-    s = settings()
+    rt = runtime(settings(), db)
+    await rt.clock.refresh()
     hits0, digests0, since = await _counts(db)
-    sched = Scheduler(db, s)
-    worker = Worker(JobContext(db=db, settings=s), concurrency=SLOTS)
+    sched = Scheduler(rt)
+    worker = Worker(rt, concurrency=SLOTS)
     progress = JobProgress(db)
     with progress.bar:
         following = asyncio.create_task(progress.follow())
@@ -174,8 +174,9 @@ async def _run(db: Database) -> Summary:
             following.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await following
-    if s.platform_source == "sim":
-        now = clock.now()
+    if rt.settings.platform_source == "sim":
+        await rt.clock.refresh(force=True)
+        now = rt.now()
         async with db.session() as session:
             refreshes, new_posts, hits, digests = (
                 await session.execute(_AT_SIM_NOW, {"now": now})
@@ -206,8 +207,8 @@ def run_once(*, as_json: bool) -> None:
 
     s = settings()
     # The summary is the output; the jobs' own info lines would bury it.
-    quiet = {} if "log_level" in s.model_fields_set else {"log_level": "WARNING"}
-    configure_logging(s.model_copy(update=quiet))
+    quiet = {} if "logging" in s.model_fields_set else {"log_level": "WARNING"}
+    configure_logging(s.with_values(**quiet))
     try:
         summary = with_db(_run)
     except TimeoutError as exc:
@@ -225,7 +226,7 @@ def run_once(*, as_json: bool) -> None:
         f"alerts fired    {summary.alertHits}"
         + (f"  ({_plural(summary.alertHits, 'post')} matched an alert)" if summary.alertHits else ""),
         f"digests sent    {summary.digestsSent}"
-        + (f"  (emails in {s.outbox_dir})" if summary.digestsSent and s.email_backend == "file"
+        + (f"  (emails in {s.outbox_dir})" if summary.digestsSent and s.email.backend == "file"
            else ""),
         f"catalog kept    {_plural(summary.keeperCrawls, 'profile')} crawled by the keeper"
         f" ({summary.discovered} newly discovered), {summary.keeperNewPosts} new posts",

@@ -143,7 +143,7 @@ def demo(host: str, port: int, profiles: int | None = None) -> None:
 
     async def prepare(db: Database) -> tuple[worldbuild.BuildState, tuple[str, str, int]]:
         async with db.transaction() as session:
-            clock = await sim_clock.ensure_state(session, seed=s.sim_seed, at=DEMO_START)
+            clock = await sim_clock.ensure_state(session, seed=s.sim.seed, at=DEMO_START)
             world = await worldbuild.plan(
                 session, seed=clock.seed, profiles=profiles or DEMO_PROFILES, at=clock.now
             )
@@ -169,7 +169,7 @@ def reset(yes: bool) -> None:
     marker = d / "platform_source"
     if not marker.is_file():
         fail(f"no demo data in {d}: nothing to reset. {HOW_TO_POINT}")
-    if s.database_url or marker.read_text().strip() != "sim":
+    if s.database.url or marker.read_text().strip() != "sim":
         fail(f"refused: {d} is not a demo's data (its database is not the demo's embedded, "
              "simulated one); `sors demo reset` deletes only a demo's data")
     what = f"everything in {d}: the demo's database and world, its API key, media and emails"

@@ -40,7 +40,7 @@ def show() -> None:
 
     async def run(db: Database) -> datetime:
         async with db.transaction() as s:
-            return (await sim_clock.ensure_state(s, seed=settings().sim_seed)).now
+            return (await sim_clock.ensure_state(s, seed=settings().sim.seed)).now
 
     print(isoformat(with_db(run)))
 
@@ -86,13 +86,11 @@ def prepare_demo(base_url: str | None = None) -> Settings:
     it holds a simulated world (so every later CLI command there knows it)."""
     import os
 
-    from sors import config
 
     os.environ.setdefault("SORS_PLATFORM_SOURCE", "sim")
     os.environ.setdefault("SORS_LOG_JSON", "false")
     if base_url:
         os.environ.setdefault("SORS_BASE_URL", base_url)
-    config.set_settings(Settings())
     s = settings()
     s.data_dir.mkdir(parents=True, exist_ok=True)
     (s.data_dir / "platform_source").write_text(s.platform_source + "\n")

@@ -223,7 +223,7 @@ def to_json(data: Any) -> str:
 def to_csv(records: Sequence[Mapping[str, Any]], kind: str) -> str:
     """Records as CSV in the columns of the API's own CSV (`Accept: text/csv`): `post`
     (a post record's owner flattened in, as in search results), `profile`, or `ledger`."""
-    from sors.catalog.csv_export import POST_COLUMNS, PROFILE_COLUMNS, render
+    from sors.catalog.search.csv_export import POST_COLUMNS, PROFILE_COLUMNS, render
 
     if kind == "post":
         return render([flat_post(r) for r in records], POST_COLUMNS)

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import Response
 
-from sors.catalog.trends import TRENDS_DEFAULT_TIME_FRAME
+from sors.catalog.trends.service import TRENDS_DEFAULT_TIME_FRAME
 from sors.console import apicall
 from sors.console.render import page
 from sors.console.routing import User, console_router

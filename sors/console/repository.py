@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Post
-from sors.catalog.repository import score_column
+from sors.catalog.records.repository import score_column
 
 SCATTER_LIMIT = 400
 

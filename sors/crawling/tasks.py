@@ -6,13 +6,12 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from sors.catalog import freshness, spend
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest import freshness, spend
+from sors.catalog.ingest.service import ingest_crawls
 from sors.catalog.models import Post, Profile
 from sors.crawling import exclusive
-from sors.jobs.engine import JobContext, JobFailed, handler
-from sors.jobs.platform import adapter_for, sync_clock
-from sors.kit import clock
+from sors.jobs.engine import JobContext, JobFailed
+from sors.jobs.platform import adapter_for, sync_world
 from sors.monitoring import service as monitoring
 from sors.platforms import shared_pacing
 from sors.platforms.base import CrawlSnapshot, EmptyAnswer, PlatformError, ProfileNotFound
@@ -44,8 +43,8 @@ async def crawl_and_ingest(ctx: JobContext, job: Job) -> dict[str, Any]:
 
 
 async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: str) -> dict[str, Any]:
-    await sync_clock(ctx)
-    now = clock.now()
+    await sync_world(ctx)
+    now = ctx.now()
     try:
         snap = await adapter_for(ctx).fetch_profile(platform, handle, now=now)  # type: ignore[arg-type]
     except PlatformError as exc:
@@ -127,11 +126,13 @@ async def _counted(ctx: JobContext, job: Job) -> dict[str, Any]:
     return result
 
 
-@handler("crawl")
 async def crawl(ctx: JobContext, job: Job) -> dict[str, Any]:
     return await _counted(ctx, job)
 
 
-@handler("refresh")
 async def refresh(ctx: JobContext, job: Job) -> dict[str, Any]:
     return await _counted(ctx, job)
+
+
+# The jobs this module runs, by type (named in sors.wiring's registries).
+HANDLERS = {"crawl": crawl, "refresh": refresh}

@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import embeddings
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.catalog.models import Category, Post, Profile
+from sors.catalog.vectors import embeddings
 from sors.kit.db import Database
 from sors.platforms import taxonomy
 from sors.platforms.base import CrawlSnapshot

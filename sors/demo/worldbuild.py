@@ -30,8 +30,8 @@ import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import curves
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest import curves
+from sors.catalog.ingest.service import ingest_crawls
 from sors.demo.seed import ensure_categories
 from sors.demo.showcase import showcase
 from sors.demo.watched import refresh_times, watched
@@ -318,7 +318,7 @@ async def _set(session: AsyncSession, **values: object) -> BuildState:
 async def run_in_background(db: Database) -> None:
     """The demo's background role: build the rest, log the progress, start over (resuming)
     after a failure; cancelled when the demo stops (the batches in flight roll back)."""
-    from sors.catalog.trends import clear_trending_cache
+    from sors.catalog.trends.service import clear_trending_cache
 
     started, wall = time.monotonic(), datetime.now(UTC)
 

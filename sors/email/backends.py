@@ -175,16 +175,16 @@ class MemoryBackend:
 
 
 def get_backend(settings: Settings) -> EmailBackend:
-    if settings.email_backend == "smtp":
+    if settings.email.backend == "smtp":
         return SmtpBackend(
-            host=settings.smtp_host,
-            port=settings.smtp_port,
-            username=settings.smtp_username,
-            password=settings.smtp_password,
-            starttls=settings.smtp_starttls,
-            use_tls=settings.smtp_use_tls,
-            timeout=settings.smtp_timeout,
+            host=settings.email.smtp_host,
+            port=settings.email.smtp_port,
+            username=settings.email.smtp_username,
+            password=settings.email.smtp_password,
+            starttls=settings.email.smtp_starttls,
+            use_tls=settings.email.smtp_use_tls,
+            timeout=settings.email.smtp_timeout,
         )
-    if settings.email_backend == "file":
+    if settings.email.backend == "file":
         return FileBackend(settings.outbox_dir)
-    raise ValueError(f"unknown email backend {settings.email_backend!r}")
+    raise ValueError(f"unknown email backend {settings.email.backend!r}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from sors.config import Settings, get_settings
+from sors.config import Settings
 from sors.kit import clock
 
 IDEMPOTENCY_HEADER = "X-Sors-Idempotency-Key"
@@ -126,19 +126,18 @@ def _build(
     subject: str,
     template: str,
     context: Mapping[str, Any],
-    settings: Settings | None,
+    settings: Settings,
     now: datetime | None,
     idempotency_key: str | None,
     extra_headers: Mapping[str, str] | None = None,
 ) -> EmailMessage:
-    settings = settings or get_settings()
     text, html = render(template, base_url=settings.base_url.rstrip("/"), **context)
     msg = EmailMessage()
-    msg["From"] = settings.email_from
+    msg["From"] = settings.email.sender
     msg["To"] = to
     msg["Subject"] = _one_line(subject)
     msg["Date"] = format_datetime(now or clock.now())
-    _, from_addr = parseaddr(settings.email_from)
+    _, from_addr = parseaddr(settings.email.sender)
     msg["Message-ID"] = make_msgid(domain=from_addr.rpartition("@")[2] or "sors.local")
     msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation auto-replies, please
     if idempotency_key:

@@ -69,7 +69,7 @@ async def request_transcript(
         account_id=account_id,
         post=post,
         credits=get_pricing().cost("request_transcript"),
-        max_attempts=request.app.state.settings.job_max_attempts,
+        max_attempts=request.app.state.settings.jobs.max_attempts,
     )
     if outcome.job is None:
         bill.cost = 0
@@ -106,8 +106,8 @@ async def download_post_media(
         account_id=account_id,
         post=post,
         credits=get_pricing().cost("download_post_media"),
-        ttl_seconds=settings.media_url_ttl_seconds,
-        max_attempts=settings.job_max_attempts,
+        ttl_seconds=settings.media.url_ttl_seconds,
+        max_attempts=settings.jobs.max_attempts,
         request_id=getattr(request.state, "request_id", None),
     )
     if outcome.queued is not None:

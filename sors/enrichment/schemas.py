@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, ConfigDict, Field
 
-from sors.catalog.responses import TranscriptOut, VisualAnalysisOut  # noqa: F401
+from sors.catalog.records.schemas import TranscriptOut, VisualAnalysisOut  # noqa: F401
 from sors.enrichment.models import PostMedia
 from sors.enrichment.responses import (  # noqa: F401  (the domain's models, in one place)
     JobQueued,

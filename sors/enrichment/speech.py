@@ -93,12 +93,12 @@ class SpeechOptions:
     @classmethod
     def from_settings(cls, settings: Settings) -> SpeechOptions:
         return cls(
-            model=settings.whisper_model,
-            beam_size=settings.whisper_beam_size,
-            vad=settings.whisper_vad,
-            parallel=settings.whisper_parallel,
-            threads=settings.whisper_threads,
-            batch_size=settings.whisper_batch_size,
+            model=settings.speech.model,
+            beam_size=settings.speech.beam_size,
+            vad=settings.speech.vad,
+            parallel=settings.speech.parallel,
+            threads=settings.speech.threads,
+            batch_size=settings.speech.batch_size,
         )
 
     def lanes(self) -> tuple[int, int]:

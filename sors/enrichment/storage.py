@@ -197,15 +197,15 @@ class S3MediaStore:
 
 def get_media_store(settings: Settings, signer: Signer | None = None) -> MediaStore:
     """The configured store (`SORS_MEDIA_STORE`: local | s3)."""
-    if settings.media_store == "s3":
-        if not settings.s3_bucket:
+    if settings.media.store == "s3":
+        if not settings.media.s3_bucket:
             raise RuntimeError("SORS_MEDIA_STORE=s3 needs SORS_S3_BUCKET")
         return S3MediaStore(
-            settings.s3_bucket, prefix=settings.s3_prefix, endpoint_url=settings.s3_endpoint_url
+            settings.media.s3_bucket, prefix=settings.media.s3_prefix, endpoint_url=settings.media.s3_endpoint_url
         )
     return LocalMediaStore(
         settings.media_dir,
         base_url=settings.base_url,
         signer=signer or Signer(settings.resolved_secret_key),
-        max_ttl=settings.media_url_ttl_seconds,
+        max_ttl=settings.media.url_ttl_seconds,
     )

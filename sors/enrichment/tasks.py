@@ -20,17 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from sors.catalog import embeddings
-from sors.catalog import repository as catalog_repo
 from sors.catalog.models import Post
+from sors.catalog.records import repository as catalog_repo
+from sors.catalog.vectors import embeddings
 from sors.enrichment import analysis, pipeline
 from sors.enrichment import repository as repo
 from sors.enrichment.service import API_MEDIA_KINDS, SLIDE_TYPES, SPEECH_TYPES, stored_media
 from sors.enrichment.speech import SpeechOptions
 from sors.enrichment.storage import MediaStore, get_media_store
-from sors.jobs.engine import JobContext, JobFailed, handler
-from sors.jobs.platform import adapter_for, sync_clock
-from sors.kit import clock
+from sors.jobs.engine import JobContext, JobFailed
+from sors.jobs.platform import adapter_for, sync_world
 from sors.platforms.base import MediaFile, MediaNotMade, PlatformError, PostRef
 from sors.queue.models import Job
 
@@ -89,9 +88,9 @@ async def fetch_media(ctx: JobContext, info: PostInfo, dest: Path) -> list[Media
         published_at=post.published_at,
         extra=dict(post.extra or {}),
     )
-    await sync_clock(ctx)
+    await sync_world(ctx)
     try:
-        files = await adapter_for(ctx).fetch_media(ref, dest, now=clock.now())
+        files = await adapter_for(ctx).fetch_media(ref, dest, now=ctx.now())
     except MediaNotMade as exc:  # e.g. the simulated renderer failing
         raise JobFailed(exc.code, str(exc)) from exc
     except PlatformError as exc:
@@ -187,7 +186,6 @@ async def enrich_post(ctx: JobContext, post_id: str) -> None:
             await embeddings.refresh(s, [post_id])
 
 
-@handler("transcription")
 async def transcription(ctx: JobContext, job: Job) -> dict[str, Any]:
     post_id = job.payload["postId"]
     await enrich_post(ctx, post_id)
@@ -236,8 +234,11 @@ async def store_media(ctx: JobContext, post_id: str) -> None:
         await repo.replace_media(s, post_id, rows)
 
 
-@handler("media")
 async def media(ctx: JobContext, job: Job) -> dict[str, Any]:
     post_id = job.payload["postId"]
     await store_media(ctx, post_id)
     return {"postId": post_id}
+
+
+# The jobs this module runs, by type (named in sors.wiring's registries).
+HANDLERS = {"transcription": transcription, "media": media}

@@ -16,7 +16,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.events import repository as repo
-from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.ids import new_id
 from sors.queue import repository as jobs_repo
@@ -44,18 +43,17 @@ async def emit(
     type_: str,
     data: dict[str, Any],
     *,
+    at: datetime,
     endpoint_ids: Sequence[str] | None = None,
-    at: datetime | None = None,
 ) -> str | None:
-    """Record event `type_` for the account's subscribed endpoints (or exactly
-    `endpoint_ids`); its id, or None when no endpoint wants it."""
+    """Record event `type_`, which happened `at`, for the account's subscribed endpoints (or
+    exactly `endpoint_ids`); its id, or None when no endpoint wants it."""
     if account_id is None:
         return None
     if endpoint_ids is None:
         endpoint_ids = await repo.subscribed_endpoint_ids(session, account_id, type_)
     if not endpoint_ids:
         return None
-    at = at or clock.now()
     event_id = new_id("evt")
     await repo.insert_event(
         session,

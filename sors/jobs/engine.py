@@ -13,9 +13,10 @@ import contextlib
 import os
 import socket
 import traceback
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import timedelta
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 import psycopg
@@ -23,12 +24,12 @@ import structlog
 
 from sors.config import Settings
 from sors.jobs import service
-from sors.kit import clock, memory
+from sors.kit import memory
 from sors.kit.db import Database, to_plain_url
 from sors.kit.ids import new_id
 from sors.kit.metrics import JOBS
-from sors.platforms import registry
-from sors.platforms.base import PlatformError
+from sors.kit.runtime import Runtime
+from sors.platforms.base import PlatformAdapter, PlatformError
 from sors.queue import repository as repo
 from sors.queue.models import Job
 
@@ -54,59 +55,69 @@ class RetryableJobError(Exception):
 
 @dataclass
 class JobContext:
-    db: Database
-    settings: Settings
-    app_state: Any = None  # adapters, engines: built once per worker
+    """What a worker's jobs run with: the process's runtime, and the platform adapter built
+    once per worker (in simulation, for the seed of the world stored with the data)."""
 
+    runtime: Runtime
+    adapter: PlatformAdapter | None = None
+    adapter_seed: int | None = None
+    world_seed: int | None = None  # in simulation, the stored world's (jobs.platform)
 
-async def sync_service_clock(ctx: JobContext) -> None:
-    """Bring the process's service clock (`kit.clock`) up to date before a job: in
-    simulation the time lives in the database, and the job's own timestamps (started,
-    finished, its ledger rows and mail) must read the simulated time like everything else."""
-    if ctx.settings.platform_source != "sim":
-        return
-    holder = ctx.app_state if ctx.app_state is not None else ctx
-    if not hasattr(holder, "db"):
-        holder.db = ctx.db
-    if not hasattr(holder, "settings"):
-        holder.settings = ctx.settings
-    if not hasattr(holder, "sim_clock"):
-        holder.sim_clock = None
-    await registry.sync_clock(holder)
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    @property
+    def db(self) -> Database:
+        return self.runtime.database
+
+    def now(self) -> datetime:
+        return self.runtime.now()
 
 
 Handler = Callable[[JobContext, Job], Awaitable[dict[str, Any]]]
-HANDLERS: dict[str, Handler] = {}
 
 
-def handler(job_type: str) -> Callable[[Handler], Handler]:
-    def register(fn: Handler) -> Handler:
-        HANDLERS[job_type] = fn
-        return fn
+class Settle(StrEnum):
+    """How a job ended this attempt."""
 
-    return register
+    DONE = "completed"
+    RETRY = "retry"
+    FAILED = "failed"
 
 
-def require_handlers() -> None:
-    """A worker with nothing registered would claim jobs it cannot run: the door that starts
-    it imports `sors.wiring` (every task module) first."""
-    if not HANDLERS:
-        raise RuntimeError("no job handlers registered: import sors.wiring before starting a worker")
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    settle: Settle
+    result: dict[str, Any] = field(default_factory=dict)
+    code: str = ""
+    message: str = ""
+    retry_after: float | None = None
+
+
+def handlers_of(runtime: Runtime) -> Mapping[str, Handler]:
+    """The job handlers the door registered (`sors.wiring`); a worker with none would claim
+    jobs it cannot run."""
+    handlers = runtime.registries.handlers
+    if not handlers:
+        raise RuntimeError("no job handlers registered: build the runtime with sors.wiring")
+    return handlers
 
 
 class Worker:
-    def __init__(self, ctx: JobContext, *, concurrency: int | None = None,
+    def __init__(self, runtime: Runtime, *, concurrency: int | None = None,
                  types: list[str] | None = None, poll: float = 1.0,
                  grace: float | None = None) -> None:
-        self.ctx = ctx
-        self.concurrency = concurrency or ctx.settings.worker_concurrency
-        self.grace = ctx.settings.worker_grace_seconds if grace is None else grace
+        self.ctx = JobContext(runtime)
+        self.handlers = handlers_of(runtime)
+        jobs = runtime.settings.jobs
+        self.concurrency = concurrency or jobs.worker_concurrency
+        self.grace = jobs.worker_grace_seconds if grace is None else grace
         self.types = types
         self.poll = poll
         self.id = f"{socket.gethostname()}:{os.getpid()}:{new_id('w')[-6:]}"
         self._wake = asyncio.Event()
         self._stop = asyncio.Event()
-        require_handlers()
 
     def stop(self) -> None:
         self._stop.set()
@@ -165,18 +176,20 @@ class Worker:
                 await asyncio.sleep(2)
 
     async def _reaper(self) -> None:
-        interval = max(1.0, self.ctx.settings.job_stall_seconds / 4)
+        interval = max(1.0, self.ctx.settings.jobs.stall_seconds / 4)
         while not self._stop.is_set():
-            with contextlib.suppress(Exception):
-                await reap(self.ctx.db, self.ctx.settings.job_stall_seconds)
+            try:
+                await reap(self.ctx.db, self.ctx.settings.jobs.stall_seconds, self.ctx.now())
+            except Exception:  # the next round tries again; say why this one did not
+                log.exception("reaper_failed", worker=self.id)
             await asyncio.sleep(interval)
 
     async def run_one(self) -> bool:
         if self._stop.is_set():
             return False
-        await sync_service_clock(self.ctx)
+        await self.ctx.runtime.clock.refresh()  # simulated time lives in the database
         async with self.ctx.db.transaction() as s:
-            job_id = await repo.claim(s, self.id, self.types, at=clock.now())
+            job_id = await repo.claim(s, self.id, self.types, at=self.ctx.now())
         if job_id is None:
             return False
         if self._stop.is_set():  # stopped while claiming: not ours to start any more
@@ -204,56 +217,59 @@ class Worker:
         await asyncio.to_thread(memory.release)
         return True
 
-    async def _execute(self, job: Job) -> tuple[str, Any]:
-        fn = HANDLERS.get(job.type)
+    async def _execute(self, job: Job) -> Outcome:
+        fn = self.handlers.get(job.type)
         if fn is None:
-            return "fail", ("unsupported_job", f"No handler for {job.type} jobs.")
+            return Outcome(Settle.FAILED, code="unsupported_job",
+                           message=f"No handler for {job.type} jobs.")
         try:
-            return "ok", await fn(self.ctx, job)
+            return Outcome(Settle.DONE, await fn(self.ctx, job))
         except JobFailed as exc:
-            return "fail", (exc.code, exc.message)
+            return Outcome(Settle.FAILED, code=exc.code, message=exc.message)
         except RetryableJobError as exc:
-            return "retry", (exc.code, exc.message, exc.retry_after)
+            return Outcome(Settle.RETRY, code=exc.code, message=exc.message,
+                           retry_after=exc.retry_after)
         except PlatformError as exc:
-            if exc.retryable:
-                return "retry", (exc.code, str(exc), exc.retry_after)
-            return "fail", (exc.code, str(exc))
+            return Outcome(Settle.RETRY if exc.retryable else Settle.FAILED, code=exc.code,
+                           message=str(exc), retry_after=exc.retry_after)
         except Exception as exc:
             log.error("job_crashed", job=job.id, type=job.type, error=repr(exc),
                       trace=traceback.format_exc(limit=5))
-            return "retry", ("internal_error", "The job hit an unexpected error.", None)
+            return Outcome(Settle.RETRY, code="internal_error",
+                           message="The job hit an unexpected error.")
 
-    async def _settle(self, job_id: str, attempts: int, outcome: tuple[str, Any]) -> None:
-        kind, data = outcome
+    async def _settle(self, job_id: str, attempts: int, outcome: Outcome) -> None:
+        settled = outcome.settle
         async with self.ctx.db.transaction() as s:
             job = await repo.get(s, job_id, for_update=True)
             if job is None or job.status != "processing" or job.worker_id != self.id:
                 return  # the reaper gave it to someone else; their result wins
-            if kind == "ok":
-                await service.complete(s, job, data)
-            elif kind == "retry" and attempts < job.max_attempts:
-                code, message, retry_after = data
+            now = self.ctx.now()
+            if settled is Settle.DONE:
+                await service.complete(s, job, outcome.result, now)
+            elif settled is Settle.RETRY and attempts < job.max_attempts:
                 delay = service.backoff(attempts)
-                if retry_after:
-                    delay = max(delay, timedelta(seconds=retry_after))
-                await service.retry_later(s, job, delay=delay, error={"code": code, "message": message})
-                kind = "retry"
+                if outcome.retry_after:
+                    delay = max(delay, timedelta(seconds=outcome.retry_after))
+                await service.retry_later(
+                    s, job, delay=delay, error={"code": outcome.code, "message": outcome.message})
             else:
-                code, message = data[0], data[1]
-                await service.fail(s, job, code=code, message=message)
-                kind = "failed"
-        JOBS.labels(job.type if job else "?", {"ok": "completed"}.get(kind, kind)).inc()
+                await service.fail(s, job, code=outcome.code, message=outcome.message, now=now)
+                settled = Settle.FAILED
+        JOBS.labels(job.type if job else "?", settled.value).inc()
 
     async def _heartbeat(self, job_id: str) -> None:
-        interval = max(0.5, self.ctx.settings.job_stall_seconds / 3)
+        interval = max(0.5, self.ctx.settings.jobs.stall_seconds / 3)
         while True:
             await asyncio.sleep(interval)
-            with contextlib.suppress(Exception):
+            try:
                 async with self.ctx.db.transaction() as s:
                     await repo.heartbeat(s, job_id, self.id)
+            except Exception:  # a missed beat; the reaper waits several before acting
+                log.exception("heartbeat_failed", job=job_id, worker=self.id)
 
 
-async def reap(db: Database, stall_seconds: int) -> int:
+async def reap(db: Database, stall_seconds: int, now: datetime) -> int:
     """Jobs whose worker stopped beating: back to pending while attempts remain, else failed
     (and refunded). Returns how many were handled."""
     async with db.transaction() as s:
@@ -266,5 +282,6 @@ async def reap(db: Database, stall_seconds: int) -> int:
                 )
             else:
                 await service.fail(s, job, code="worker_lost",
-                                   message="The worker running this job stopped too often.")
+                                   message="The worker running this job stopped too often.",
+                                   now=now)
         return len(jobs)

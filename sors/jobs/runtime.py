@@ -6,23 +6,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Sequence
 from typing import Any
 
-from sors.config import Settings
-from sors.jobs.engine import JobContext, Worker
+from sors.jobs.engine import Worker
 from sors.kit.db import Database
+from sors.kit.runtime import Runtime
 
 
-def start_in_process(app_state: Any, roles: list[str]) -> list[asyncio.Task]:
+def start_in_process(app_state: Any, runtime: Runtime, roles: Sequence[str]) -> list[asyncio.Task]:
     tasks: list[asyncio.Task] = []
     if "worker" in roles:
-        worker = Worker(JobContext(db=app_state.db, settings=app_state.settings, app_state=app_state))
+        worker = Worker(runtime)
         app_state.worker = worker
         tasks.append(asyncio.create_task(worker.run()))
     if "scheduler" in roles:
         from sors.jobs.scheduler import Scheduler
 
-        scheduler = Scheduler(app_state.db, app_state.settings)
+        scheduler = Scheduler(runtime)
         app_state.scheduler = scheduler
         tasks.append(asyncio.create_task(scheduler.run()))
     return tasks
@@ -58,12 +59,14 @@ def serve_metrics(host: str, port: int) -> int:
 
 
 async def run_standalone(
-    settings: Settings, role: str, *, concurrency: int | None = None,
+    runtime: Runtime, role: str, *, concurrency: int | None = None,
     metrics: tuple[str, int] | None = None,
 ) -> None:
+    """`sors worker` / `sors scheduler`: the role alone, on a database of its own."""
     from sors.kit.db import make_engine
     from sors.kit.logging import configure_logging
 
+    settings = runtime.settings
     configure_logging(settings)  # the same JSON logs as the API processes
     if metrics is not None:
         import structlog
@@ -72,13 +75,13 @@ async def run_standalone(
         structlog.get_logger("sors.jobs").info(
             "metrics_listening", role=role, url=f"http://{metrics[0]}:{port}/metrics"
         )
-    db = Database(make_engine(settings))
+    runtime.db = Database(make_engine(settings))
     if role == "worker":
-        runner: Any = Worker(JobContext(db=db, settings=settings), concurrency=concurrency)
+        runner: Any = Worker(runtime, concurrency=concurrency)
     else:
         from sors.jobs.scheduler import Scheduler
 
-        runner = Scheduler(db, settings)
+        runner = Scheduler(runtime)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
@@ -86,4 +89,5 @@ async def run_standalone(
     try:
         await runner.run()
     finally:
-        await db.dispose()
+        await runtime.database.dispose()
+        runtime.db = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import text
@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.billing import service as billing
 from sors.events import service as events
 from sors.jobs.schemas import job_record
-from sors.kit import clock
 from sors.kit.ids import new_id
 from sors.queue import repository as repo
 from sors.queue.models import Job
@@ -24,24 +23,22 @@ async def enqueue(
     account_id: str | None,
     payload: dict[str, Any],
     credits: int,
+    now: datetime,
+    max_attempts: int,
     dedupe_key: str | None = None,
-    max_attempts: int | None = None,
     origin: str = "api",
     target: str | None = None,
 ) -> tuple[Job, bool]:
-    """Insert the job (in the caller's transaction). Returns (job, created); with a
-    dedupe key already open, the existing job and False."""
-    if max_attempts is None:
-        from sors.config import get_settings
-
-        max_attempts = get_settings().job_max_attempts
+    """Insert the job (in the caller's transaction), made at `now`, tried at most
+    `max_attempts` times (`settings.jobs.max_attempts` unless the kind says otherwise).
+    Returns (job, created); with a dedupe key already open, the existing job and False."""
     job_id = new_id("job")
     created = await repo.insert_job(
         session,
         {
             "id": job_id, "account_id": account_id, "type": type, "payload": payload,
             "dedupe_key": dedupe_key, "credits_charged": credits, "max_attempts": max_attempts,
-            "origin": origin, "target": target, "created_at": clock.now(),
+            "origin": origin, "target": target, "created_at": now,
         },
     )
     if created:
@@ -52,11 +49,13 @@ async def enqueue(
     return job, created
 
 
-async def complete(session: AsyncSession, job: Job, result: dict[str, Any]) -> None:
+async def complete(
+    session: AsyncSession, job: Job, result: dict[str, Any], now: datetime
+) -> None:
     job.status = "completed"
     job.result = result
     job.error = None
-    job.finished_at = clock.now()
+    job.finished_at = now
     await session.flush()
     await _announce(session, job)
 
@@ -70,13 +69,16 @@ async def retry_later(session: AsyncSession, job: Job, *, delay: timedelta, erro
     await session.flush()
 
 
-async def fail(session: AsyncSession, job: Job, *, code: str, message: str) -> None:
+async def fail(
+    session: AsyncSession, job: Job, *, code: str, message: str, now: datetime
+) -> None:
     """Fail for good and refund the charge; the ledger's unique refund reference makes a
     second refund impossible even if this runs twice."""
     job.status = "failed"
     job.error = {"code": code, "message": message}
-    job.finished_at = clock.now()
-    moved = await billing.refund_job(session, job.id, reason=f"{job.type} job failed: {code}")
+    job.finished_at = now
+    moved = await billing.refund_job(
+        session, job.id, reason=f"{job.type} job failed: {code}", now=now)
     if moved is not None and moved.amount:
         job.credits_refunded = (job.credits_refunded or 0) + moved.amount
     await session.flush()
@@ -93,7 +95,8 @@ async def _announce(session: AsyncSession, job: Job) -> None:
         return
     if job.status not in ("completed", "failed"):
         return
-    await events.emit(session, job.account_id, f"job.{job.status}", job_record(job))
+    await events.emit(session, job.account_id, f"job.{job.status}", job_record(job),
+                      at=job.finished_at)
 
 
 def backoff(attempt: int, *, base: float = 5.0, cap: float = 300.0) -> timedelta:

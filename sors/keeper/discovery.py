@@ -38,9 +38,9 @@ ON CONFLICT DO NOTHING
 async def discover(session_factory: Any, adapter: Any, now: datetime, settings: Settings) -> int:
     """Read due discovery listings; returns how many new candidates were recorded."""
     listing = getattr(adapter, "discover", None)
-    if not settings.catalog_discovery or listing is None:
+    if not settings.keeper.discovery or listing is None:
         return 0
-    interval = timedelta(minutes=settings.catalog_discovery_interval_minutes)
+    interval = timedelta(minutes=settings.keeper.discovery_interval_minutes)
     added = 0
     for platform in PLATFORMS:
         async with session_factory() as s, s.begin():

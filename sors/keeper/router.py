@@ -10,8 +10,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.models import Account
-from sors.catalog import spend
-from sors.catalog.keeper_models import ProviderRun
+from sors.catalog.ingest import spend
+from sors.catalog.ingest.models import ProviderRun
 from sors.keeper.schemas import SourcesStatus
 from sors.kit import clock
 from sors.kit.errors import NotFound
@@ -55,6 +55,6 @@ async def source_status(request: Request, session: Session, account_id: AccountI
             "provider": "apify",
             "spentTodayUsd": round(await spend.spent_since(session, "apify", day), 6),
             "runsToday": int(runs or 0),
-            "dailyBudgetUsd": settings.apify_daily_usd_budget,
+            "dailyBudgetUsd": settings.apify.daily_usd_budget,
         },
     })

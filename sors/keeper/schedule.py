@@ -10,14 +10,16 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sors.catalog import curves, embeddings, thumbnails, vector_index
-from sors.catalog import repository as catalog_repo
-from sors.catalog.tasks import JOB_TYPE as VECTOR_INDEX_JOB
-from sors.config import get_settings
+from sors.catalog.ingest import curves, thumbnails
+from sors.catalog.records import repository as catalog_repo
+from sors.catalog.vectors import embeddings
+from sors.catalog.vectors import index as vector_index
+from sors.catalog.vectors.tasks import JOB_TYPE as VECTOR_INDEX_JOB
+from sors.config import Settings
 from sors.jobs import service as jobs
-from sors.jobs.scheduler import register
 from sors.keeper import discovery
 from sors.keeper import service as keeper
+from sors.kit.runtime import Runtime
 from sors.monitoring import service as monitoring
 from sors.platforms import registry
 
@@ -28,8 +30,7 @@ def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
 
 
-async def _adapter(maker: async_sessionmaker[AsyncSession]) -> Any:
-    settings = get_settings()
+async def _adapter(maker: async_sessionmaker[AsyncSession], settings: Settings) -> Any:
     async with maker() as s:
         seed = await registry.world_seed(s, settings)
     key = (settings.platform_source, seed)
@@ -38,38 +39,34 @@ async def _adapter(maker: async_sessionmaker[AsyncSession]) -> Any:
     return _adapters[key]
 
 
-@register("catalog.discover")
-async def discover(session: AsyncSession, now: datetime) -> int:
+async def discover(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """New creators from the platforms' discovery listings (candidates for the keeper)."""
-    settings = get_settings()
-    if not settings.catalog_keeper:
+    settings = rt.settings
+    if not settings.keeper.enabled:
         return 0
     maker = _sessions(session)
-    return await discovery.discover(maker, await _adapter(maker), now, settings)
+    return await discovery.discover(maker, await _adapter(maker, settings), now, settings)
 
 
-@register("catalog.keeper")
-async def keep(session: AsyncSession, now: datetime) -> int:
+async def keep(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Keeper crawls queued: overdue refreshes and discovered creators."""
-    settings = get_settings()
-    if not settings.catalog_keeper:
+    settings = rt.settings
+    if not settings.keeper.enabled:
         return 0
     passes = await keeper.keep(_sessions(session), now, settings)
     return sum(p.refreshes + p.discoveries for p in passes.values())
 
 
-@register("catalog.embed")
-async def embed(session: AsyncSession, now: datetime) -> int:
+async def embed(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Posts ingest named (new, re-captioned, transcribed) given their vectors; then posts
     stored before search by meaning or before a model change, within the same budget."""
-    budget = get_settings().embedding_backfill_per_tick
+    budget = rt.settings.embeddings.backfill_per_tick
     named = await embeddings.embed_pending(session, limit=budget)
     await embeddings.sweep_recent(session)  # a range of its time index: nothing, most ticks
     return named + await embeddings.backfill(session, limit=budget - named)
 
 
-@register("catalog.vector_index")
-async def vector_index_build(session: AsyncSession, now: datetime) -> int:
+async def vector_index_build(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """The index over all post vectors queued for a (re)build when it is due (asked every
     few minutes): one job per model at a time (catalog.vector_index)."""
     model = embeddings.embedder_or_none()
@@ -84,13 +81,12 @@ async def vector_index_build(session: AsyncSession, now: datetime) -> int:
     return int(created)
 
 
-@register("catalog.thumbnails")
-async def thumbnail_changes(session: AsyncSession, now: datetime) -> int:
+async def thumbnail_changes(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Thumbnails of freshly crawled posts looked at (YouTube first, budgeted); changes are
     kept and announced to the accounts monitoring their creators."""
     maker = _sessions(session)
-    changed = await thumbnails.check(session, await _adapter(maker),
-                                     limit=get_settings().thumbnail_checks_per_tick)
+    changed = await thumbnails.check(session, await _adapter(maker, rt.settings),
+                                     limit=rt.settings.keeper.thumbnail_checks_per_tick)
     for c in {(c.profile_id, c.at) for c in changed}:
         profile = await catalog_repo.get_profile(session, c[0])
         if profile is not None:
@@ -99,8 +95,18 @@ async def thumbnail_changes(session: AsyncSession, now: datetime) -> int:
     return len(changed)
 
 
-@register("catalog.curves")
-async def creator_curves(session: AsyncSession, now: datetime) -> int:
+async def creator_curves(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Creator curves (expected views by age) of profiles crawled since they were computed,
     a budgeted number of profiles per tick, in one statement."""
-    return await curves.refresh(session, limit=get_settings().curve_profiles_per_tick)
+    return await curves.refresh(session, limit=rt.settings.keeper.curve_profiles_per_tick)
+
+
+# This domain's scheduled checks, in the order a tick runs them (named in sors.wiring).
+CHECKS = (
+    ("catalog.discover", discover),
+    ("catalog.keeper", keep),
+    ("catalog.embed", embed),
+    ("catalog.vector_index", vector_index_build),
+    ("catalog.thumbnails", thumbnail_changes),
+    ("catalog.curves", creator_curves),
+)

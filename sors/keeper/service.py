@@ -20,8 +20,8 @@ import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import spend
-from sors.catalog.freshness import TIERS, Policy
+from sors.catalog.ingest import spend
+from sors.catalog.ingest.freshness import TIERS, Policy
 from sors.config import Settings
 from sors.kit.ids import new_id
 from sors.platforms import sources
@@ -43,7 +43,7 @@ _LOCK_NS = 0x5052_4B50
 
 
 def crawls_per_hour(settings: Settings, platform: str) -> int:
-    own = getattr(settings, f"catalog_crawls_per_hour_{platform}", None)
+    own = settings.keeper.crawls_per_hour(platform)
     if own is not None:
         return int(own)
     return DEFAULT_CRAWLS_PER_HOUR[settings.platform_source][platform]
@@ -190,7 +190,7 @@ async def over_provider_budget(
     """Whether the platform's crawls go through a paid data provider whose spend today
     (UTC) has reached the operator's budget (`apify_daily_usd_budget`): then the keeper
     queues nothing for it until tomorrow. Users' own crawls still run (they pay credits)."""
-    budget = settings.apify_daily_usd_budget
+    budget = settings.apify.daily_usd_budget
     if budget is None or settings.platform_source != "live":
         return False
     if sources.choose(settings, platform).source != "apify":
@@ -220,7 +220,7 @@ async def keep_platform(
         d.profile_id for d in due if f"{platform}:{d.handle}" in queued]})
     out.refreshes = len(queued)
     left -= out.refreshes
-    room = min(left, settings.catalog_discoveries_per_hour - discovered)
+    room = min(left, settings.keeper.discoveries_per_hour - discovered)
     if room > 0:
         handles = [r[0] for r in await session.execute(
             _CANDIDATES, {"platform": platform, "n": room})]

@@ -16,8 +16,9 @@ from prometheus_client.core import REGISTRY, GaugeMetricFamily, HistogramMetricF
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog import embeddings, vector_index
-from sors.catalog.freshness import Policy
+from sors.catalog.ingest.freshness import Policy
+from sors.catalog.vectors import embeddings
+from sors.catalog.vectors import index as vector_index
 from sors.config import Settings
 from sors.keeper import service as keeper
 from sors.kit.clock import isoformat

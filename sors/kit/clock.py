@@ -1,7 +1,9 @@
-"""One clock for the whole service, so tests and the simulation can move time.
+"""Clocks: what "now" is for a process, handed to code through its runtime
+(`sors.kit.runtime.Runtime.clock`) so tests and the simulation can move time.
 
-Real deployments use the system clock. In simulation the current time lives in the database
-(`sim_clock` table) so every process agrees; `SimClock` caches it briefly per process.
+Real deployments use the system clock. In simulation the current time lives in the
+database (the `sim_state` table) so every process agrees; the simulated clock
+(`sors.platforms.sim.clock.SimClock`) caches it briefly and re-reads it when refreshed.
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ def utcnow() -> datetime:
 
 
 class Clock:
-    """The system clock. Subclasses override `now()`."""
+    """The system clock. Subclasses override `now()`, and `refresh()` where the time lives
+    elsewhere (doors call it at each request and job boundary)."""
 
     def now(self) -> datetime:
         return utcnow()
+
+    async def refresh(self, *, force: bool = False) -> None:
+        """Catch up with where the time is kept; the system clock always is."""
 
 
 class FrozenClock(Clock):
@@ -31,22 +37,6 @@ class FrozenClock(Clock):
 
     def set(self, at: datetime) -> None:
         self._at = at
-
-
-_clock: Clock = Clock()
-
-
-def get_clock() -> Clock:
-    return _clock
-
-
-def set_clock(clock: Clock) -> None:
-    global _clock
-    _clock = clock
-
-
-def now() -> datetime:
-    return _clock.now()
 
 
 def isoformat(dt: datetime | None) -> str | None:

@@ -84,8 +84,8 @@ _resolved: dict[str, str] = {}
 
 def database_url(settings: Settings) -> str:
     """The SQLAlchemy URL to use, starting the embedded server when needed."""
-    if settings.database_url:
-        return to_async_url(settings.database_url)
+    if settings.database.url:
+        return to_async_url(settings.database.url)
     key = str(settings.data_dir.resolve())
     if key not in _resolved:
         _resolved[key] = to_async_url(start_embedded(settings.data_dir))
@@ -95,13 +95,13 @@ def database_url(settings: Settings) -> str:
 def make_engine(settings: Settings, url: str | None = None) -> AsyncEngine:
     engine = create_async_engine(
         url or database_url(settings),
-        pool_size=settings.db_pool_size,
-        max_overflow=settings.db_max_overflow,
-        pool_timeout=settings.db_pool_timeout,
+        pool_size=settings.database.pool_size,
+        max_overflow=settings.database.max_overflow,
+        pool_timeout=settings.database.pool_timeout,
         json_serializer=_dumps,
         json_deserializer=orjson.loads,
     )
-    _ping_when_idle(engine, settings.db_ping_after_idle_seconds)
+    _ping_when_idle(engine, settings.database.ping_after_idle_seconds)
     return engine
 
 
@@ -274,18 +274,4 @@ def sql_for_shape(key: tuple[Any, ...], build: Any) -> str:
     return sql
 
 
-_db: Database | None = None
-
-
-def get_db() -> Database:
-    if _db is None:
-        raise RuntimeError("database not initialised")
-    return _db
-
-
-def set_db(db: Database | None) -> None:
-    global _db
-    _db = db
-
-
-__all__ = ["Base", "BigInteger", "Database", "database_url", "get_db", "make_engine", "set_db"]
+__all__ = ["Base", "BigInteger", "Database", "database_url", "make_engine"]

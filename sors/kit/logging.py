@@ -35,9 +35,9 @@ def configure_logging(settings: Settings) -> None:
     global _configured
     if _configured:
         return
-    level = getattr(logging, settings.log_level.upper(), logging.INFO)
+    level = getattr(logging, settings.logging.level.upper(), logging.INFO)
     logging.basicConfig(stream=sys.stderr, level=level, format="%(message)s")
-    renderer = structlog.processors.JSONRenderer() if settings.log_json else concise
+    renderer = structlog.processors.JSONRenderer() if settings.logging.json_lines else concise
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,

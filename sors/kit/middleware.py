@@ -114,8 +114,8 @@ class ApiMiddleware:
         original_receive: Receive,
     ) -> None:
         app_state = scope["app"].state
-        if app_state.clock_sync is not None:  # set by the app factory (simulated time)
-            await app_state.clock_sync(app_state)
+        runtime = app_state.runtime
+        await runtime.clock.refresh()  # simulated time lives in the database
         path: str = scope.get("path", "")
         is_api = path.startswith("/api/") and path not in UNLIMITED_PATHS
         if is_api and body:
@@ -127,9 +127,9 @@ class ApiMiddleware:
         key = extract_api_key(scope) if is_api and in_process is None else None
         principal = None
         if in_process is not None:
-            principal = await app_state.key_cache.resolve_id(app_state.db, in_process.key_id)
+            principal = await app_state.key_cache.resolve_id(runtime.database, in_process.key_id)
         elif key:
-            principal = await app_state.key_cache.resolve(app_state.db, key)
+            principal = await app_state.key_cache.resolve(runtime.database, key)
         state["principal"] = principal
 
         if is_api:
@@ -152,7 +152,7 @@ class ApiMiddleware:
         ):
             await idempotency.run(
                 self.app, scope, receive, send, body=body, account_id=principal.account_id,
-                key=_header(scope, b"idempotency-key") or "", db=app_state.db,
+                key=_header(scope, b"idempotency-key") or "", db=runtime.database,
             )
             return
         await self.app(scope, receive, send)

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from sors.kit.errors import UnknownField
 from sors.kit.openapi import query_names
+from sors.kit.runtime import Runtime
 from sors.kit.schemas import unknown_field_message
 
 AfterCommit = Callable[[], Awaitable[None]]
@@ -38,7 +41,13 @@ class RouteSpec:
 
 @dataclass
 class RequestContext:
+    """One request's unit of work: its session, the runtime it runs in, the instant it is
+    handled at (one reading of the runtime's clock, so every row it writes agrees), and
+    what runs after its commit."""
+
     session: AsyncSession
+    runtime: Runtime
+    now: datetime
     after_commit: list[AfterCommit] = field(default_factory=list)
 
 
@@ -48,7 +57,7 @@ class UnitOfWork:
     rollback (`after_rollback`)."""
 
     async def run(self, endpoint: Endpoint, request: Request, spec: RouteSpec) -> Response:
-        async with request.app.state.db.sessionmaker() as session:
+        async with runtime_of(request).database.sessionmaker() as session:
             ctx = open_context(request, session)
             try:
                 refuse_unknown_query(request, spec.known_query)
@@ -90,9 +99,15 @@ class SorsRoute(APIRoute):
 
 
 def open_context(request: Request, session: AsyncSession) -> RequestContext:
-    ctx = RequestContext(session)
+    runtime = runtime_of(request)
+    ctx = RequestContext(session, runtime, runtime.now())
     request.state.ctx = ctx
     return ctx
+
+
+def runtime_of(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
 
 
 async def run_after_commit(ctx: RequestContext) -> None:
@@ -121,3 +136,11 @@ async def get_context(request: Request) -> RequestContext:
 
 def context_of(request: Request) -> RequestContext:
     return request.state.ctx
+
+
+async def get_runtime(request: Request) -> Runtime:
+    return runtime_of(request)
+
+
+Context = Annotated[RequestContext, Depends(get_context)]
+CurrentRuntime = Annotated[Runtime, Depends(get_runtime)]

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sors.jobs.scheduler import register
+from sors.kit.runtime import Runtime
 from sors.monitoring import service
 
 BATCH = 200
@@ -25,15 +25,13 @@ def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
 
 
-@register("monitoring.resume")
-async def resume_funded(session: AsyncSession, now: datetime) -> int:
+async def resume_funded(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Entries paused for credits whose account can pay a refresh again: due at once."""
     async with _sessions(session)() as s, s.begin():
         return await service.resume_funded(s, now)
 
 
-@register("monitoring.refresh")
-async def refresh_due(session: AsyncSession, now: datetime) -> int:
+async def refresh_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Charge and queue every due refresh (or pause it); returns how many were queued."""
     maker = _sessions(session)
     started = 0
@@ -43,3 +41,10 @@ async def refresh_due(session: AsyncSession, now: datetime) -> int:
         started += out.started
         if out.seen < BATCH:
             return started
+
+
+# This domain's scheduled checks, in the order a tick runs them (named in sors.wiring).
+CHECKS = (
+    ("monitoring.resume", resume_funded),
+    ("monitoring.refresh", refresh_due),
+)

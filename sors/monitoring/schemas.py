@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from sors.catalog.models import Profile
-from sors.catalog.responses import FlatPost
+from sors.catalog.records.schemas import FlatPost
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel, Timestamp, one_of_sets, together
 from sors.monitoring.models import TrackedProfile

@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.billing import service as billing
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
-from sors.catalog import repository as catalog_repo
-from sors.catalog import service as catalog
 from sors.catalog.models import Profile
-from sors.catalog.records import flat_post
+from sors.catalog.records import repository as catalog_repo
+from sors.catalog.records import service as catalog
+from sors.catalog.records.build import flat_post
 from sors.events import service as events
 from sors.jobs import service as jobs
 from sors.kit import clock

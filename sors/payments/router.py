@@ -152,7 +152,7 @@ def _keyless_form(request: Request, error: str | None = None, status: int = 200)
 
 @pages.post("/checkout/keyless")
 async def keyless_start(request: Request, session: Session) -> Response:
-    if not request.app.state.settings.keyless_checkout_enabled:
+    if not request.app.state.settings.payments.keyless_checkout_enabled:
         raise NotFound("Keyless checkout is not offered here.")
     decision = await request.app.state.limiter.hit("ip", client_ip(request.scope))
     if not decision.allowed:

@@ -5,7 +5,6 @@ payment's transaction."""
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -24,6 +23,7 @@ from sors.config import Settings
 from sors.kit.clock import isoformat
 from sors.kit.errors import RateLimited, Unavailable, ValidationFailed
 from sors.kit.ids import new_id
+from sors.kit.runtime import Registries
 from sors.payments.models import CheckoutSession, PaymentEvent
 from sors.payments.providers import (
     SUBSCRIPTION_KINDS,
@@ -41,33 +41,22 @@ KEYLESS_PACK = "pack_s"
 _LOCK_CLASS = 0x534F5253 + 2  # advisory lock class: top-up links of one account
 
 
-# The in-process event "a checkout paid into an existing account", in the payment's
-# transaction. Subscribers are connected in one place, `sors.wiring`.
-PaymentHook = Callable[[AsyncSession, str, datetime], Awaitable[Any]]
-PAYMENT_HOOKS: list[PaymentHook] = []
+# In-process events, heard by listeners the wiring module names (`sors.wiring`):
+# - "a checkout paid into an existing account", in the payment's transaction, before the
+#   account row is locked: `(session, account_id, now)`;
+# - Stripe's subscription and invoice events, which are the subscriptions feature's (it
+#   sits above payments): `(session, event, now) -> outcome`.
+CREDITS_ARRIVING = "payments.credits_arriving"
+SUBSCRIPTION_EVENT = "payments.subscription_event"
 
 
-def on_payment(hook: PaymentHook) -> PaymentHook:
-    PAYMENT_HOOKS.append(hook)
-    return hook
-
-
-# Subscription and invoice events are the subscriptions feature's (it sits above payments):
-# `sors.wiring` connects its handler here. It returns its outcome.
-SubscriptionEventHook = Callable[[AsyncSession, ProviderEvent, datetime], Awaitable[str]]
-SUBSCRIPTION_EVENT_HOOKS: list[SubscriptionEventHook] = []
-
-
-def on_subscription_event(hook: SubscriptionEventHook) -> SubscriptionEventHook:
-    SUBSCRIPTION_EVENT_HOOKS.append(hook)
-    return hook
-
-
-async def credits_arriving(session: AsyncSession, account_id: str, now: datetime) -> None:
+async def credits_arriving(
+    session: AsyncSession, account_id: str, now: datetime, registries: Registries
+) -> None:
     """What waits for credits (paused monitoring) runs before a grant locks the account row:
     the scheduler's refresh takes its locks in that order too, so the two cannot deadlock."""
-    for hook in PAYMENT_HOOKS:
-        await hook(session, account_id, now)
+    for listener in registries.listening(CREDITS_ARRIVING):
+        await listener(session, account_id, now)
 
 
 def pack(pack_id: str) -> Pack:
@@ -155,7 +144,7 @@ async def create_topup_link(
             )
         )
     ).one()
-    limit = settings.topup_links_per_hour
+    limit = settings.rate_limits.topup_links_per_hour
     if count >= limit:
         retry = max(1, math.ceil((oldest + RATE_WINDOW - now).total_seconds()))
         raise RateLimited(
@@ -235,6 +224,7 @@ async def complete(
     *,
     enforce_expiry: bool,
     issue_key: bool,
+    registries: Registries,
 ) -> Completion:
     """Mark the checkout paid and grant its credits, exactly once. `enforce_expiry`: the
     local checkout refuses an expired session (a provider's own expiry is authoritative
@@ -251,7 +241,7 @@ async def complete(
     if cs.account_id is not None:
         # What waits for this payment (monitoring paused for credits: `sors.wiring` connects
         # it) runs before the account row is locked.
-        await credits_arriving(session, cs.account_id, now)
+        await credits_arriving(session, cs.account_id, now, registries)
         await billing.grant(
             session,
             cs.account_id,
@@ -288,7 +278,9 @@ async def reveal_key(session: AsyncSession, session_id: str, now: datetime) -> s
     return key
 
 
-async def handle_event(session: AsyncSession, event: ProviderEvent, now: datetime) -> Completion:
+async def handle_event(
+    session: AsyncSession, event: ProviderEvent, now: datetime, registries: Registries
+) -> Completion:
     """Act on one verified provider event, at most once per event id."""
     recorded = (
         await session.execute(
@@ -307,8 +299,8 @@ async def handle_event(session: AsyncSession, event: ProviderEvent, now: datetim
         return Completion("duplicate")
     if event.kind in SUBSCRIPTION_KINDS or event.subscription is not None:
         outcome = "unknown"
-        for hook in SUBSCRIPTION_EVENT_HOOKS:
-            outcome = await hook(session, event, now)
+        for listener in registries.listening(SUBSCRIPTION_EVENT):
+            outcome = await listener(session, event, now)
         return Completion(outcome)
     if not event.session_id:
         return Completion("unknown")

@@ -73,7 +73,7 @@ def ytdlp_check(today: date) -> Check:
 
 
 def proxy_check(settings: Any, platform: str) -> Check:
-    if getattr(settings, "http_proxy", None):
+    if settings.sources.http_proxy:
         return Check("proxy", "ok", "SORS_HTTP_PROXY is set")
     why = {"tiktok": "TikTok blocks server IPs, sometimes for a day",
            "instagram": "Instagram limits cloud and datacenter IPs hardest",
@@ -106,15 +106,15 @@ def file_check(name: str, setting: str, value: str | None, *, now: float,
 
 
 def _apify_checks(settings: Any, platform: str) -> list[Check]:
-    actor = getattr(settings, f"apify_{platform}_actor")
+    actor = getattr(settings.apify, f"{platform}_actor")
     checks = [Check("actor", "ok", f"{actor} (SORS_APIFY_{platform.upper()}_ACTOR)")]
-    if getattr(settings, "apify_token", None):
+    if settings.apify.token:
         checks.insert(0, Check("token", "ok", "SORS_APIFY_TOKEN is set"))
     else:
         checks.insert(0, Check("token", "error", "SORS_APIFY_TOKEN is not set",
                                "create a token at console.apify.com (Settings → API & "
                                "Integrations) and set SORS_APIFY_TOKEN"))
-    budget = getattr(settings, "apify_daily_usd_budget", None)
+    budget = settings.apify.daily_usd_budget
     checks.append(Check("budget", "ok" if budget is not None else "warning",
                         f"the keeper may spend ${budget:g} a day" if budget is not None
                         else "no daily budget: the catalog keeper's provider runs are unlimited",
@@ -130,7 +130,7 @@ def _web_checks(settings: Any, platform: str, today: date, now: float) -> list[C
             if _version("curl_cffi") or _version("curl-cffi") else
             Check("curl_cffi", "error", "not installed: without it yt-dlp's TikTok "
                   "impersonation silently fails", "pip install curl_cffi"))
-        cookies = getattr(settings, "tiktok_cookies_file", None)
+        cookies = settings.sources.tiktok_cookies_file
         checks.append(file_check("cookies", "SORS_TIKTOK_COOKIES_FILE", cookies, now=now,
                                  required_fix="export a logged-in browser's tiktok.com cookies "
                                  "(Netscape format) and set SORS_TIKTOK_COOKIES_FILE")
@@ -143,7 +143,7 @@ def _web_checks(settings: Any, platform: str, today: date, now: float) -> list[C
                       Check("instaloader", "error", "not installed", "pip install instaloader"))
         checks.append(file_check(
             "session", "SORS_INSTAGRAM_SESSION_FILE",
-            getattr(settings, "instagram_session_file", None), now=now,
+            settings.sources.instagram_session_file, now=now,
             required_fix="logged-out Instagram answers 401 from server IPs: save a session "
             "(instaloader --login USER) and set SORS_INSTAGRAM_SESSION_FILE, or use a data "
             "provider (SORS_APIFY_TOKEN)"))
@@ -222,6 +222,6 @@ def _fix_for(r: PlatformReport, exc: Exception) -> str:
 
 def exit_status(settings: Any, reports: list[PlatformReport]) -> int:
     """1 when a platform the running service would use live cannot work."""
-    if getattr(settings, "platform_source", "live") != "live":
+    if settings.platform_source != "live":
         return 0
     return 1 if any(r.status == "error" for r in reports) else 0

@@ -7,27 +7,31 @@ Imports are lazy: the live adapters pull in yt-dlp and instaloader, which the si
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
+from sors.config import Settings
+from sors.kit.clock import Clock
+from sors.kit.db import Database
 from sors.platforms.base import PlatformAdapter
 
 
 def get_adapter(settings: Any, *, sim_seed: int | None = None, db: Any = None) -> PlatformAdapter:
     """`settings.platform_source`: "sim" (the seeded simulated world) or "live".
 
-    The simulated world's seed is `sim_seed` when given, else `settings.sim_seed`, else 0.
+    The simulated world's seed is `sim_seed` when given, else `settings.sim.seed`, else 0.
     It must be the seed the stored world was built with (the demo keeps it in the database):
     another seed is another world, where every stored post looks deleted.
 
     Live adapters pace their requests through one schedule shared by every process
     (platforms/shared_pacing.py): in `db`, or in Redis when configured.
     """
-    source = getattr(settings, "platform_source", "sim")
+    source = settings.platform_source
     if source == "sim":
         from sors.platforms.sim import SimAdapter, SimWorld
 
-        seed = sim_seed if sim_seed is not None else getattr(settings, "sim_seed", 0)
-        latency = float(getattr(settings, "sim_latency_seconds", 0.0) or 0.0)
+        seed = sim_seed if sim_seed is not None else settings.sim.seed
+        latency = float(settings.sim.latency_seconds or 0.0)
         return SimAdapter(SimWorld(int(seed or 0)), latency=latency)
     if source == "live":
         live = importlib.import_module("sors.platforms.live")  # lazy: yt-dlp, instaloader
@@ -38,22 +42,22 @@ def get_adapter(settings: Any, *, sim_seed: int | None = None, db: Any = None) -
     raise ValueError(f"Unknown platform source {source!r}; expected 'sim' or 'live'.")
 
 
-async def sync_clock(holder: Any) -> None:
-    """Bring this process's service clock up to date at a request or task boundary.
-    In simulation the time lives in the database (`holder` has `db`, `settings` and
-    `sim_clock`); live, the system clock needs nothing."""
-    if getattr(holder.settings, "platform_source", "sim") == "sim":
-        from sors.platforms.sim.clock import sync_process_clock
+def process_clock(settings: Settings, db: Callable[[], Database]) -> Clock:
+    """The clock a process runs on: the system clock live; in simulation the time stored
+    with the data (`db` is asked for the database at the clock's first refresh)."""
+    if settings.platform_source != "sim":
+        return Clock()
+    from sors.platforms.sim.clock import SimClock
 
-        await sync_process_clock(holder)
+    return SimClock(db, seed=settings.sim.seed)
 
 
 async def world_seed(session: Any, settings: Any) -> int | None:
     """The simulated world's seed stored with the data (None live): an adapter must be built
     for it, since another seed is another world."""
-    if getattr(settings, "platform_source", "sim") != "sim":
+    if settings.platform_source != "sim":
         return None
     from sors.platforms.sim.clock import get_state
 
     state = await get_state(session)
-    return state.seed if state is not None else settings.sim_seed
+    return state.seed if state is not None else settings.sim.seed

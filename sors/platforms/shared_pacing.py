@@ -231,8 +231,8 @@ def registry_for(settings: Any, db: Database | None) -> Any:
     chose per-process pacing, or there is no database to share through."""
     from sors.platforms.live.pacing import PacerRegistry
 
-    backend = getattr(settings, "pacing_backend", None)
-    redis_url = getattr(settings, "redis_url", None)
+    backend = settings.sources.pacing_backend
+    redis_url = settings.redis.url
     if backend is None:
         backend = "redis" if redis_url else "postgres"
     if backend == "redis" and redis_url:

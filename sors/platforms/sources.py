@@ -30,7 +30,7 @@ class SourceChoice:
 
 
 def choose(settings: Any, platform: str) -> SourceChoice:
-    chosen = getattr(settings, f"{platform}_source", None)
+    chosen = getattr(settings.sources, platform, None)
     if chosen:
         if chosen not in SOURCES[platform]:
             raise ValueError(
@@ -39,10 +39,10 @@ def choose(settings: Any, platform: str) -> SourceChoice:
             )
         return SourceChoice(platform, chosen, f"{SETTING[platform]}={chosen}")
     if platform == "youtube":
-        if getattr(settings, "youtube_api_key", None):
+        if settings.youtube.api_key:
             return SourceChoice(platform, "api", "SORS_YOUTUBE_API_KEY is set")
         return SourceChoice(platform, "web", "no SORS_YOUTUBE_API_KEY: yt-dlp scraping")
-    if getattr(settings, "apify_token", None):
+    if settings.apify.token:
         return SourceChoice(platform, "apify", "SORS_APIFY_TOKEN is set")
     scraper = "yt-dlp" if platform == "tiktok" else "instaloader and yt-dlp"
     return SourceChoice(platform, "web", f"no SORS_APIFY_TOKEN: {scraper} scraping")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from sors.config import Settings, get_settings
+from sors.config import Settings
 from sors.remix.engine_llm import LLMRemixEngine
 from sors.remix.engine_offline import ENGINE_NAME as OFFLINE_ENGINE_NAME
 from sors.remix.engine_offline import OfflineRemixEngine
@@ -33,13 +33,12 @@ class RemixEngine(Protocol):
     async def remix(self, inp: RemixInput) -> Remix: ...
 
 
-def get_engine(settings: Settings | None = None) -> RemixEngine:
-    settings = settings or get_settings()
-    if settings.llm_base_url and settings.llm_model:
+def get_engine(settings: Settings) -> RemixEngine:
+    if settings.llm.base_url and settings.llm.model:
         return LLMRemixEngine(
-            base_url=settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=settings.llm_api_key,
-            timeout=settings.llm_timeout,
+            base_url=settings.llm.base_url,
+            model=settings.llm.model,
+            api_key=settings.llm.api_key,
+            timeout=settings.llm.timeout,
         )
     return OfflineRemixEngine()

@@ -50,7 +50,7 @@ async def remix_post(
         target_niche=body.targetNiche,
         tone=body.tone,
         credits=get_pricing().cost("remix_post"),
-        max_attempts=request.app.state.settings.job_max_attempts,
+        max_attempts=request.app.state.settings.jobs.max_attempts,
     )
     bill.job_ref = job.id
     return JSONResponse({"status": "pending", "jobRef": job.id, "postId": post.id})

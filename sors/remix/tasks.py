@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sors.catalog import repository as catalog_repo
 from sors.catalog.models import PostAnalysisRecord
+from sors.catalog.records import repository as catalog_repo
 from sors.enrichment import repository as enrichment_repo
 from sors.enrichment.tasks import enrich_post
-from sors.jobs.engine import JobContext, JobFailed, RetryableJobError, handler
+from sors.jobs.engine import JobContext, JobFailed, RetryableJobError
 from sors.queue.models import Job
 from sors.remix import repository as repo
 from sors.remix.engines import RemixEngine, RemixError, RemixInput, get_engine
@@ -77,7 +77,6 @@ def kept_block(inp: RemixInput) -> dict[str, Any] | None:
     return {"hookType": inp.keep_hook_type, "stoodOut": [i["name"] for i in inp.keep]}
 
 
-@handler("remix")
 async def remix(ctx: JobContext, job: Job) -> dict[str, Any]:
     post_id = job.payload["postId"]
     await enrich_post(ctx, post_id)
@@ -95,3 +94,7 @@ async def remix(ctx: JobContext, job: Job) -> dict[str, Any]:
             s, job.id, {**result.to_dict(), "kept": kept_block(inp)}, result.engine
         )
     return {"postId": post_id}
+
+
+# The jobs this module runs, by type (named in sors.wiring's registries).
+HANDLERS = {"remix": remix}

@@ -15,7 +15,6 @@ from datetime import datetime
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.config import get_settings
 from sors.payments.providers import PaymentEvent, SubscriptionFacts
 from sors.subscriptions import invoices, state
 from sors.subscriptions import repository as repo
@@ -36,10 +35,12 @@ _STATUS = {
 }
 
 
-def _plan_of(facts: SubscriptionFacts, sub: Subscription | None) -> tuple[str, str] | None:
+def _plan_of(
+    facts: SubscriptionFacts, sub: Subscription | None, prices: dict[str, str]
+) -> tuple[str, str] | None:
     """(plan, interval): from the configured price, else our metadata, else the row."""
     if facts.price_id:
-        for key, price in get_settings().stripe_prices.items():
+        for key, price in prices.items():
             if price == facts.price_id:
                 plan_id, _, interval = key.rpartition("_")
                 return plan_id, interval

@@ -13,7 +13,7 @@ from typing import Literal
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.pricing import get_pricing
-from sors.config import get_settings
+from sors.config import Settings
 from sors.kit.errors import ApiError
 from sors.subscriptions import repository as repo
 from sors.subscriptions.plans import Plan, all_plans, get_plan
@@ -49,7 +49,9 @@ def earned_plan(spend_usd: Decimal) -> Plan | None:
     return max(earned, key=lambda p: p.rank, default=None)
 
 
-async def standing(session: AsyncSession, account_id: str, now: datetime) -> Standing:
+async def standing(
+    session: AsyncSession, account_id: str, now: datetime, settings: Settings
+) -> Standing:
     credits = await repo.spend_since(session, account_id, now - SPEND_WINDOW)
     spend = get_pricing().to_usd(credits)
     sub = await repo.get_by_account(session, account_id)
@@ -60,14 +62,13 @@ async def standing(session: AsyncSession, account_id: str, now: datetime) -> Sta
     elif earned is not None:
         plan, source = earned, "spend"
     else:
-        settings = get_settings()
         return Standing(
             None,
             None,
             spend,
-            settings.api_only_watchlist_limit,
-            settings.api_only_followed_profile_limit,
-            settings.api_only_seats,
+            settings.subscriptions.api_only_watchlist_limit,
+            settings.subscriptions.api_only_followed_profile_limit,
+            settings.subscriptions.api_only_seats,
         )
     return Standing(
         plan, source, spend, plan.watchlist_limit, plan.followed_profile_limit, plan.seats  # type: ignore[arg-type]

@@ -13,8 +13,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sors.config import get_settings
-from sors.jobs.scheduler import register
+from sors.kit.runtime import Runtime
 from sors.subscriptions import invoices, limits, notices, state
 from sors.subscriptions import repository as repo
 
@@ -25,8 +24,7 @@ def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
 
 
-@register("subscriptions.renew")
-async def renew_due(session: AsyncSession, now: datetime) -> int:
+async def renew_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     maker = _sessions(session)
     done = 0
     while True:
@@ -37,14 +35,12 @@ async def renew_due(session: AsyncSession, now: datetime) -> int:
             return done
 
 
-@register("subscriptions.notices")
-async def send_notices(session: AsyncSession, now: datetime) -> int:
+async def send_notices(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Trial-ending and failed-payment emails (sors.subscriptions.notices)."""
-    return await notices.send_due(_sessions(session), get_settings(), now, limit=BATCH)
+    return await notices.send_due(_sessions(session), rt.settings, now, limit=BATCH)
 
 
-@register("subscriptions.limits")
-async def recheck_limits(session: AsyncSession, now: datetime) -> int:
+async def recheck_limits(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Once per UTC day: limits earned by spend appear or go, and what exists follows them
     (monitoring pauses or resumes entries)."""
     async with _sessions(session)() as s, s.begin():
@@ -56,3 +52,11 @@ async def recheck_limits(session: AsyncSession, now: datetime) -> int:
             for hook in state.PLAN_HOOKS:
                 await hook(s, account_id, now)
     return len(accounts)
+
+
+# This domain's scheduled checks, in the order a tick runs them (named in sors.wiring).
+CHECKS = (
+    ("subscriptions.renew", renew_due),
+    ("subscriptions.notices", send_notices),
+    ("subscriptions.limits", recheck_limits),
+)

@@ -56,7 +56,7 @@ async def create_checkout(
     interval: str,
     now: datetime,
 ) -> dict[str, Any]:
-    if not settings.subscriptions_enabled:
+    if not settings.subscriptions.enabled:
         raise NotFound("Plans are not sold here (SORS_SUBSCRIPTIONS_ENABLED is off).")
     plan = plan_or_422(plan_id)
     sub = await repo.get_by_account(session, account_id, lock=True)
@@ -76,7 +76,7 @@ async def create_checkout(
                 account_id=account_id,
                 plan_id=plan.plan_id,
                 interval=interval,  # type: ignore[arg-type]
-                price_id=settings.stripe_prices.get(f"{plan.plan_id}_{interval}"),
+                price_id=settings.payments.stripe_prices.get(f"{plan.plan_id}_{interval}"),
                 trial_days=trial,
                 email=account.email if account else None,
                 customer_id=sub.provider_customer_id if sub else None,
@@ -224,7 +224,7 @@ async def change_plan(
         try:
             facts = await provider.update_subscription(
                 sub.provider_subscription_id,
-                price_id=settings.stripe_prices.get(f"{plan.plan_id}_{interval}")
+                price_id=settings.payments.stripe_prices.get(f"{plan.plan_id}_{interval}")
                 or stripe_subscriptions.lookup_key(plan.plan_id, interval),
                 metadata=stripe_subscriptions.metadata(account_id, plan.plan_id, interval),
             )

@@ -3,7 +3,6 @@ and announcing a change of plan (`subscription.updated`, and the in-process hook
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -12,20 +11,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.events import service as events
 from sors.kit.clock import isoformat
 from sors.kit.ids import new_id
+from sors.kit.runtime import Registries
 from sors.subscriptions import repository as repo
 from sors.subscriptions.models import Subscription
 from sors.subscriptions.plans import Plan
 
 # The in-process event "this account's plan may have changed" (subscribed, upgraded,
 # downgraded, canceled), in the change's transaction: monitoring re-applies its limit.
-# Subscribers are connected in `sors.wiring`.
-PlanHook = Callable[[AsyncSession, str, datetime], Awaitable[Any]]
-PLAN_HOOKS: list[PlanHook] = []
-
-
-def on_plan_change(hook: PlanHook) -> PlanHook:
-    PLAN_HOOKS.append(hook)
-    return hook
+# Its listeners, `(session, account_id, now)`, are named in `sors.wiring`.
+PLAN_CHANGED = "subscriptions.plan_changed"
 
 
 async def revive(
@@ -56,12 +50,14 @@ async def revive(
     return sub
 
 
-async def plan_changed(session: AsyncSession, sub: Subscription, now: datetime) -> None:
+async def plan_changed(
+    session: AsyncSession, sub: Subscription, now: datetime, registries: Registries
+) -> None:
     """`subscription.updated` and the limits of what exists, in this transaction."""
     await session.flush()
-    await events.emit(session, sub.account_id, "subscription.updated", view(sub))
-    for hook in PLAN_HOOKS:
-        await hook(session, sub.account_id, now)
+    await events.emit(session, sub.account_id, "subscription.updated", view(sub), at=now)
+    for listener in registries.listening(PLAN_CHANGED):
+        await listener(session, sub.account_id, now)
 
 
 def view(sub: Subscription | None) -> dict[str, Any]:

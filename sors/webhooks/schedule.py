@@ -8,14 +8,13 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.events import service as events
-from sors.jobs.scheduler import register
+from sors.kit.runtime import Runtime
 from sors.webhooks import repository as repo
 
 BATCH = 500
 
 
-@register("webhooks.retry")
-async def retries_due(session: AsyncSession, now: datetime) -> int:
+async def retries_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     maker = async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
     queued = 0
     while True:
@@ -26,3 +25,9 @@ async def retries_due(session: AsyncSession, now: datetime) -> int:
         queued += len(due)
         if len(due) < BATCH:
             return queued
+
+
+# This domain's scheduled checks, in the order a tick runs them (named in sors.wiring).
+CHECKS = (
+    ("webhooks.retry", retries_due),
+)

@@ -55,8 +55,8 @@ class Policy:
     @classmethod
     def from_settings(cls, settings: object) -> Policy:
         return cls(
-            allow_http=bool(getattr(settings, "webhooks_allow_http", False)),
-            allow_loopback=bool(getattr(settings, "webhooks_allow_loopback", False)),
+            allow_http=bool(settings.webhooks.allow_http),
+            allow_loopback=bool(settings.webhooks.allow_loopback),
         )
 
 

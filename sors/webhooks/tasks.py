@@ -10,32 +10,32 @@ from __future__ import annotations
 from typing import Any
 
 from sors.events.service import JOB_TYPE
-from sors.jobs.engine import JobContext, handler
-from sors.jobs.platform import sync_clock
-from sors.kit import clock
+from sors.jobs.engine import JobContext
 from sors.queue.models import Job
 from sors.webhooks import sender, service, ssrf
 
 
-@handler(JOB_TYPE)
 async def deliver(ctx: JobContext, job: Job) -> dict[str, Any]:
-    await sync_clock(ctx)
     delivery_id = job.payload["deliveryId"]
     async with ctx.db.transaction() as s:
         attempt = await service.prepare_attempt(
-            s, delivery_id, int(job.payload.get("attempt", 0)), clock.now()
+            s, delivery_id, int(job.payload.get("attempt", 0)), ctx.now()
         )
     if attempt is None:
         return {"deliveryId": delivery_id, "attempted": False}
     outcome = await sender.deliver(
         attempt.url, attempt.msg_id, attempt.body, attempt.secrets,
         policy=ssrf.Policy.from_settings(ctx.settings),
-        timeout=ctx.settings.webhooks_timeout_seconds,
+        timeout=ctx.settings.webhooks.timeout_seconds,
     )
-    await sync_clock(ctx)
+    await ctx.runtime.clock.refresh()  # the attempt took time
     async with ctx.db.transaction() as s:
-        disabled = await service.record_attempt(s, delivery_id, outcome, clock.now())
+        disabled = await service.record_attempt(s, delivery_id, outcome, ctx.now())
     if disabled is not None:
         await service.notify_disabled(ctx.db.sessionmaker, ctx.settings, disabled)
     return {"deliveryId": delivery_id, "attempted": True, "ok": outcome.ok,
             "responseStatus": outcome.status}
+
+
+# The jobs this module runs, by type (named in sors.wiring's registries).
+HANDLERS = {JOB_TYPE: deliver}

@@ -18,7 +18,7 @@ import pytest
 import uvicorn
 from sqlalchemy import text
 
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.config import Settings
 from sors.kit.db import Database
 from sors.platforms.sim.clock import set_time
@@ -124,7 +124,7 @@ def busy_server(settings: Settings) -> Iterator[str]:
     from sors.app import create_app
 
     port = free_port()
-    app = create_app(settings.model_copy(update={"rate_limit_per_minute": 100_000}))
+    app = create_app(settings.with_values(**{"rate_limit_per_minute": 100_000}))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on", loop="asyncio"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from sqlalchemy import text
 
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.kit.db import Database
 from sors.platforms.sim.world import SimWorld
 

@@ -35,7 +35,7 @@ def test_numbers_check_accepts_the_evidence_and_its_roundings_only() -> None:
 async def test_a_summary_with_a_foreign_number_is_rejected_and_the_offline_one_kept(
     settings, fake_llm: FakeOpenAI
 ) -> None:
-    llm = settings.model_copy(update={"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"})
+    llm = settings.with_values(**{"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"})
     fake_llm.queue(
         json_answer({"summary": "Opening with a question did it: both outliers do, at 4.8x."}),
         json_answer({"summary": "The question hook drove 250% more views."}),
@@ -67,7 +67,7 @@ async def test_the_llm_engine_through_the_analysis_job(
 ) -> None:
     _, outliers = await creator(db)
     _, key = await create_account(db, credits=100)
-    llm = settings.model_copy(update={"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"})
+    llm = settings.with_values(**{"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"})
     fake_llm.queue(json_answer({"summary": "It made up 999 reasons."}),
                    json_answer({"summary": "Both outliers open with a question; so does this."}))
     refs = []

@@ -56,7 +56,7 @@ async def test_the_llm_is_told_what_to_keep(
     _, key = await create_account(db, credits=200)
     await client.post("/api/v1/analyses", json={"postId": outliers[-1]}, headers=auth(key))
     await run_jobs_until_idle(db, settings, timeout=120)
-    llm = settings.model_copy(update={"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"})
+    llm = settings.with_values(**{"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"})
     fake_llm.queue(json_answer({
         "title": "Espresso, asked", "description": "The question hook, for espresso.",
         "script": [{"segment": 1, "label": "Hook", "startSecond": 0, "endSecond": 3,

@@ -14,7 +14,7 @@ import pytest
 import uvicorn
 from sqlalchemy import text
 
-from sors.catalog.trends import clear_trending_cache
+from sors.catalog.trends.service import clear_trending_cache
 from sors.config import Settings
 from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from jsonschema import Draft202012Validator
 
-from sors.catalog.schemas import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, RESULT_WINDOW
+from sors.catalog.records.fields import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, RESULT_WINDOW
 from tests.factories import auth, create_account
 
 TT_POST = "https://www.tiktok.com/@nobody.here/video/7301234567890123456"

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import text
 
 from sors.alerts.links import post_link
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.cli.sim import DEMO_START
 from sors.config import Settings
 from sors.platforms.sim import SimWorld
@@ -31,7 +31,7 @@ async def test_a_simulated_post_has_a_page(client, db, settings: Settings) -> No
 
     missing = await client.get("/sim/posts/pst_doesnotexist")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
-    live = settings.model_copy(update={"platform_source": "live"})
+    live = settings.with_values(**{"platform_source": "live"})
     assert post_link(live, post_id, platform_url) == platform_url
 
 
@@ -65,7 +65,7 @@ async def test_a_simulated_post_has_its_rendered_thumbnail(client, app, db) -> N
     assert any(size == (360, 640) for (p, _), size in sizes.items() if p == "tiktok")
     assert (await client.get("/sim/thumbs/pst_doesnotexist.jpg")).status_code == 404
     shared = app.state.settings  # the session's settings object: other tests patch it
-    app.state.settings = shared.model_copy(update={"platform_source": "live"})
+    app.state.settings = shared.with_values(**{"platform_source": "live"})
     try:
         assert (await client.get(f"/sim/thumbs/{rows[0][0]}.jpg")).status_code == 404
     finally:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import text
 
 from sors.accounts import service as accounts
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.platforms.sim.world import SimWorld
 from tests.factories import balance_and_ledger_sum, create_account
 

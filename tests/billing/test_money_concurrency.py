@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import httpx
 from sqlalchemy import text
 
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, balance_and_ledger_sum, create_account
 

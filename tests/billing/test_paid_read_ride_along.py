@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from sors.billing import repository as billing_repo
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.kit.db import Database
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, balance_and_ledger_sum, create_account

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import httpx
 
 from sors.billing.pricing import get_pricing
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, create_account
 

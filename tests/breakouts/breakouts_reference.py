@@ -16,7 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.breakouts.repository import BreakoutQuery, params_of
-from sors.catalog.repository import score_column
+from sors.catalog.records.repository import score_column
 
 # The same stopwords as the extraction rules of migration 0014 (one list).
 STOPWORDS = importlib.import_module("sors.migrations.versions.0014_post_ideas").STOPWORDS

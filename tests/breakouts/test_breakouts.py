@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from sors.platforms.base import CrawlSnapshot
 from sors.platforms.sim.clock import set_time
-from tests.catalog.test_baselines import T, ingest, post, profile
+from tests.catalog.ingest.test_baselines import T, ingest, post, profile
 from tests.factories import auth, create_account
 
 BIO = "Sourdough baking and bread recipes at home"

@@ -17,7 +17,7 @@ from sors.platforms import taxonomy
 from sors.platforms.base import CrawlSnapshot
 from tests.breakouts.breakouts_reference import reference_breakouts
 from tests.breakouts.test_breakouts import _baker
-from tests.catalog.test_baselines import T, ingest
+from tests.catalog.ingest.test_baselines import T, ingest
 
 KINDS = ("hashtag", "phrase", "format", "sound")
 # Captions that exercise every rule: repeated and mixed-case tags, one-letter tags, accents,

@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from sors.demo.seed import seed_world
 from tests.breakouts.test_breakouts import _baker
-from tests.catalog.test_baselines import T, ingest
+from tests.catalog.ingest.test_baselines import T, ingest
 
 # The definition breakouts used to work out per request (and the reference still does).
 DERIVED = """

@@ -18,8 +18,8 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from sors.catalog.ingest import ingest_crawls
-from sors.catalog.trends import clear_trending_cache
+from sors.catalog.ingest.service import ingest_crawls
+from sors.catalog.trends.service import clear_trending_cache
 from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database
@@ -184,8 +184,7 @@ async def _seed_edges(db: Database) -> None:
 # ---- fixtures -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="package")
-async def world(app: Any, db: Database) -> AsyncIterator[World]:
+async def _seed(app: Any, db: Database) -> tuple[str, str]:
     await reset_tables(db, KEEP_TABLES)
     clear_trending_cache()
     async with db.transaction() as s:
@@ -193,15 +192,39 @@ async def world(app: Any, db: Database) -> AsyncIterator[World]:
     app.state.sim_clock = None  # the next request installs the simulated clock afresh
     await seed_world(db, profiles=SIM_PROFILES, seed=SIM_SEED, now=NOW)
     await _seed_edges(db)
-    account_id, key = await create_account(db, credits=1_000_000)
+    return await create_account(db, credits=1_000_000)
+
+
+async def _still_seeded(db: Database, account_id: str) -> bool:
+    async with db.session() as s:
+        found = await s.execute(text("SELECT 1 FROM accounts WHERE id = :a"), {"a": account_id})
+        return found.first() is not None
+
+
+@pytest.fixture(scope="package")
+async def _world_client(app: Any, db: Database) -> AsyncIterator[dict[str, Any]]:
+    """The package's client and what it last seeded; torn down with the package."""
     transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5601))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-        yield World(client, db, app, key, account_id, NOW)
-    await reset_tables(db, KEEP_TABLES)
-    clear_trending_cache()
-    await app.state.limiter.reset()
-    app.state.sim_clock = None
-    clock_mod.set_clock(clock_mod.Clock())
+        box: dict[str, Any] = {"client": client}
+        yield box
+    if "account" in box:
+        await reset_tables(db, KEEP_TABLES)
+        clear_trending_cache()
+        await app.state.limiter.reset()
+        app.state.sim_clock = None
+        clock_mod.set_clock(clock_mod.Clock())
+
+
+@pytest.fixture
+async def world(app: Any, db: Database, _world_client: dict[str, Any]) -> World:
+    """Seeded once per package, and again when a test between two of its users emptied the
+    tables (the tests of search by meaning start from an empty catalog)."""
+    box = _world_client
+    if "account" not in box or not await _still_seeded(db, box["account"][0]):
+        box["account"] = await _seed(app, db)
+    account_id, key = box["account"]
+    return World(box["client"], db, app, key, account_id, NOW)
 
 
 @pytest.fixture(autouse=True)

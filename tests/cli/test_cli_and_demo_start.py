@@ -71,7 +71,7 @@ def test_a_live_data_dir_refuses_the_sim_clock_and_says_why(tmp_path: Path, pg_u
 
 
 async def test_three_demo_starts_leave_one_active_key(db, settings: Settings, tmp_path: Path) -> None:
-    s = settings.model_copy(update={"data_dir": tmp_path})
+    s = settings.with_values(**{"data_dir": tmp_path})
     first = await ensure_demo_account(db, s)
     again = [await ensure_demo_account(db, s) for _ in range(3)]
     assert all(a == first for a in again)  # same account, same key, same balance

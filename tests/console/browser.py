@@ -41,7 +41,7 @@ def serve(settings: Settings) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    app = create_app(settings.model_copy(update={"base_url": base}))
+    app = create_app(settings.with_values(**{"base_url": base}))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                            loop="asyncio"))
     previous = os.environ.get("SORS_INPROCESS_ROLES")

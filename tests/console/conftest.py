@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from sors.catalog.trends import clear_trending_cache
+from sors.catalog.trends.service import clear_trending_cache
 from sors.demo.seed import seed_world
 from sors.kit import clock as clock_mod
 from sors.kit.db import Database

@@ -5,12 +5,12 @@ recorded counts; the run's cost on the job and in provider_runs; failures typed 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
 
+from sors.config import Settings
 from sors.jobs import service as jobs
 from sors.platforms.live import LiveAdapter
 from tests.factories import auth, balance_and_ledger_sum, create_account
@@ -26,7 +26,7 @@ HANDLE = "kossof.salon.spa"
 
 
 def live(fake: FakeApify, token: str = GOOD_TOKEN, **extra: Any) -> LiveAdapter:
-    settings = SimpleNamespace(
+    settings = Settings(
         platform_source="live", apify_token=token, apify_base_url=fake.url,
         apify_tiktok_actor="clockworks~tiktok-scraper",
         apify_instagram_actor="apify~instagram-scraper",

@@ -20,12 +20,12 @@ import pytest
 from sqlalchemy import text
 
 from sors.billing.pricing import get_pricing
-from sors.catalog.rising import RISING_MIN_VS_MEDIAN
-from sors.catalog.trend_responses import Rising
+from sors.catalog.ingest.trajectory import RISING_MIN_VS_MEDIAN
 from sors.demo import worldbuild
 from sors.kit.db import Database
 from sors.platforms.sim import clock as sim_clock
 from sors.platforms.sim.world import SimWorld
+from sors.rising.schemas import Rising
 from tests.conftest import KEEP_TABLES
 from tests.console.conftest import sign_in
 from tests.factories import auth, balance_and_ledger_sum, create_account, reset_tables

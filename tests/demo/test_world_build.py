@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import text
 
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.demo import worldbuild
 from sors.kit.db import Database
 from sors.platforms.base import PLATFORMS

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from sqlalchemy import select, text
 
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.catalog.models import Post
 from sors.kit.db import Database
 from sors.platforms.base import PostNotFound, PostSnapshot

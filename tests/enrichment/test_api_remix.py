@@ -181,7 +181,7 @@ async def test_llm_remix_wired_through_settings(
     assert await ledger_kinds(db, account_id) == ["grant", "charge", "charge", "refund"]
 
     # The endpoint down: retried while attempts remain, then failed and refunded once.
-    down = settings.model_copy(update={"llm_base_url": closed_port_url(), "llm_model": "fake-llm"})
+    down = settings.with_values(**{"llm_base_url": closed_port_url(), "llm_model": "fake-llm"})
     job_ref = (await client.post(REMIX, json=body, headers=auth(key))).json()["jobRef"]
     await run_jobs_until_idle(db, down, timeout=300)
     r = (await client.get(f"{REMIX}/{job_ref}", headers=auth(key))).json()

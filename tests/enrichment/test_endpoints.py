@@ -169,7 +169,7 @@ async def test_slideshow_transcript_is_its_rendered_text(
     await run_jobs_until_idle(db, settings, timeout=300)
     assert (await job(client, key, r.json()["jobRef"]))["status"] == "completed"
 
-    from sors.catalog.service import transcript_for, visual_analysis_for
+    from sors.catalog.records.service import transcript_for, visual_analysis_for
 
     async with db.session() as s:
         transcript = await transcript_for(s, post.id)
@@ -307,7 +307,7 @@ async def test_model_error_fails_and_refunds(
 ) -> None:
     post = await video_post(db)
     account_id, key = await create_account(db, credits=10)
-    broken = settings.model_copy(update={"whisper_model": str(tmp_path / "no-such-model")})
+    broken = settings.with_values(**{"whisper_model": str(tmp_path / "no-such-model")})
     await _fails_with(
         client, db, settings, key, account_id, post.id, "model_unavailable", ctx_settings=broken
     )

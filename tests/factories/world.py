@@ -11,32 +11,35 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from sors.catalog.ingest import ingest_crawls
-from sors.config import Settings
+from sors.catalog.ingest.service import ingest_crawls
 from sors.jobs.scheduler import Scheduler
-from sors.kit import clock as clock_mod
 from sors.kit.db import Database
+from sors.kit.runtime import Runtime
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 from sors.platforms.sim import clock as sim_clock
+from sors.platforms.sim.clock import SimClock
 from sors.platforms.sim.world import SimWorld
 from tests.factories.jobs import run_jobs_until_idle
 
 
-async def set_time(db: Database, at: datetime, app: Any = None) -> None:
-    """Move simulated time (what `sors sim clock set` does) and make every holder of a
-    cached simulated clock re-read it."""
+def fresh_sim_clock(db: Database) -> SimClock:
+    """The tests' clock: simulated time read afresh at every refresh (every request, job and
+    tick), so a test that moves it sees the new time at once."""
+    return SimClock(lambda: db, ttl=0)
+
+
+async def set_time(db: Database, at: datetime) -> None:
+    """Move simulated time (what `sors sim clock set` does); the test runtime's clock reads
+    it at its next refresh (every request, job and tick)."""
     async with db.transaction() as s:
         await sim_clock.set_time(s, at)
-    await sim_clock.install(db)
-    if app is not None:
-        app.state.sim_clock = None
 
 
-async def run_once(db: Database, settings: Settings) -> tuple[dict[str, int], int, dict[str, int]]:
+async def run_once(runtime: Runtime) -> tuple[dict[str, int], int, dict[str, int]]:
     """`sors scheduler run-once`: tick, run the jobs it queued, tick again."""
-    sched = Scheduler(db, settings)
+    sched = Scheduler(runtime)
     first = await sched.tick()
-    ran = await run_jobs_until_idle(db, settings, timeout=120)
+    ran = await run_jobs_until_idle(runtime, timeout=120)
     second = await sched.tick()
     return first, ran, second
 
@@ -69,8 +72,7 @@ async def sim_time_restored(db: Database, app: Any) -> AsyncIterator[None]:
     if before is not None:
         async with db.transaction() as s:
             await sim_clock.set_time(s, before)
-    app.state.sim_clock = None
-    clock_mod.set_clock(clock_mod.Clock())
+    app.state.runtime.clock = fresh_sim_clock(db)
 
 
 # ---- hand-made crawls ---------------------------------------------------------------------

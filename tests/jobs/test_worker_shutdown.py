@@ -45,7 +45,7 @@ async def _wait_for(db, job_id: str, status: str, timeout: float) -> None:
 def _worker(settings, tmp_path: Path, grace: float, metrics_port: int) -> SorsProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SORS_")}
     env.update({
-        "SORS_DATABASE_URL": settings.database_url, "SORS_DATA_DIR": str(tmp_path),
+        "SORS_DATABASE_URL": settings.database.url, "SORS_DATA_DIR": str(tmp_path),
         "SORS_PLATFORM_SOURCE": "sim", "SORS_SECRET_KEY": "worker-test-secret",
         "SORS_SIM_LATENCY_SECONDS": "5", "SORS_WORKER_GRACE_SECONDS": str(grace),
         "SORS_LOG_LEVEL": "INFO",

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from sors.catalog.freshness import Policy
+from sors.catalog.ingest.freshness import Policy
 from sors.jobs.scheduler import Scheduler
 from sors.keeper import service as keeper
 from tests.factories import auth, create_account
@@ -35,7 +35,7 @@ async def test_tiers_from_each_crawl_and_most_overdue_first(client, db, app, set
     await profile_with_posts(db, "quiet.one", T0, [100, 120])
     gone = await profile_with_posts(db, "gone.away", T0, [3])
     async with db.transaction() as s:
-        from sors.catalog.freshness import deactivate
+        from sors.catalog.ingest.freshness import deactivate
 
         await deactivate(s, gone, T0)
     # An outlier published in the last 30 days makes a profile hot too.
@@ -71,11 +71,11 @@ async def test_tiers_from_each_crawl_and_most_overdue_first(client, db, app, set
     assert {d.tier for d in top2} == {"hot"}
 
     # Operator settings change the targets at once: active every 12 h.
-    settings.catalog_target_active_hours = 12
+    settings.keeper.target_active_hours = 12
     try:
         assert ("plain.active", "active") in await due_at(T0 + timedelta(hours=13))
     finally:
-        settings.catalog_target_active_hours = 72
+        settings.keeper.target_active_hours = 72
 
 
 async def test_budget_per_platform_per_hour_and_no_ledger(client, db, app, settings,
@@ -223,11 +223,11 @@ async def test_the_keeper_stops_at_the_providers_daily_budget(db, settings, clea
     queues no TikTok crawl until the next UTC day; other platforms are not held back."""
     from dataclasses import replace
 
-    from sors.catalog import spend
+    from sors.catalog.ingest import spend
     from sors.platforms.base import SourceRun
     from tests.factories.world import hand_crawl, hand_post, ingest
 
-    live = settings.model_copy(update={
+    live = settings.with_values(**{
         "platform_source": "live", "apify_token": "apify_api_x", "apify_daily_usd_budget": 1.0,
         "youtube_source": "web"})
     from tests.conftest import KEEP_TABLES
@@ -260,7 +260,7 @@ async def test_the_keeper_stops_at_the_providers_daily_budget(db, settings, clea
         # Without a budget, or on a platform not sourced from the provider: not held back.
         assert not await keeper.over_provider_budget(s, "youtube", later, live)
         assert not await keeper.over_provider_budget(
-            s, "tiktok", later, live.model_copy(update={"apify_daily_usd_budget": None}))
+            s, "tiktok", later, live.with_values(**{"apify_daily_usd_budget": None}))
     assert await keep() == 0
     async with db.transaction() as s:
         nothing = await keeper.over_provider_budget(s, "tiktok", later + timedelta(days=1), live)

@@ -9,7 +9,7 @@ import httpx
 from sqlalchemy import update
 
 from sors.accounts.models import Account
-from sors.catalog import spend
+from sors.catalog.ingest import spend
 from sors.platforms.base import SourceRun
 from sors.platforms.sim import clock as sim_clock
 from tests.factories import auth, create_account

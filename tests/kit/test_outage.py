@@ -8,7 +8,7 @@ from sors.kit.db import Database, make_engine
 
 async def test_database_down_is_503_with_retry_after(settings) -> None:
     down_url = "postgresql+psycopg://nobody@127.0.0.1:9/nothing"  # port 9: nothing listens
-    s = settings.model_copy(update={"database_url": down_url, "platform_source": "live"})
+    s = settings.with_values(**{"database_url": down_url, "platform_source": "live"})
     db = Database(make_engine(s, down_url))
     app = create_app(s, db=db)
     try:

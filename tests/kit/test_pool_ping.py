@@ -30,7 +30,7 @@ async def _backend_pid(db: Database) -> int:
 
 
 async def test_a_connection_dropped_while_idle_is_replaced(settings: Settings, pg_url: str) -> None:
-    db = Database(make_engine(settings.model_copy(update={"db_ping_after_idle_seconds": 0.0}), pg_url))
+    db = Database(make_engine(settings.with_values(**{"db_ping_after_idle_seconds": 0.0}), pg_url))
     try:
         first = await _backend_pid(db)
         plain = pg_url.replace("postgresql+psycopg://", "postgresql://")
@@ -43,7 +43,7 @@ async def test_a_connection_dropped_while_idle_is_replaced(settings: Settings, p
 
 
 async def test_a_connection_in_use_is_not_pinged(settings: Settings, pg_url: str) -> None:
-    db = Database(make_engine(settings.model_copy(update={"db_ping_after_idle_seconds": 60.0}), pg_url))
+    db = Database(make_engine(settings.with_values(**{"db_ping_after_idle_seconds": 60.0}), pg_url))
     try:
         pings = _counting_pings(db)
         pid = await _backend_pid(db)  # a new connection: pinged once
@@ -52,7 +52,7 @@ async def test_a_connection_in_use_is_not_pinged(settings: Settings, pg_url: str
         assert len(pings) == 1
     finally:
         await db.dispose()
-    db = Database(make_engine(settings.model_copy(update={"db_ping_after_idle_seconds": 0.0}), pg_url))
+    db = Database(make_engine(settings.with_values(**{"db_ping_after_idle_seconds": 0.0}), pg_url))
     try:
         pings = _counting_pings(db)
         for _ in range(3):

@@ -67,7 +67,7 @@ async def test_feedback_is_stored_and_unknown_fields_refused(client: httpx.Async
 
 
 async def test_rate_limit_per_key_gives_429_with_retry_after(settings, db) -> None:
-    app = create_app(settings.model_copy(update={"rate_limit_per_minute": 3}), db=db)
+    app = create_app(settings.with_values(**{"rate_limit_per_minute": 3}), db=db)
     _, key = await create_account(db)
     transport = httpx.ASGITransport(app=app, client=("127.0.0.9", 1))
     try:

@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 from sqlalchemy import text
 
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest.service import ingest_crawls
 from sors.platforms.base import CrawlSnapshot
-from sors.platforms.live import instagram_map as igm
-from sors.platforms.live import tiktok as tt
-from sors.platforms.live import tiktok_map as ttm
-from sors.platforms.live.tiktok_counts import looks_display_rounded
+from sors.platforms.live.web import instagram_map as igm
+from sors.platforms.live.web import tiktok as tt
+from sors.platforms.live.web import tiktok_map as ttm
+from sors.platforms.live.web.tiktok_counts import looks_display_rounded
 from tests.factories import auth, create_account
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "platforms"

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sors.config import Settings
 from sors.platforms.base import (
     Blocked,
     PlatformError,
@@ -30,13 +31,8 @@ from sors.platforms.base import (
     UnsupportedMedia,
 )
 from sors.platforms.live import LiveAdapter, normalize_handle
-from sors.platforms.live import instagram as ig
-from sors.platforms.live import instagram_map as igm
-from sors.platforms.live import tiktok as tt
-from sors.platforms.live import tiktok_map as ttm
 from sors.platforms.live import youtube as yt
-from sors.platforms.live import youtube_map as ytm
-from sors.platforms.live import youtube_ytdlp_map as ytdm
+from sors.platforms.live.api import mapping as ytm
 from sors.platforms.live.common import (
     FailureInfo,
     classify_failure,
@@ -47,7 +43,12 @@ from sors.platforms.live.common import (
 )
 from sors.platforms.live.net import is_platform_url
 from sors.platforms.live.pacing import PacerRegistry
-from sors.platforms.live.ytdlp import YtDlpFailure
+from sors.platforms.live.web import instagram as ig
+from sors.platforms.live.web import instagram_map as igm
+from sors.platforms.live.web import tiktok as tt
+from sors.platforms.live.web import tiktok_map as ttm
+from sors.platforms.live.web import youtube_map as ytdm
+from sors.platforms.live.web.ytdlp import YtDlpFailure
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "platforms"
 NOW = datetime(2026, 11, 10, 12, 0, tzinfo=UTC)
@@ -887,7 +888,7 @@ def test_ytdlp_exception_chain() -> None:
     from yt_dlp.networking.exceptions import HTTPError, TransportError
     from yt_dlp.utils import DownloadError, ExtractorError
 
-    from sors.platforms.live.ytdlp import failure_from_exception
+    from sors.platforms.live.web.ytdlp import failure_from_exception
 
     response = Response(
         io.BytesIO(b""), "https://www.tiktok.com/api/x", {"Retry-After": "90"}, status=429
@@ -1078,7 +1079,7 @@ async def test_youtube_data_api_crawl() -> None:
     seen: list[httpx.Request] = []
     async with httpx.AsyncClient(transport=youtube_api_transport(seen)) as http:
         adapter = LiveAdapter(
-            SimpleNamespace(youtube_api_key="test-key", http_proxy=None),
+            Settings(youtube_api_key="test-key", http_proxy=None),
             http_client=http,
             pacers=quiet_pacers(),
         )
@@ -1105,13 +1106,13 @@ async def test_youtube_data_api_failures() -> None:
     seen: list[httpx.Request] = []
     async with httpx.AsyncClient(transport=youtube_api_transport(seen)) as http:
         adapter = LiveAdapter(
-            SimpleNamespace(youtube_api_key="test-key"), http_client=http, pacers=quiet_pacers()
+            Settings(youtube_api_key="test-key"), http_client=http, pacers=quiet_pacers()
         )
         with pytest.raises(ProfileNotFound):
             await adapter.fetch_profile("youtube", "ghostchannel", now=NOW)
     async with httpx.AsyncClient(transport=youtube_api_transport(seen, quota=True)) as http:
         adapter = LiveAdapter(
-            SimpleNamespace(youtube_api_key="test-key"), http_client=http, pacers=quiet_pacers()
+            Settings(youtube_api_key="test-key"), http_client=http, pacers=quiet_pacers()
         )
         with pytest.raises(RateLimited) as caught:
             await adapter.fetch_profile("youtube", "cookwithsam", now=NOW)
@@ -1440,7 +1441,7 @@ async def test_instagram_crawl_through_instaloader(
 
 
 async def test_ytdlp_wrapper_offline(tmp_path: Path) -> None:
-    from sors.platforms.live.ytdlp import YtDlp, downloaded_files, written_thumbnail
+    from sors.platforms.live.web.ytdlp import YtDlp, downloaded_files, written_thumbnail
 
     runner = YtDlp(cookies_file=str(tmp_path / "missing-cookies.txt"), proxy="http://p:1")
     opts = runner.options(skip_download=True)

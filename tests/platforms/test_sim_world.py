@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from sors.config import Settings
 from sors.platforms.base import (
     CONTENT_TYPES,
     MediaFile,
@@ -534,9 +535,9 @@ async def test_adapter_has_no_media_for_deleted_posts(
 
 
 def test_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    sim = get_adapter(types.SimpleNamespace(platform_source="sim", sim_seed=7))
+    sim = get_adapter(Settings(platform_source="sim", sim_seed=7))
     assert isinstance(sim, SimAdapter) and sim.world.seed == 7
-    assert get_adapter(types.SimpleNamespace(platform_source="sim"), sim_seed=4).world.seed == 4  # type: ignore[attr-defined]
+    assert get_adapter(Settings(platform_source="sim"), sim_seed=4).world.seed == 4  # type: ignore[attr-defined]
 
     from sors.platforms.live.pacing import PacerRegistry
     from sors.platforms.shared_pacing import SharedPacerRegistry
@@ -550,7 +551,7 @@ def test_registry(monkeypatch: pytest.MonkeyPatch) -> None:
 
     live_module.LiveAdapter = LiveAdapter  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "sors.platforms.live", live_module)
-    settings = types.SimpleNamespace(platform_source="live")
+    settings = Settings(platform_source="live")
     live = get_adapter(settings)
     assert isinstance(live, LiveAdapter) and live.settings is settings
     # Without a database to share through, each process paces alone; with one, all share.

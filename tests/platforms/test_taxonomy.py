@@ -172,7 +172,7 @@ def test_a_caption_in_another_script_speaks_through_its_hashtags_alone() -> None
 def test_real_creators_from_the_recorded_exports_get_their_niche() -> None:
     from pathlib import Path
 
-    from sors.platforms.live import exports
+    from sors.platforms import exports
 
     sources = Path(__file__).parents[1] / "fixtures" / "sources" / "apify"
     found = {}

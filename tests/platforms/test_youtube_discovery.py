@@ -44,7 +44,7 @@ class _DataAPI(BaseHTTPRequestHandler):
 def data_api(monkeypatch):
     server = ThreadingHTTPServer(("127.0.0.1", 0), _DataAPI)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setattr("sors.platforms.live.youtube_api.API_BASE",
+    monkeypatch.setattr("sors.platforms.live.api.client.API_BASE",
                         f"http://127.0.0.1:{server.server_address[1]}")
     _DataAPI.calls = []
     yield _DataAPI.calls

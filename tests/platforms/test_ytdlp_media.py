@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from sors.platforms.base import UnsupportedMedia
-from sors.platforms.live.ytdlp import video_media
+from sors.platforms.live.web.ytdlp import video_media
 
 
 def test_video_media_maps_what_a_download_wrote(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from sors.catalog import curves
-from sors.catalog.ingest import ingest_crawls
+from sors.catalog.ingest import curves
+from sors.catalog.ingest.service import ingest_crawls
 from sors.kit.db import Database
 from sors.platforms.sim.clock import set_time
 from sors.platforms.sim.world import SimWorld

@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from sors.billing.pricing import get_pricing
-from sors.catalog.responses import PostRecord
-from sors.catalog.trend_responses import Rising
+from sors.catalog.records.schemas import PostRecord
 from sors.config import get_settings, set_settings
+from sors.rising.schemas import Rising
 from tests.alerts.test_alerts_api import Inbox, smtp_server  # noqa: F401  (a fixture)
 from tests.console.conftest import sign_in
 from tests.factories import auth, balance_and_ledger_sum, create_account
@@ -67,7 +67,7 @@ async def outcome(
     assert alert["trigger"] == "rising" and alert["startedTracking"]
 
     original = get_settings()
-    set_settings(settings.model_copy(update={"email_backend": "smtp", "smtp_port": port}))
+    set_settings(settings.with_values(**{"email_backend": "smtp", "smtp_port": port}))
     try:
         # The regular (daily) refresh a day after the alert sees the post at ~22.5 h, with one
         # snapshot; at 24 h of age the rising alert pulls the next refresh forward.

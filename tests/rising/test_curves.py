@@ -7,8 +7,8 @@ import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sors.catalog import rising
-from sors.catalog.curves import CURVE_AGES_HOURS, CURVE_MIN_POST_AGE_HOURS, CURVE_MIN_POSTS
+from sors.catalog.ingest import trajectory as rising
+from sors.catalog.ingest.curves import CURVE_AGES_HOURS, CURVE_MIN_POST_AGE_HOURS, CURVE_MIN_POSTS
 from tests.rising.conftest import END, History
 
 

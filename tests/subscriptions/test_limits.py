@@ -103,7 +103,7 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
     await set_time(db, start, app)
     pids = [await seed_profile(db, "tiktok", f"spend.{i}", start) for i in range(2)]
     account_id, key = await create_account(db, credits=10_000)
-    settings.api_only_watchlist_limit = 1
+    settings.subscriptions.api_only_watchlist_limit = 1
     try:
         assert (await track(client, key, pids[0])).status_code == 200
         r = await track(client, key, pids[1])
@@ -129,7 +129,7 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
         states = await paused(client, key)
         assert states == {pids[0]: None, pids[1]: "plan_limit"}
     finally:
-        settings.api_only_watchlist_limit = None
+        settings.subscriptions.api_only_watchlist_limit = None
 
 
 async def test_followed_profile_limit_caps_profiles_with_an_active_alert(
@@ -138,7 +138,7 @@ async def test_followed_profile_limit_caps_profiles_with_an_active_alert(
     await set_time(db, T0, app)
     pids = [await seed_profile(db, "tiktok", f"follow.{i}", T0) for i in range(3)]
     _, key = await create_account(db, credits=1000, email="owner@example.com")
-    settings.api_only_followed_profile_limit = 2
+    settings.subscriptions.api_only_followed_profile_limit = 2
     try:
         for pid in pids[:2]:
             r = await client.post(
@@ -165,4 +165,4 @@ async def test_followed_profile_limit_caps_profiles_with_an_active_alert(
         )
         assert r.status_code == 200, r.text
     finally:
-        settings.api_only_followed_profile_limit = None
+        settings.subscriptions.api_only_followed_profile_limit = None

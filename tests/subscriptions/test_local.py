@@ -67,7 +67,7 @@ async def test_price_list_points_at_the_plan_page_while_plans_are_sold(
     subs = (await client.get("/api/v1/pricing")).json()["subscriptions"]
     assert subs == {"trialDays": 7, "subscribeUrl": "http://testserver/app/plan"}
     _, key = await create_account(db)
-    settings.subscriptions_enabled = False
+    settings.subscriptions.enabled = False
     try:
         subs = (await client.get("/api/v1/pricing")).json()["subscriptions"]
         assert subs["subscribeUrl"] is None
@@ -76,7 +76,7 @@ async def test_price_list_points_at_the_plan_page_while_plans_are_sold(
         )
         assert r.status_code == 404
     finally:
-        settings.subscriptions_enabled = True
+        settings.subscriptions.enabled = True
 
 
 async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
@@ -220,7 +220,7 @@ async def test_subscription_and_invoice_events_reach_webhook_endpoints(
 ) -> None:
     await set_time(db, T0, app)
     account_id, key = await create_account(db)
-    settings.webhooks_allow_http = settings.webhooks_allow_loopback = True
+    settings.webhooks.allow_http = settings.webhooks.allow_loopback = True
     try:
         r = await client.post(
             "/api/v1/webhooks",
@@ -229,7 +229,7 @@ async def test_subscription_and_invoice_events_reach_webhook_endpoints(
         )
         assert r.status_code == 200, r.text
     finally:
-        settings.webhooks_allow_http = settings.webhooks_allow_loopback = False
+        settings.webhooks.allow_http = settings.webhooks.allow_loopback = False
     await subscribe(client, key)
     await set_time(db, T0 + timedelta(days=7), app)
     await run_once(db, settings)

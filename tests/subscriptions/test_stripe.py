@@ -50,7 +50,7 @@ async def sc(settings, db, clean, fake_stripe) -> AsyncIterator[httpx.AsyncClien
     fake, base = fake_stripe
     fake.requests.clear()
     fake.cancel_at_period_end = False
-    stripe_settings = settings.model_copy(update={
+    stripe_settings = settings.with_values(**{
         "payments": "stripe", "stripe_secret_key": "sk_test_sors",
         "stripe_webhook_secret": WEBHOOK_SECRET, "stripe_api_base": base,
         "stripe_prices": dict(PRICES),

@@ -50,16 +50,16 @@ __all__ = [
 
 
 def get_provider(settings: Settings) -> PaymentProvider:
-    if settings.payments == "local":
+    if settings.payments.provider == "local":
         return LocalProvider(settings.base_url)
-    if settings.payments == "stripe":
-        if not settings.stripe_secret_key or not settings.stripe_webhook_secret:
+    if settings.payments.provider == "stripe":
+        if not settings.payments.stripe_secret_key or not settings.payments.stripe_webhook_secret:
             raise ValueError(
                 "SORS_PAYMENTS=stripe needs SORS_STRIPE_SECRET_KEY and SORS_STRIPE_WEBHOOK_SECRET"
             )
         return StripeProvider(
-            settings.stripe_secret_key,
-            settings.stripe_webhook_secret,
-            api_base=settings.stripe_api_base,
+            settings.payments.stripe_secret_key,
+            settings.payments.stripe_webhook_secret,
+            api_base=settings.payments.stripe_api_base,
         )
-    raise ValueError(f"unknown payment provider {settings.payments!r}")
+    raise ValueError(f"unknown payment provider {settings.payments.provider!r}")

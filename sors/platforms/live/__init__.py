@@ -35,14 +35,14 @@ from sors.platforms.base import (
     ProfileNotFound,
     UnsupportedMedia,
 )
-
-from . import instagram, tiktok, youtube
-from .apify import ApifyClient, ApifySource
-from .instagram import InstagramFetcher
-from .pacing import PacerRegistry, PacingPolicy
-from .tiktok import TikTokFetcher
-from .youtube import YouTubeFetcher, YouTubeLimits
-from .ytdlp import YtDlp
+from sors.platforms.live import youtube
+from sors.platforms.live.apify.source import ApifyClient, ApifySource
+from sors.platforms.live.pacing import PacerRegistry, PacingPolicy
+from sors.platforms.live.web import instagram, tiktok
+from sors.platforms.live.web.instagram import InstagramFetcher
+from sors.platforms.live.web.tiktok import TikTokFetcher
+from sors.platforms.live.web.ytdlp import YtDlp
+from sors.platforms.live.youtube import YouTubeFetcher, YouTubeLimits
 
 __all__ = ["LiveAdapter", "LiveLimits", "PacerRegistry", "PacingPolicy", "normalize_handle"]
 
@@ -87,7 +87,7 @@ class LiveAdapter:
         self._limits = limits or LiveLimits()
         self._http = http_client
         self._owns_http = http_client is None
-        self._proxy: str | None = getattr(settings, "http_proxy", None)
+        self._proxy: str | None = settings.sources.http_proxy
         self._fetchers: dict[str, Any] = {}
         self._providers: dict[str, ApifySource] = {}
         self._apify: ApifyClient | None = None
@@ -111,7 +111,7 @@ class LiveAdapter:
         if platform == "youtube":
             api = sources.choose(settings, "youtube").source == "api"
             fetcher = YouTubeFetcher(
-                api_key=getattr(settings, "youtube_api_key", None) if api else None,
+                api_key=settings.youtube.api_key if api else None,
                 http=http,
                 ytdlp=YtDlp(proxy=self._proxy),
                 pacers=self._pacers,
@@ -121,7 +121,7 @@ class LiveAdapter:
             fetcher = TikTokFetcher(
                 ytdlp=YtDlp(
                     proxy=self._proxy,
-                    cookies_file=getattr(settings, "tiktok_cookies_file", None),
+                    cookies_file=settings.sources.tiktok_cookies_file,
                     sleep_between_requests=1.0,
                 ),
                 http=http,
@@ -133,7 +133,7 @@ class LiveAdapter:
                 ytdlp=YtDlp(proxy=self._proxy, sleep_between_requests=1.0),
                 http=http,
                 pacers=self._pacers,
-                session_file=getattr(settings, "instagram_session_file", None),
+                session_file=settings.sources.instagram_session_file,
                 proxy=self._proxy,
                 limit=self._limits.instagram_posts,
             )
@@ -147,16 +147,16 @@ class LiveAdapter:
             s = self._settings
             self._apify = ApifyClient(
                 self._client(),
-                token=getattr(s, "apify_token", None),
-                base_url=getattr(s, "apify_base_url", "https://api.apify.com"),
-                run_timeout=float(getattr(s, "apify_run_timeout_seconds", 300)),
+                token=s.apify.token,
+                base_url=s.apify.base_url,
+                run_timeout=float(s.apify.run_timeout_seconds),
             )
         return self._apify
 
     def _provider(self, platform: str) -> ApifySource:
         source = self._providers.get(platform)
         if source is None:
-            actor = getattr(self._settings, f"apify_{platform}_actor")
+            actor = getattr(self._settings.apify, f"{platform}_actor")
             limit = {"tiktok": self._limits.tiktok_posts,
                      "instagram": self._limits.instagram_posts}.get(platform, 30)
             source = ApifySource(self.apify_client(), platform, actor, limit=limit)
@@ -186,9 +186,9 @@ class LiveAdapter:
         if fetcher._api is None:
             raise DiscoveryUnsupported("YouTube discovery needs SORS_YOUTUBE_API_KEY (Data API)")
         if self._discovery is None:
-            from .youtube_discovery import YouTubeDiscovery
+            from sors.platforms.live.api.discovery import YouTubeDiscovery
 
-            per_day = int(getattr(self._settings, "youtube_discovery_searches_per_day", 10))
+            per_day = int(self._settings.youtube.discovery_searches_per_day)
             self._discovery = YouTubeDiscovery(fetcher._api, per_day)
         return await self._discovery.discover(niche, since=since, now=now, limit=limit)
 
@@ -205,7 +205,7 @@ class LiveAdapter:
         """A post's thumbnail image, from the platform's own hosts only (a few hundred KB)."""
         import tempfile
 
-        from .net import download
+        from sors.platforms.live.net import download
 
         with tempfile.TemporaryDirectory(prefix="sors-thumb-") as tmp:
             path, _ = await download(self._client(), platform, url, Path(tmp) / "thumb",

@@ -16,8 +16,7 @@ import anyio
 import httpx
 
 from sors.platforms.base import Platform, TransientError, UnsupportedMedia
-
-from .common import Subject, from_http_status, parse_retry_after
+from sors.platforms.live.common import Subject, from_http_status, parse_retry_after
 
 ALLOWED_HOST_SUFFIXES: Mapping[str, tuple[str, ...]] = {
     "youtube": (

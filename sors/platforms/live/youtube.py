@@ -26,13 +26,12 @@ from sors.platforms.base import (
     PostRef,
     UnsupportedMedia,
 )
-
-from . import net
-from .pacing import PacerRegistry
-from .youtube_api import YouTubeApiFetcher, YouTubeDataAPI
-from .youtube_map import VIDEO_ID_RE
-from .youtube_ytdlp import YouTubeYtDlpFetcher
-from .ytdlp import YtDlp
+from sors.platforms.live import net
+from sors.platforms.live.api.client import YouTubeApiFetcher, YouTubeDataAPI
+from sors.platforms.live.api.mapping import VIDEO_ID_RE
+from sors.platforms.live.pacing import PacerRegistry
+from sors.platforms.live.web.youtube import YouTubeYtDlpFetcher
+from sors.platforms.live.web.ytdlp import YtDlp
 
 log = logging.getLogger(__name__)
 

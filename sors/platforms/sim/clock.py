@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
@@ -64,42 +65,32 @@ async def advance(session: AsyncSession, by: timedelta) -> datetime:
 
 
 class SimClock(clock_mod.Clock):
-    """The process's view of simulated time, re-read from the database at most once per
-    `ttl` seconds (at request and task boundaries)."""
+    """A process's view of simulated time: read from the database at its first refresh
+    (the world's state is made then, with `seed`, if the data has none yet) and re-read at
+    most once per `ttl` seconds after (doors refresh at request and job boundaries)."""
 
-    def __init__(self, at: datetime, ttl: float = 1.0) -> None:
-        self._at = at
-        self._read = time.monotonic()
+    def __init__(self, db: Callable[[], Database], *, seed: int = 0, ttl: float = 1.0) -> None:
+        self._db = db
+        self._seed = seed
         self._ttl = ttl
+        self._at: datetime | None = None
+        self._read = 0.0
 
     def now(self) -> datetime:
+        if self._at is None:
+            raise RuntimeError("the simulated clock has not been read yet: refresh() it first")
         return self._at
 
-    async def refresh(self, db: Database, *, force: bool = False) -> None:
-        if not force and time.monotonic() - self._read < self._ttl:
+    async def refresh(self, *, force: bool = False) -> None:
+        if self._at is not None and not force and time.monotonic() - self._read < self._ttl:
             return
-        async with db.session() as s:
-            state = await get_state(s)
-        if state is not None:
-            self._at = state.now
+        if self._at is None:
+            async with self._db().transaction() as s:
+                state = await ensure_state(s, seed=self._seed)
+                self._at = state.now
+        else:
+            async with self._db().session() as s:
+                state = await get_state(s)
+            if state is not None:
+                self._at = state.now
         self._read = time.monotonic()
-
-
-async def install(db: Database, *, seed: int = 0) -> SimClock:
-    """Make simulated time the process clock (sim mode)."""
-    async with db.transaction() as s:
-        state = await ensure_state(s, seed=seed)
-    sim = SimClock(state.now)
-    clock_mod.set_clock(sim)
-    return sim
-
-
-async def sync_process_clock(app_state: object) -> None:
-    """Called at each request/task boundary in sim mode: install or refresh the clock."""
-    sim = getattr(app_state, "sim_clock", None)
-    db = app_state.db  # type: ignore[attr-defined]
-    if sim is None or clock_mod.get_clock() is not sim:
-        sim = await install(db, seed=app_state.settings.sim_seed)  # type: ignore[attr-defined]
-        app_state.sim_clock = sim  # type: ignore[attr-defined]
-    else:
-        await sim.refresh(db)

@@ -1,0 +1,1 @@
+"""The catalog's records: posts and profiles as the API shows them, their reads and endpoints."""

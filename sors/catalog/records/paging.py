@@ -1,0 +1,55 @@
+"""Paging and time frames, as every catalog read pages and filters (docs/API.md, "Paging"):
+the result window, a page's place in it, a time frame's start."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sors.catalog.models import WINDOWS
+from sors.catalog.records.fields import RESULT_WINDOW
+from sors.kit import clock
+from sors.kit.errors import ValidationFailed
+
+DEFAULT_SCORE_WINDOW = "three_months"
+
+
+DEFAULT_SCORE_METHOD = "mean"
+
+
+def since(time_frame: str | None) -> datetime | None:
+    """The start of the last `time_frame` (None: no limit)."""
+    days = WINDOWS[time_frame] if time_frame else None
+    return None if days is None else clock.now() - timedelta(days=days)
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    offset: int
+    limit: int
+
+
+def page_window(page: int, page_size: int) -> _Page:
+    offset = (page - 1) * page_size
+    if offset >= RESULT_WINDOW:
+        raise ValidationFailed.single(
+            "page",
+            f"Only the first {RESULT_WINDOW:,} matches can be paged through "
+            f"(page {page} of {page_size} starts past them); narrow the search.",
+        )
+    # A page never reaches past the result window.
+    return _Page(offset, min(page_size, RESULT_WINDOW - offset))
+
+
+async def _paged(rows: list[Any], p: _Page, count: Any) -> tuple[list[Any], int, bool, bool]:
+    """(page rows, total, totalCapped, hasMore) from `limit + 1` fetched rows."""
+    more = len(rows) > p.limit
+    rows = rows[: p.limit]
+    if not more and (rows or p.offset == 0):
+        total = p.offset + len(rows)  # the last page: no count needed
+    else:
+        total = await count()
+    capped = total > RESULT_WINDOW
+    has_more = more and p.offset + p.limit < RESULT_WINDOW
+    return rows, min(total, RESULT_WINDOW), capped, has_more

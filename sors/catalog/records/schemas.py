@@ -1,0 +1,379 @@
+"""Catalog response models (docs/API.md): the post and profile records (snake_case, as the
+platform data they mirror, with the transcript and visual analysis found in a post) and the
+envelopes around them (camelCase). Re-exported by `sors.catalog.records.fields`; the MCP tools use
+them as output schemas."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from sors.catalog.models import TranscriptRecord, VisualAnalysisRecord
+from sors.catalog.records.analysis_schemas import Analysis
+from sors.kit.clock import isoformat
+from sors.kit.schemas import RequestModel, ResponseModel, Timestamp
+from sors.platforms.urls import POST_URL_PATTERN
+
+
+class TranscriptSegment(ResponseModel):
+    start: float
+    end: float
+    text: str
+
+
+class TranscriptOut(ResponseModel):
+    text: str
+    language: str | None = Field(description="ISO 639-1; null when unknown (OCR)")
+    source: Literal["speech", "on_screen_text"]
+    segments: list[TranscriptSegment]
+    created_at: Timestamp | None
+
+
+class Scene(ResponseModel):
+    index: int
+    start: float
+    end: float
+    on_screen_text: str | None
+    dominant_colors: list[str] = Field(description='"#rrggbb", most frequent first')
+
+
+class VisualAnalysisOut(ResponseModel):
+    scene_count: int
+    avg_scene_seconds: float | None
+    scenes: list[Scene]
+    on_screen_text: str | None
+    created_at: Timestamp | None
+
+
+SEGMENT_KEYS = ("start", "end", "text")
+SCENE_KEYS = ("index", "start", "end", "on_screen_text", "dominant_colors")
+
+
+def _pick(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    # JSONB stores keys in its own order; answer in the documented one.
+    return {k: item.get(k) for k in keys}
+
+
+def transcript_record(t: TranscriptRecord) -> dict[str, Any]:
+    return {
+        "text": t.text,
+        "language": t.language,
+        "source": t.source,
+        "segments": [_pick(seg, SEGMENT_KEYS) for seg in t.segments or []],
+        "created_at": isoformat(t.created_at),
+    }
+
+
+def visual_analysis_record(v: VisualAnalysisRecord) -> dict[str, Any]:
+    return {
+        "scene_count": v.scene_count,
+        "avg_scene_seconds": v.avg_scene_seconds,
+        "scenes": [_pick(scene, SCENE_KEYS) for scene in v.scenes or []],
+        "on_screen_text": v.on_screen_text,
+        "created_at": isoformat(v.created_at),
+    }
+
+
+Platform = Literal["tiktok", "instagram", "youtube"]
+WindowName = Literal[
+    "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year", "all_time"
+]
+
+
+class OutlierScores(ResponseModel):
+    """views / the profile's average views over each window; null when the window was empty."""
+
+    one_week: float | None
+    two_weeks: float | None
+    one_month: float | None
+    three_months: float | None
+    six_months: float | None
+    one_year: float | None
+    all_time: float | None
+
+
+class RobustScore(ResponseModel):
+    """Views / the median views of the creator's other posts of the same format."""
+
+    score: float | None
+    median_views: float | None
+    post_count: int
+
+
+class RobustScores(ResponseModel):
+    one_week: RobustScore
+    two_weeks: RobustScore
+    one_month: RobustScore
+    three_months: RobustScore
+    six_months: RobustScore
+    one_year: RobustScore
+    all_time: RobustScore
+
+
+class AgeAdjustedScore(ResponseModel):
+    """Views / the median views of the creator's other posts at the same age."""
+
+    score: float | None
+    expected_views: float | None
+    post_count: int
+    age_hours: float | None
+
+
+class ProjectedViews(ResponseModel):
+    low: float
+    expected: float
+    high: float
+
+
+class ExpectedViewsNow(ResponseModel):
+    p10: float
+    p50: float
+    p90: float
+
+
+class Projection(ResponseModel):
+    """Against the creator's own curve of expected views by age (docs/API.md, "Rising
+    posts"), as of the post's last crawl; null from 30 days of age, or without a curve."""
+
+    as_of: Timestamp
+    age_hours: float
+    percentile_now: float | None = Field(
+        description="Where its views sit among the creator's posts at the same age (0-100)"
+    )
+    vs_median_now: float = Field(description="Views / the creator's median views at this age")
+    expected_views_now: ExpectedViewsNow
+    accelerating: bool | None = Field(
+        description="Views per hour over its last interval above the previous interval's"
+    )
+    rising: bool = Field(description="Above the creator's p90 at this age and accelerating")
+    projected_views_7d: ProjectedViews | None
+    projected_views_30d: ProjectedViews | None
+    projected_outlier_score: float | None = Field(
+        description="The 30-day projection / the creator's three-month average views"
+    )
+    confidence: Literal["low", "medium", "high"]
+    curve_post_count: int = Field(description="The creator's posts the curve stands on here")
+
+
+class _PostCore(ResponseModel):
+    id: str = Field(examples=["pst_01jc7m0c2v8m3k2q3w4e5r6t7y"])
+    platform: Platform
+    platform_post_id: str
+    url: str | None
+    content_type: str = Field(
+        description="tiktok: video, slideshow; instagram: reel, image, carousel; "
+        "youtube: video, short, live"
+    )
+    caption: str | None
+    published_at: Timestamp | None
+    duration_seconds: float | None
+    views: int | None
+    likes: int | None
+    comments: int | None
+    shares: int | None
+    engagement_rate: float | None = Field(description="(likes + comments) / views")
+    outlier_scores: OutlierScores
+    robust_scores: RobustScores
+    age_adjusted_score: AgeAdjustedScore
+    score_status: Literal["mature", "age_adjusted", "too_young"] = Field(
+        description="Which score is fair to show. `mature`: the post was at least "
+        "`baseline_min_age_hours` (48 h) old at the crawl that scored it, so its window scores "
+        "compare like with like. Younger, its views are still coming in and a window score "
+        "sets them against mature posts' totals: `age_adjusted` (show "
+        "`age_adjusted_score.score`) or `too_young` (no fair score yet).")
+    velocity: float | None = Field(description="Views per hour lately")
+    projection: Projection | None
+    approximations: dict[str, str] = Field(
+        description="Fields the platform only showed approximately, e.g. {\"views\": \"rounded\"}"
+    )
+    thumbnail_url: str | None
+    stats_updated_at: Timestamp | None
+    first_seen_at: Timestamp | None
+    deleted_at: Timestamp | None
+    has_transcript: bool
+    has_visual_analysis: bool
+
+
+class WindowAverage(ResponseModel):
+    views: float | None
+    likes: float | None
+    engagement_rate: float | None
+    post_count: int
+    young_post_count: int
+
+
+class ProfileAverages(ResponseModel):
+    one_week: WindowAverage
+    two_weeks: WindowAverage
+    one_month: WindowAverage
+    three_months: WindowAverage
+    six_months: WindowAverage
+    one_year: WindowAverage
+    all_time: WindowAverage
+
+
+class PostOwner(ResponseModel):
+    id: str
+    platform: Platform
+    handle: str
+    display_name: str | None
+    follower_count: int | None
+    is_active: bool
+    avatar_url: str | None
+    averages: ProfileAverages = Field(
+        description="The owner's averages per window, as on its profile record: "
+        "`outlier_scores[W]` = views ÷ `averages[W].views`, built from "
+        "`averages[W].post_count` posts"
+    )
+
+
+class PostGrowth(ResponseModel):
+    age_hours: float | None
+    snapshot_count: int = Field(description="Stat snapshots recorded (one per crawl)")
+    views_per_hour_24h: float | None
+
+
+class PostRecord(_PostCore):
+    """A post with its owner under `profile`; GET /posts/{postId} adds `transcript` and
+    `visual_analysis` when they exist and their include flag is true."""
+
+    profile: PostOwner
+    growth: PostGrowth
+    transcript: TranscriptOut | None = Field(None, description="Present only when it exists")
+    visual_analysis: VisualAnalysisOut | None = Field(
+        None, description="Present only when it exists"
+    )
+    analysis: Analysis | None = Field(
+        None, description="Its breakdown against the creator's usual, when one was made"
+    )
+
+
+class FlatPost(_PostCore):
+    """The flattened post: search results, trends, trending, updates, recent posts."""
+
+    profile_id: str
+    handle: str
+    display_name: str | None
+    follower_count: int | None
+    is_active: bool
+
+
+class CategoryRef(ResponseModel):
+    id: str = Field(examples=["fitness.yoga"])
+    name: str
+
+
+class ProfileRecord(ResponseModel):
+    id: str = Field(examples=["prf_01jc7m0c2v8m3k2q3w4e5r6t7y"])
+    platform: Platform
+    handle: str
+    display_name: str | None
+    url: str | None
+    bio: str | None
+    avatar_url: str | None
+    follower_count: int | None
+    approximations: dict[str, str]
+    tracked_post_count: int
+    averages: ProfileAverages
+    categories: list[CategoryRef]
+    is_active: bool
+    last_crawled_at: Timestamp | None
+    first_seen_at: Timestamp | None
+
+
+class ProfileDetail(ProfileRecord):
+    recent_posts: list[FlatPost] = Field(description="The 12 most recently published posts")
+
+
+class _Page(ResponseModel):
+    page: int
+    pageSize: int
+    total: int = Field(description="Matches, counted up to 10,000")
+    totalCapped: bool = Field(description="True when there are more than 10,000 matches")
+    hasMore: bool
+
+
+class ScoredPost(FlatPost):
+    score: float | None = Field(description="The score the search filtered and sorted by")
+    similarity: float | None = Field(
+        default=None,
+        description="Searches by meaning (`semantic`, `similarTo`) only: the cosine "
+        "similarity of the post's text to the query or to the `similarTo` post (1: the same "
+        "meaning; about 0: unrelated); null when only the query's words found it",
+    )
+
+
+class PostPage(_Page):
+    results: list[ScoredPost]
+    scoreMethod: Literal["mean", "median", "age_adjusted"]
+    scoreWindow: WindowName
+
+
+class SimilarProfile(ProfileRecord):
+    similarity: float | None = Field(
+        default=None,
+        description="`similarTo` searches only: how alike the creator's posts are to the "
+        "profile's (the mean cosine similarity of their three nearest posts)",
+    )
+
+
+class ProfilePage(_Page):
+    results: list[SimilarProfile]
+
+
+class Category(ResponseModel):
+    id: str
+    name: str
+    parentId: str | None
+    profileCount: int = Field(description="Profiles in the category's subtree")
+
+
+class ResolvedPost(ResponseModel):
+    found: Literal[True]
+    postId: str
+    platform: Platform
+    platformPostId: str
+    profileId: str
+
+
+class UnresolvedPost(ResponseModel):
+    found: Literal[False]
+    platform: Platform
+    platformPostId: str
+    handle: str | None
+    profileTracked: bool | None
+    reason: Literal["post_not_tracked", "profile_not_tracked", "unknown_owner"]
+
+
+class Ranking(ResponseModel):
+    topByFollowers: str | None
+    topByEngagement: str | None
+    byFollowers: list[str]
+    byEngagement: list[str]
+    engagementWindow: WindowName
+
+
+class NotFoundById(ResponseModel):
+    profileId: str
+
+
+class NotFoundByHandle(ResponseModel):
+    platform: Platform
+    handle: str
+
+
+class Comparison(ResponseModel):
+    profiles: list[ProfileRecord]
+    ranking: Ranking
+    notFound: list[NotFoundById | NotFoundByHandle]
+
+
+class ResolveIn(RequestModel):
+    url: Annotated[str, Field(
+        max_length=4096,
+        description="A TikTok, Instagram or YouTube post URL. The pattern states the canonical "
+        "forms; the parser also reads any letter case, empty path segments, a username "
+        "before an Instagram post's code and query strings. Short links are 422 "
+        "`short_link_not_supported`, any other URL 422 `unsupported_url`.",
+        json_schema_extra={"pattern": POST_URL_PATTERN})]

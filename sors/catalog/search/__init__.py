@@ -1,0 +1,1 @@
+"""Searching the catalog: by words, filters and scores, by meaning, and as CSV."""

@@ -1,0 +1,1 @@
+"""What a niche's outliers have in common: trends, themes, comparisons, trending."""

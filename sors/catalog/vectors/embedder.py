@@ -1,0 +1,132 @@
+"""The embedding model behind search by meaning: text → unit vectors, behind one small
+interface so the model is a setting (`SORS_EMBEDDING_MODEL`).
+
+- `wordllama` (default; `wordllama:128`, `wordllama:64` truncated): the 256-dimension static
+  model inside the `wordllama` wheel, loaded
+  offline from the package folder (its loader would otherwise look for the tokenizer in a
+  cache folder and try to download it). ~75,000 captions a second on one core.
+- a directory holding a sentence-transformers model: loaded from that path.
+- `openai:<model>`: an OpenAI-compatible `/embeddings` endpoint at
+  `SORS_EMBEDDING_BASE_URL` (`SORS_EMBEDDING_API_KEY`).
+
+`key` names the model and its dimension ("wordllama:256"): vectors of two keys are never
+compared (each key has its own index), so a model change re-embeds instead of mixing spaces.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class Embedder(Protocol):
+    key: str
+    dims: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+        ...
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The configured model cannot be loaded here."""
+
+
+class WordLlamaEmbedder:
+    """`dims` below 256 truncates the model's vectors (its Matryoshka training keeps the
+    leading dimensions meaningful): smaller and faster, a little less exact."""
+
+    def __init__(self, dims: int = 256) -> None:
+        if dims not in (64, 128, 256):
+            raise EmbedderUnavailable("wordllama dimensions are 64, 128 or 256")
+        self.dims = dims
+        self.key = f"wordllama:{dims}"
+        try:
+            import wordllama
+            from wordllama import WordLlama
+        except ImportError as exc:
+            raise EmbedderUnavailable("the wordllama package is not installed") from exc
+        package = Path(wordllama.__file__).parent
+        self._model = WordLlama.load(cache_dir=package, disable_download=True, dim=256,
+                                     trunc_dim=None if dims == 256 else dims)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a text of no known word: 0/0
+            out = np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
+        return np.nan_to_num(out, nan=0.0)
+
+
+class SentenceTransformersEmbedder:
+    def __init__(self, path: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbedderUnavailable("sentence-transformers is not installed") from exc
+        self._model = SentenceTransformer(path, device="cpu")
+        self.dims = int(self._model.get_sentence_embedding_dimension() or 0)
+        self.key = f"st:{Path(path).name}:{self.dims}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = self._model.encode(list(texts), normalize_embeddings=True)
+        return np.asarray(out, dtype=np.float32)
+
+
+class OpenAIEmbedder:
+    def __init__(self, model: str, base_url: str | None, api_key: str | None) -> None:
+        import httpx
+
+        if not base_url:
+            raise EmbedderUnavailable("openai: embeddings need SORS_EMBEDDING_BASE_URL")
+        self._http = httpx.Client(base_url=base_url.rstrip("/"), timeout=60,
+                                  headers={"Authorization": f"Bearer {api_key or ''}"})
+        self._name = model
+        probe = self._call(["dimension probe"])
+        self.dims = int(probe.shape[1])
+        self.key = f"openai:{model}:{self.dims}"
+
+    def _call(self, texts: Sequence[str]) -> np.ndarray:
+        answer = self._http.post("/embeddings", json={"model": self._name, "input": list(texts)})
+        answer.raise_for_status()
+        rows = sorted(answer.json()["data"], key=lambda d: d["index"])
+        out = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._call(texts) if texts else np.zeros((0, self.dims), dtype=np.float32)
+
+
+_lock = threading.Lock()
+_loaded: dict[tuple[Any, ...], Embedder | EmbedderUnavailable] = {}
+
+
+def get_embedder(settings: Any) -> Embedder:
+    """The process's model for these settings (loaded once); EmbedderUnavailable if it
+    cannot be."""
+    name = settings.embeddings.model or "wordllama"
+    ident = (name, settings.embeddings.base_url)
+    with _lock:
+        found = _loaded.get(ident)
+        if found is None:
+            try:
+                if name == "wordllama" or name.startswith("wordllama:"):
+                    found = WordLlamaEmbedder(int(name.partition(":")[2] or 256))
+                elif name.startswith("openai:"):
+                    found = OpenAIEmbedder(name.removeprefix("openai:"), ident[1],
+                                           settings.embeddings.api_key)
+                else:
+                    found = SentenceTransformersEmbedder(name)
+            except EmbedderUnavailable as exc:
+                found = exc
+            except Exception as exc:  # a model that fails to load is reported, not raised
+                found = EmbedderUnavailable(f"{name}: {type(exc).__name__}: {exc}")
+            _loaded[ident] = found
+    if isinstance(found, EmbedderUnavailable):
+        raise found
+    return found

@@ -1,0 +1,1 @@
+"""The Apify source: a data provider's actors, for TikTok, Instagram and YouTube."""

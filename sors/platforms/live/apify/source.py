@@ -1,0 +1,196 @@
+"""The Apify source: a profile's latest posts through a data provider's actor.
+
+One crawl is one actor run (`POST /v2/acts/{actor}/runs`, waited on with
+`GET /v2/actor-runs/{id}?waitForFinish=…`), then its default dataset
+(`GET /v2/datasets/{id}/items`). The run's cost as Apify reports it (`usageTotalUsd`) travels
+with the snapshot, or with the failure, since a failed run is paid for too. Requests go only
+to `SORS_APIFY_BASE_URL` (api.apify.com by default) with the operator's token; nothing a
+caller sends is fetched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from sors.platforms.base import (
+    CrawlSnapshot,
+    EmptyAnswer,
+    PlatformError,
+    ProfileNotFound,
+    RateLimited,
+    SourceRun,
+    SourceUnavailable,
+    TransientError,
+)
+from sors.platforms.live.api.mapping import channel_url
+from sors.platforms.live.apify import mapping as apify_map
+from sors.platforms.live.common import listing_is_complete, parse_retry_after
+from sors.platforms.live.web.instagram_map import profile_url as instagram_profile_url
+
+TERMINAL = {"SUCCEEDED", "FAILED", "ABORTED", "TIMED-OUT"}
+ACTOR_SETTING = {
+    "tiktok": "SORS_APIFY_TIKTOK_ACTOR",
+    "instagram": "SORS_APIFY_INSTAGRAM_ACTOR",
+    "youtube": "SORS_APIFY_YOUTUBE_ACTOR",
+}
+# Words in an actor's error item that mean there is no such public profile.
+_GONE = ("not found", "not_found", "no_items", "doesn't exist", "does not exist", "no such", "private", "unavailable",
+         "couldn't find", "could not find", "isn't available")
+
+
+def actor_input(platform: str, handle: str, limit: int) -> dict[str, Any]:
+    """The documented input of each default actor for one profile's newest `limit` posts."""
+    if platform == "tiktok":
+        return {
+            "profiles": [handle], "resultsPerPage": limit, "profileSorting": "latest",
+            "excludePinnedPosts": False, "shouldDownloadVideos": False,
+            "shouldDownloadCovers": False, "shouldDownloadSubtitles": False,
+            "shouldDownloadSlideshowImages": False,
+        }
+    if platform == "instagram":
+        # `details`: the profile (followers, bio) with its latest posts, in one run.
+        return {"directUrls": [instagram_profile_url(handle)], "resultsType": "details",
+                "resultsLimit": limit}
+    return {"startUrls": [{"url": channel_url(handle)}], "maxResults": limit,
+            "maxResultsShorts": limit, "maxResultStreams": 0}
+
+
+class ApifyClient:
+    """The few calls of Apify's API v2 that a crawl needs, with failures typed."""
+
+    def __init__(self, http: httpx.AsyncClient, *, token: str | None, base_url: str,
+                 run_timeout: float) -> None:
+        self._http = http
+        self._token = token
+        self._base = base_url.rstrip("/") + "/v2"
+        self._run_timeout = run_timeout
+
+    def _headers(self) -> dict[str, str]:
+        if not self._token:
+            raise SourceUnavailable("the Apify source needs SORS_APIFY_TOKEN (an Apify API token)")
+        return {"Authorization": f"Bearer {self._token}"}
+
+    async def _call(self, method: str, path: str, *, setting: str = "SORS_APIFY_TOKEN",
+                    **kwargs: Any) -> Any:
+        try:
+            response = await self._http.request(
+                method, self._base + path, headers=self._headers(), **kwargs
+            )
+        except httpx.HTTPError as exc:
+            raise TransientError(f"Apify could not be reached: {type(exc).__name__}") from exc
+        if response.status_code in (401, 403):
+            raise SourceUnavailable(
+                f"Apify refused the token (HTTP {response.status_code}): check SORS_APIFY_TOKEN"
+            )
+        if response.status_code == 404:
+            raise SourceUnavailable(f"Apify has no such actor or run (HTTP 404): check {setting}")
+        if response.status_code == 429:
+            raise RateLimited("Apify asked us to slow down",
+                              retry_after=parse_retry_after(response.headers.get("Retry-After")))
+        if response.status_code >= 400:
+            raise TransientError(f"Apify answered HTTP {response.status_code}")
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise TransientError("Apify answered with something that is not JSON") from exc
+
+    async def me(self) -> Mapping[str, Any]:
+        """The token's user (`GET /v2/users/me`): free, so `sors doctor --live` uses it."""
+        body = await self._call("GET", "/users/me")
+        return body.get("data") or {}
+
+    async def run(self, actor: str, actor_input: Mapping[str, Any], *, setting: str
+                  ) -> tuple[list[Mapping[str, Any]], SourceRun]:
+        """Run `actor` and return its dataset items with the run; a run that does not
+        succeed raises TransientError (retryable) carrying the run and its cost."""
+        path = "/acts/" + actor.replace("/", "~")
+        timeout = int(self._run_timeout)
+        body = await self._call("POST", f"{path}/runs", setting=setting, json=dict(actor_input),
+                                params={"waitForFinish": min(60, timeout), "timeout": timeout})
+        run = body.get("data") or {}
+        deadline = time.monotonic() + self._run_timeout + 30
+        while run.get("status") not in TERMINAL:
+            if time.monotonic() > deadline:
+                raise TransientError(f"Apify run {run.get('id')} did not finish in time",
+                                     source_run=_source_run(run))
+            body = await self._call("GET", f"/actor-runs/{run.get('id')}",
+                                    params={"waitForFinish": 60})
+            run = body.get("data") or {}
+            if run.get("status") not in TERMINAL:
+                await asyncio.sleep(1.0)
+        if run.get("status") != "SUCCEEDED":
+            raise TransientError(
+                f"Apify run {run.get('id')} of {actor} ended {run.get('status')}",
+                source_run=_source_run(run),
+            )
+        items = await self._call("GET", f"/datasets/{run.get('defaultDatasetId')}/items",
+                                 params={"clean": "true", "format": "json"})
+        if not isinstance(items, list):
+            raise TransientError("Apify's dataset answer is not a list",
+                                 source_run=_source_run(run))
+        return items, _source_run(run, len(items))
+
+
+def _source_run(run: Mapping[str, Any], items: int = 0) -> SourceRun:
+    cost = run.get("usageTotalUsd")
+    return SourceRun(
+        provider="apify",
+        run_id=str(run.get("id") or ""),
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
+        status=str(run.get("status") or "UNKNOWN"),
+        items=items,
+    )
+
+
+class ApifySource:
+    """`fetch_profile` for one platform through its actor (`SORS_APIFY_<PLATFORM>_ACTOR`)."""
+
+    def __init__(self, client: ApifyClient, platform: str, actor: str, *, limit: int) -> None:
+        self._client = client
+        self.platform = platform
+        self._actor = actor
+        self._limit = limit
+
+    async def fetch_profile(self, handle: str, *, now: datetime) -> CrawlSnapshot:
+        items, run = await self._client.run(
+            self._actor, actor_input(self.platform, handle, self._limit),
+            setting=ACTOR_SETTING[self.platform],
+        )
+        try:
+            return snapshot_from_items(self.platform, handle, items, now=now, run=run)
+        except PlatformError as exc:
+            exc.source_run = run
+            raise
+
+
+def snapshot_from_items(
+    platform: str, handle: str, items: Sequence[Mapping[str, Any]], *, now: datetime,
+    run: SourceRun | None = None,
+) -> CrawlSnapshot:
+    """One profile's crawl from an actor's items; an actor's error item for the profile is
+    `profile_not_found` when it says so, and an empty answer is an error, never "0 posts"
+    (blocked scrapers answer empty)."""
+    errors = [e for e in (apify_map.item_error(i) for i in items if isinstance(i, Mapping)) if e]
+    found = [g for g in apify_map.groups(platform, items) if g.profile.handle == handle]  # type: ignore[arg-type]
+    if not found:
+        if any(word in e.lower() for e in errors for word in _GONE):
+            raise ProfileNotFound(f"No public {platform} profile @{handle}: {errors[0]}")
+        detail = f": {errors[0]}" if errors else ""
+        raise EmptyAnswer(
+            f"Apify returned no posts of @{handle} ({len(items)} items){detail}; an empty answer "
+            "is an error (a blocked or changed scraper), not a profile with no posts"
+        )
+    posts = found[0].posts  # in the actor's order: newest first, pinned posts on top
+    # YouTube's actor lists videos, then Shorts, each cut at the limit: no single range is
+    # known complete, so nothing is judged deleted from it.
+    complete = platform != "youtube" and listing_is_complete(posts)
+    return CrawlSnapshot(
+        profile=found[0].profile, posts=posts, fetched_at=now, listing_complete=complete,
+        source="apify", source_run=run,
+    )
