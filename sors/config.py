@@ -360,10 +360,16 @@ class Settings(BaseSettings):
     @model_validator(mode="before")
     @classmethod
     def _nest_flat_keywords(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not any(k in FLAT for k in data):
+        if not isinstance(data, dict):
             return data
-        nested = nest({k: v for k, v in data.items() if k in FLAT})
-        out = {k: v for k, v in data.items() if k not in FLAT}
+        # `payments` names both a variable (SORS_PAYMENTS) and a group: a group's values
+        # (what `with_values` passes back) are the group.
+        flat = {k: v for k, v in data.items()
+                if k in FLAT and not (k in cls.model_fields and isinstance(v, dict | BaseModel))}
+        if not flat:
+            return data
+        nested = nest(flat)
+        out = {k: v for k, v in data.items() if k not in flat}
         for group, values in nested.items():
             current = out.get(group)
             if isinstance(current, BaseModel):
