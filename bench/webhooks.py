@@ -162,7 +162,7 @@ async def setup(url: str, receiver_url: str) -> tuple[Any, str, str]:
     set_settings(settings)
     db = Database(make_engine(settings))
     async with db.transaction() as s:
-        acc = await accounts.create_account(s, email="bench@example.com", credits=0)
+        acc = await accounts.create_account(s, email="bench@example.com", now=datetime.now(UTC))
         ep = await webhooks.create(
             s, acc.account.id, WebhookIn(url=receiver_url, events=["credits.added", "job.completed", "job.failed"]),
             ssrf.Policy(allow_http=True, allow_loopback=True), datetime.now(UTC),

@@ -8,29 +8,16 @@ say) can spend, and minting an uncapped key would undo it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date
-from typing import Any
+from datetime import UTC, date, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as repo
+from sors.accounts.errors import CappedKeyCannotManageKeys, LastKey
 from sors.accounts.models import ApiKey
 from sors.accounts.service import issue_key
-from sors.kit import clock
-from sors.kit.errors import ApiError, NotFound
+from sors.kit.errors import NotFound
 from sors.kit.principal import Principal
-
-
-class LastKey(ApiError):
-    status = 409
-    code = "last_key"
-    title = "Last key"
-
-
-class CappedKeyCannotManageKeys(ApiError):
-    status = 403
-    code = "capped_key_cannot_manage_keys"
-    title = "Forbidden for a capped key"
 
 
 @dataclass(frozen=True)
@@ -39,15 +26,28 @@ class KeyView:
     spent_today: int
 
 
-def today() -> date:
-    return clock.now().astimezone(UTC).date()
+@dataclass(frozen=True)
+class KeyChange:
+    """What PATCH /keys/{keyId} sent: a field left out (False) keeps its value; a cap of
+    None removes the cap."""
+
+    rename: bool = False
+    name: str | None = None
+    recap: bool = False
+    daily_credit_cap: int | None = None
 
 
-async def list_keys(session: AsyncSession, account_id: str,
+def day_of(now: datetime) -> date:
+    """The UTC day a key's spend counts in."""
+    return now.astimezone(UTC).date()
+
+
+async def list_keys(session: AsyncSession, account_id: str, now: datetime,
                     caller: Principal | None = None) -> list[KeyView]:
-    """The account's keys; a member (or viewer) sees only their own."""
+    """The account's keys with what each spent on `now`'s UTC day; a member (or viewer) sees
+    only their own."""
     return [KeyView(k, spent) for k, spent in
-            await repo.active_keys_with_spend(session, account_id, today())
+            await repo.active_keys_with_spend(session, account_id, day_of(now))
             if caller is None or caller.member_id is None or k.member_id == caller.member_id]
 
 
@@ -70,26 +70,25 @@ async def create(
 
 
 async def update(
-    session: AsyncSession, caller: Principal, key_id: str, *, changes: dict[str, Any]
+    session: AsyncSession, caller: Principal, key_id: str, change: KeyChange, now: datetime
 ) -> KeyView:
-    """`changes` holds the fields sent: `name`, `dailyCreditCap` (None removes the cap)."""
     await ensure_uncapped(session, caller)
     key = await _own(session, caller, key_id)
-    if "name" in changes:
-        key.name = changes["name"]
-    if "dailyCreditCap" in changes:
-        key.daily_credit_cap = changes["dailyCreditCap"]
+    if change.rename:
+        key.name = change.name
+    if change.recap:
+        key.daily_credit_cap = change.daily_credit_cap
     await session.flush()
-    return KeyView(key, await repo.spent_on(session, key.id, today()))
+    return KeyView(key, await repo.spent_on(session, key.id, day_of(now)))
 
 
-async def revoke(session: AsyncSession, caller: Principal, key_id: str) -> None:
+async def revoke(session: AsyncSession, caller: Principal, key_id: str, now: datetime) -> None:
     await ensure_uncapped(session, caller)
     await repo.lock_account(session, caller.account_id)
     await _own(session, caller, key_id)
-    if len(await list_keys(session, caller.account_id, caller)) <= 1:
+    if len(await list_keys(session, caller.account_id, now, caller)) <= 1:
         raise LastKey("An account keeps at least one key; create another before revoking this one.")
-    await repo.revoke_key(session, key_id, clock.now())
+    await repo.revoke_key(session, key_id, now)
 
 
 async def _own(session: AsyncSession, caller: Principal, key_id: str) -> ApiKey:

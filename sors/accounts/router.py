@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import keys
 from sors.accounts.schemas import (
@@ -16,14 +15,14 @@ from sors.accounts.schemas import (
     KeyOut,
     KeyPatch,
     KeyRevoked,
+    key_created,
     key_out,
 )
 from sors.kit.principal import Principal, current_principal
 from sors.kit.problems import problems
-from sors.kit.routing import SorsRoute, context_of, get_session
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["keys"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 Caller = Annotated[Principal, Depends(current_principal)]
 KeyId = Annotated[str, Path(max_length=64)]
 
@@ -32,9 +31,9 @@ KeyId = Annotated[str, Path(max_length=64)]
             operation_id="list_keys", responses=problems(403),
             description="Every active key of this account (names, prefixes, caps; never the "
             "secrets). Free.")
-async def list_keys(session: Session, caller: Caller) -> dict:
-    return {"results": [key_out(v, caller.key_id) for v in await keys.list_keys(
-        session, caller.account_id, caller)]}
+async def list_keys(ctx: Context, caller: Caller) -> KeyList:
+    views = await keys.list_keys(ctx.session, caller.account_id, ctx.now, caller)
+    return KeyList(results=[key_out(v, caller.key_id) for v in views])
 
 
 @router.post("/keys", response_model=KeyCreated, status_code=201,
@@ -42,11 +41,11 @@ async def list_keys(session: Session, caller: Caller) -> dict:
              operation_id="create_key", responses=problems(403, body=True),
              description="A new key for this account; `apiKey` is shown only in this answer. "
              "A key with a daily cap may not manage keys (403). Free.")
-async def create_key(session: Session, caller: Caller, body: KeyIn | None = None) -> dict:
+async def create_key(ctx: Context, caller: Caller, body: KeyIn | None = None) -> KeyCreated:
     body = body or KeyIn()
-    view, secret = await keys.create(session, caller, name=body.name,
+    view, secret = await keys.create(ctx.session, caller, name=body.name,
                                      daily_credit_cap=body.dailyCreditCap)
-    return {**key_out(view, caller.key_id), "apiKey": secret}
+    return key_created(view, caller.key_id, secret)
 
 
 @router.patch("/keys/{keyId}", response_model=KeyOut,
@@ -54,10 +53,11 @@ async def create_key(session: Session, caller: Caller, body: KeyIn | None = None
               operation_id="update_key", responses=problems(403, 404, body=True),
               description="Fields left out keep their value; `dailyCreditCap: null` removes "
               "the cap. Free.")
-async def update_key(session: Session, caller: Caller, keyId: KeyId, body: KeyPatch) -> dict:
+async def update_key(ctx: Context, caller: Caller, keyId: KeyId, body: KeyPatch) -> KeyOut:
     sent = body.model_fields_set  # a field left out keeps its value; null clears it
-    view = await keys.update(session, caller, keyId, changes={
-        f: getattr(body, f) for f in ("name", "dailyCreditCap") if f in sent})
+    change = keys.KeyChange(rename="name" in sent, name=body.name,
+                            recap="dailyCreditCap" in sent, daily_credit_cap=body.dailyCreditCap)
+    view = await keys.update(ctx.session, caller, keyId, change, ctx.now)
     return key_out(view, caller.key_id)
 
 
@@ -66,12 +66,12 @@ async def update_key(session: Session, caller: Caller, keyId: KeyId, body: KeyPa
                operation_id="revoke_key", responses=problems(403, 404, 409),
                description="Revokes the key at once; the last active key cannot be revoked "
                "(409 `last_key`). Free.")
-async def revoke_key(request: Request, session: Session, caller: Caller, keyId: KeyId) -> dict:
-    await keys.revoke(session, caller, keyId)
+async def revoke_key(request: Request, ctx: Context, caller: Caller, keyId: KeyId) -> KeyRevoked:
+    await keys.revoke(ctx.session, caller, keyId, ctx.now)
     key_cache = request.app.state.key_cache
 
     async def forget() -> None:
         key_cache.forget(keyId)
 
-    context_of(request).after_commit.append(forget)
-    return {"keyId": keyId, "status": "revoked"}
+    ctx.after_commit.append(forget)
+    return KeyRevoked(keyId=keyId, status="revoked")

@@ -49,10 +49,14 @@ class KeyRevoked(ResponseModel):
     status: str = "revoked"
 
 
-def key_out(view: KeyView, current_key_id: str) -> dict:
+def key_out(view: KeyView, current_key_id: str) -> KeyOut:
     k = view.key
-    return {
-        "keyId": k.id, "prefix": k.prefix, "name": k.name, "dailyCreditCap": k.daily_credit_cap,
-        "spentToday": view.spent_today, "createdAt": isoformat(k.created_at),
-        "current": k.id == current_key_id,
-    }
+    return KeyOut(
+        keyId=k.id, prefix=k.prefix, name=k.name, dailyCreditCap=k.daily_credit_cap,
+        spentToday=view.spent_today, createdAt=isoformat(k.created_at),
+        current=k.id == current_key_id,
+    )
+
+
+def key_created(view: KeyView, current_key_id: str, secret: str) -> KeyCreated:
+    return KeyCreated(**key_out(view, current_key_id).model_dump(), apiKey=secret)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as repo
 from sors.accounts.models import Account, ApiKey
 from sors.billing import service as billing
-from sors.kit import clock
 from sors.kit.ids import new_id
 from sors.kit.principal import Principal
 from sors.kit.security import display_prefix, generate_api_key, hash_api_key, looks_like_api_key
@@ -23,13 +23,16 @@ class NewAccount:
 
 
 async def create_account(
-    session: AsyncSession, *, email: str | None, credits: int = 0, reason: str = "initial grant"
+    session: AsyncSession, *, email: str | None, now: datetime, credits: int = 0,
+    reason: str = "initial grant",
 ) -> NewAccount:
+    """A new account with its first key and, with `credits`, a grant at `now`."""
     account = Account(id=new_id("acc"), email=email, balance=0)
     await repo.add(session, account)
     balance = 0
     if credits > 0:
-        balance = (await billing.grant(session, account.id, credits, reason=reason)).balance
+        moved = await billing.grant(session, account.id, credits, reason=reason, now=now)
+        balance = moved.balance
     key = await create_key(session, account.id, name="default")
     return NewAccount(account, key, balance)
 
@@ -86,8 +89,8 @@ async def list_accounts(session: AsyncSession) -> list[repo.AccountRow]:
     return await repo.list_accounts(session)
 
 
-async def revoke_key(session: AsyncSession, key_id: str) -> bool:
-    return await repo.revoke_key(session, key_id, clock.now())
+async def revoke_key(session: AsyncSession, key_id: str, now: datetime) -> bool:
+    return await repo.revoke_key(session, key_id, now)
 
 
 async def get_account(session: AsyncSession, account_id: str) -> Account | None:

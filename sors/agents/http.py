@@ -21,7 +21,8 @@ from sors.agents.catalog import ToolSpec, build_tools
 from sors.agents.dispatch import Dispatcher
 from sors.agents.server import make_server
 from sors.api import inprocess
-from sors.billing.pricing import get_pricing, render_price_list
+from sors.billing.pricing import get_pricing
+from sors.billing.schemas import price_list as price_list_of
 from sors.kit.errors import Unauthorized, Unavailable
 from sors.kit.middleware import extract_api_key
 from sors.kit.responses import ProblemResponse
@@ -40,7 +41,7 @@ class McpDoor:
 
     async def tools(self) -> list[ToolSpec]:
         if self._tools is None:
-            price_list = render_price_list(get_pricing(), keyless_checkout_url=None)
+            price_list = price_list_of(get_pricing(), keyless_checkout_url=None).model_dump()
             self._tools = build_tools(price_list, self.app.openapi())
         return self._tools
 

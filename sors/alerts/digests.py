@@ -17,14 +17,12 @@ from sors.alerts.links import confirm_url, post_link, stop_url
 from sors.alerts.models import AlertAddress
 from sors.alerts.service import end_alerts
 from sors.billing import service as billing
+from sors.billing.errors import InsufficientCredits
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
 from sors.config import Settings
 from sors.email import messages, outbox
 from sors.email.backends import EmailDeliveryError
-from sors.kit.errors import (
-    InsufficientCredits,
-)
 from sors.kit.security import Signer
 
 log = structlog.get_logger("sors.alerts")

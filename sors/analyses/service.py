@@ -22,9 +22,9 @@ from sors.catalog.records.fields import RESULT_WINDOW
 from sors.catalog.records.paging import page_window, since
 from sors.catalog.records.service import analysis_for
 from sors.jobs import service as jobs
+from sors.jobs.errors import JobNotFound
 from sors.jobs.schemas import job_record
 from sors.kit.clock import isoformat
-from sors.kit.errors import JobNotFound
 from sors.platforms import taxonomy
 from sors.queue.models import Job
 

@@ -28,29 +28,25 @@ round trip, and the account row is locked only from the charge to the commit.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
+from sors.accounts.errors import RoleForbidden
 from sors.billing import service as billing
 from sors.billing.deps import Bill
+from sors.billing.errors import InsufficientCredits, SpendCapReached
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
-from sors.kit.errors import (
-    InsufficientCredits,
-    RoleForbidden,
-    SpendCapReached,
-    Unauthorized,
-    ValidationFailed,
-)
+from sors.kit.errors import Unauthorized, ValidationFailed
 from sors.kit.principal import Principal
 from sors.kit.responses import JSONResponse
 from sors.kit.routing import (
     Endpoint,
+    RequestContext,
     RouteSpec,
     UnitOfWork,
+    context_of,
     open_context,
     refuse_unknown_query,
     runtime_of,
@@ -73,11 +69,11 @@ class PaidUnitOfWork(UnitOfWork):
         request.state.bill = bill
         if dry_run:
             async with runtime_of(request).database.sessionmaker() as session:
-                open_context(request, session)
+                ctx = open_context(request, session)
                 refuse_unknown_query(request, spec.known_query)
-                return await _quote(endpoint, request, session, bill, principal)
+                return await _quote(endpoint, request, ctx, bill, principal)
         if spec.read_only and principal is not None:
-            bill.ride = billing.ride_along(_charge_request(request, bill, principal, spec))
+            endpoint = _offering_ride(endpoint, bill, principal, spec)
         response = await super().run(endpoint, request, spec)
         if bill.balance is not None:
             response.headers.update(bill.headers())
@@ -107,11 +103,25 @@ class PaidUnitOfWork(UnitOfWork):
 def _charge_request(
     request: Request, bill: Bill, principal: Principal, spec: RouteSpec
 ) -> ChargeRequest:
+    """The request's charge, at the request's time (its context's `now`)."""
     return ChargeRequest(
         account_id=principal.account_id, amount=bill.cost, skill=bill.skill,
-        request_id=getattr(request.state, "request_id", None), job_ref=bill.job_ref,
-        key_id=principal.key_id, read_only=spec.read_only,
+        at=context_of(request).now, request_id=getattr(request.state, "request_id", None),
+        job_ref=bill.job_ref, key_id=principal.key_id, read_only=spec.read_only,
     )
+
+
+def _offering_ride(
+    endpoint: Endpoint, bill: Bill, principal: Principal, spec: RouteSpec
+) -> Endpoint:
+    """`endpoint`, with the bill's charge on offer to ride along its first read: made once
+    the request's context is open, so the charge carries the request's time."""
+
+    async def offering(request: Request) -> Response:
+        bill.ride = billing.ride_along(_charge_request(request, bill, principal, spec))
+        return await endpoint(request)
+
+    return offering
 
 
 async def _settle(
@@ -154,14 +164,16 @@ def is_billable(skill: str) -> bool:
 
 
 async def _quote(
-    endpoint: Endpoint, request: Request, session: AsyncSession, bill: Bill, principal: Any,
+    endpoint: Endpoint, request: Request, ctx: RequestContext, bill: Bill,
+    principal: Principal | None,
 ) -> Response:
+    session = ctx.session
     try:
         response = await endpoint(request)
         if response.status_code >= 400 or principal is None:
             return response
         balance = await billing.balance(session, principal.account_id)
-        cap_left = await billing.cap_remaining_today(session, principal.key_id)
+        cap_left = await billing.cap_remaining_today(session, principal.key_id, ctx.now)
     finally:
         await session.rollback()
     bill.charged, bill.balance = 0, balance

@@ -7,11 +7,15 @@ and the charged cost cannot drift apart.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+
+# A number as the price list writes it: an integer, or a decimal in a string ("14.99"); a
+# limit may also be "unlimited".
+Written = int | float | str
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,15 @@ class Skill:
     path: str
     credits: int
     extra: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Recurring:
+    """A charge no request triggers directly (a monitored profile's refresh, a digest)."""
+
+    key: str
+    title: str
+    credits: int
 
 
 @dataclass(frozen=True)
@@ -36,17 +49,34 @@ class Pack:
 
 
 @dataclass(frozen=True)
+class PlanTerms:
+    """A plan as the price list states it (`sors.subscriptions.plans` reads it for selling
+    and billing; the price list shows it)."""
+
+    plan_id: str
+    name: str
+    monthly_price_usd: Written
+    yearly_price_usd: Written
+    monthly_api_credits: int
+    watchlist_limit: Written
+    followed_profile_limit: Written
+    api_spend_equivalent_usd_30d: Written | None
+    seats: Written  # people in the workspace, the owner included
+
+
+@dataclass(frozen=True)
 class Pricing:
     usd_per_credit: Decimal
     skills: dict[str, Skill]
-    recurring: dict[str, dict[str, Any]]
+    recurring: dict[str, Recurring]
     packs: dict[str, Pack]
-    plans: dict[str, dict[str, Any]]
-    subscriptions: dict[str, Any]
+    plans: dict[str, PlanTerms]
+    trial_days: int  # a first subscription's free days
+    subscribe_url: str | None  # where the price list sends a buyer (None: the service's own)
 
     def cost(self, key: str, variant: str | None = None) -> int:
         if key in self.recurring:
-            return int(self.recurring[key]["credits"])
+            return self.recurring[key].credits
         skill = self.skills[key]
         if variant is not None:
             return skill.extra[variant]
@@ -56,11 +86,30 @@ class Pricing:
         return (Decimal(credits) * self.usd_per_credit).quantize(Decimal("0.01"))
 
 
-def _num(value: Any) -> int | float | None:
-    if value == "unlimited":
-        return None
+def number(value: Written | Decimal) -> int | float:
+    """A written number as the price list shows it: an integer when whole."""
     d = Decimal(str(value))
     return int(d) if d == d.to_integral_value() else float(d)
+
+
+def limit(value: Written | None) -> int | float | None:
+    """A number that may be "unlimited" (None), as the price list shows it."""
+    return None if value is None or value == "unlimited" else number(value)
+
+
+def _plan(plan_id: str, p: Mapping[str, Written]) -> PlanTerms:
+    spend = p.get("api_spend_equivalent_usd_30d")
+    return PlanTerms(
+        plan_id=plan_id,
+        name=str(p["name"]),
+        monthly_price_usd=p["monthly_price_usd"],
+        yearly_price_usd=p["yearly_price_usd"],
+        monthly_api_credits=int(p["monthly_api_credits"]),
+        watchlist_limit=p["watchlist_limit"],
+        followed_profile_limit=p["followed_profile_limit"],
+        api_spend_equivalent_usd_30d=spend,
+        seats=p.get("seats", 1),
+    )
 
 
 def load_pricing(text: str) -> Pricing:
@@ -73,13 +122,19 @@ def load_pricing(text: str) -> Pricing:
         pid: Pack(pid, int(p["credits"]), Decimal(str(p["price_usd"])))
         for pid, p in raw["packs"].items()
     }
+    recurring = {
+        k: Recurring(k, str(v["title"]), int(v["credits"]))
+        for k, v in raw.get("recurring", {}).items()
+    }
+    subscriptions = raw.get("subscriptions", {})
     return Pricing(
         usd_per_credit=Decimal(raw["usd_per_credit"]),
         skills=skills,
-        recurring=raw.get("recurring", {}),
+        recurring=recurring,
         packs=packs,
-        plans=raw.get("plans", {}),
-        subscriptions=raw.get("subscriptions", {}),
+        plans={pid: _plan(pid, p) for pid, p in raw.get("plans", {}).items()},
+        trial_days=int(subscriptions.get("trial_days", 0)),
+        subscribe_url=subscriptions.get("subscribe_url") or None,
     )
 
 
@@ -87,44 +142,3 @@ def load_pricing(text: str) -> Pricing:
 def get_pricing() -> Pricing:
     text = resources.files("sors").joinpath("pricing.toml").read_text()
     return load_pricing(text)
-
-
-def render_price_list(
-    pricing: Pricing, *, keyless_checkout_url: str | None, subscribe_url: str | None = None
-) -> dict[str, Any]:
-    plans = [
-        {
-            "planId": pid,
-            "name": p["name"],
-            "monthlyPriceUsd": _num(p["monthly_price_usd"]),
-            "yearlyPriceUsd": _num(p["yearly_price_usd"]),
-            "monthlyApiCredits": int(p["monthly_api_credits"]),
-            "watchlistLimit": _num(p["watchlist_limit"]),
-            "followedProfileLimit": _num(p["followed_profile_limit"]),
-            "apiSpendEquivalentUsd30d": _num(p["api_spend_equivalent_usd_30d"]),
-            "seats": _num(p.get("seats", 1)),
-        }
-        for pid, p in pricing.plans.items()
-    ]
-    return {
-        "usdPerCredit": _num(pricing.usd_per_credit),
-        "skills": [
-            {"key": s.key, "title": s.title, "method": s.method, "path": s.path, "credits": s.credits}
-            for s in pricing.skills.values()
-        ],
-        "recurringCharges": [
-            {"key": k, "title": v["title"], "credits": int(v["credits"])}
-            for k, v in pricing.recurring.items()
-        ],
-        "packs": [
-            {"packId": p.pack_id, "credits": p.credits, "priceUsd": _num(p.price_usd)}
-            for p in pricing.packs.values()
-        ],
-        "plans": plans,
-        "subscriptions": {
-            "trialDays": int(pricing.subscriptions.get("trial_days", 0)),
-            "subscribeUrl": pricing.subscriptions.get("subscribe_url") or subscribe_url,
-        },
-        "keylessCheckout": keyless_checkout_url,
-        "monthlyPlanCredits": {p["planId"]: p["monthlyApiCredits"] for p in plans},
-    }

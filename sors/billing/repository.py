@@ -91,7 +91,7 @@ def ride_along_sql(read_sql: str) -> str:
     return sql
 
 
-def ride_along_params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, Any]:
+def ride_along_params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, object]:
     return {f"charge_{k}": v for k, v in _params(req, entry_id=entry_id, day=day).items()}
 
 
@@ -106,6 +106,7 @@ def ride_along_outcome(row: dict[str, Any]) -> tuple[Charge, dict[str, Any] | No
 
 _LOCK = text("SELECT balance FROM accounts WHERE id = :a FOR UPDATE")
 _CREDIT = text("UPDATE accounts SET balance = balance + :n WHERE id = :a RETURNING balance")
+_BALANCE = text("SELECT balance FROM accounts WHERE id = :a")
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ async def charge(
     return _outcome(row["balance"], row["capped"], row["spent"], row["low_threshold"])
 
 
-def _params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, Any]:
+def _params(req: ChargeRequest, *, entry_id: str, day: date) -> dict[str, object]:
     return {
         "n": req.amount, "a": req.account_id, "key": req.key_id, "day": day,
         "entry_id": entry_id, "reason": req.reason or req.skill, "skill": req.skill,
@@ -158,13 +159,20 @@ async def credit(session: AsyncSession, account_id: str, amount: int) -> int:
 
 
 async def balance(session: AsyncSession, account_id: str) -> int:
-    row = (await session.execute(text("SELECT balance FROM accounts WHERE id = :a"), {"a": account_id})).first()
+    row = (await session.execute(_BALANCE, {"a": account_id})).first()
     return 0 if row is None else int(row[0])
 
 
-async def insert_entry(session: AsyncSession, values: dict) -> bool:
-    """Insert a ledger row; False when its refund_of / external_ref was already used."""
-    stmt = insert(LedgerEntry).values(**values).on_conflict_do_nothing().returning(LedgerEntry.id)
+async def insert_entry(session: AsyncSession, e: LedgerEntry) -> bool:
+    """Insert the ledger row `e` (built, not added to the session); False when its
+    refund_of / external_ref was already used."""
+    values = insert(LedgerEntry).values(
+        id=e.id, account_id=e.account_id, kind=e.kind, delta=e.delta,
+        balance_after=e.balance_after, reason=e.reason, skill=e.skill, request_id=e.request_id,
+        job_ref=e.job_ref, key_id=e.key_id, refund_of=e.refund_of, external_ref=e.external_ref,
+        created_at=e.created_at,
+    )
+    stmt = values.on_conflict_do_nothing().returning(LedgerEntry.id)
     return (await session.execute(stmt)).first() is not None
 
 

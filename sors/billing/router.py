@@ -1,18 +1,19 @@
+"""Credits over HTTP: the price list, the balance and the ledger."""
+
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import repository as repo
 from sors.billing import service
-from sors.billing.pricing import get_pricing, render_price_list
-from sors.billing.schemas import CreditBalance, LedgerPage, PriceList, ledger_entry
+from sors.billing.pricing import get_pricing
+from sors.billing.schemas import CreditBalance, LedgerPage, PriceList, ledger_entry, price_list
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute, get_session
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["credits"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -25,17 +26,12 @@ AccountId = Annotated[str, Depends(current_account_id)]
     "The same configuration decides every charge.",
     response_model=PriceList, responses=problems(key=False),
 )
-async def pricing(request: Request) -> JSONResponse:
-    settings = request.app.state.settings
-    keyless = (
-        f"{settings.base_url.rstrip('/')}/checkout/keyless"
-        if settings.payments.keyless_checkout_enabled else None
-    )
+async def pricing(ctx: Context) -> PriceList:
+    settings = ctx.runtime.settings
     base = settings.base_url.rstrip("/")
+    keyless = f"{base}/checkout/keyless" if settings.payments.keyless_checkout_enabled else None
     subscribe = f"{base}/app/plan" if settings.subscriptions.enabled else None
-    return JSONResponse(
-        render_price_list(get_pricing(), keyless_checkout_url=keyless, subscribe_url=subscribe)
-    )
+    return price_list(get_pricing(), keyless_checkout_url=keyless, subscribe_url=subscribe)
 
 
 @router.get(
@@ -43,14 +39,14 @@ async def pricing(request: Request) -> JSONResponse:
     openapi_extra={"x-sors-skill": "get_credit_balance"},
     response_model=CreditBalance, responses=problems(),
 )
-async def credits(session: Session, account_id: AccountId) -> JSONResponse:
+async def credits(session: Session, account_id: AccountId) -> CreditBalance:
     balance = await service.balance(session, account_id)
     pricing = get_pricing()
-    return JSONResponse({
-        "balance": balance,
-        "balanceUsd": float(pricing.to_usd(balance)),
-        "usdPerCredit": float(pricing.usd_per_credit),
-    })
+    return CreditBalance(
+        balance=balance,
+        balanceUsd=float(pricing.to_usd(balance)),
+        usdPerCredit=float(pricing.usd_per_credit),
+    )
 
 
 @router.get(
@@ -65,13 +61,13 @@ async def ledger(
     account_id: AccountId,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     before: Annotated[str | None, Query(max_length=64)] = None,
-) -> JSONResponse:
+) -> LedgerPage:
     entries = await repo.list_entries(session, account_id, limit=limit + 1, before=before)
     has_more = len(entries) > limit
     entries = entries[:limit]
     members = await repo.members_of_keys(session, sorted({e.key_id for e in entries if e.key_id}))
-    return JSONResponse({
-        "results": [ledger_entry(e, members) for e in entries],
-        "hasMore": has_more,
-        "nextBefore": entries[-1].id if has_more and entries else None,
-    })
+    return LedgerPage(
+        results=[ledger_entry(e, members) for e in entries],
+        hasMore=has_more,
+        nextBefore=entries[-1].id if has_more and entries else None,
+    )

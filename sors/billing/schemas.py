@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from sors.billing.models import LedgerEntry
-from sors.billing.pricing import get_pricing
+from sors.billing.pricing import Pricing, get_pricing, limit, number
 from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel
 
@@ -108,18 +109,66 @@ class TopupLink(ResponseModel):
     expiresAt: str
 
 
-def ledger_entry(e: LedgerEntry, members: dict[str, str | None] | None = None) -> dict[str, Any]:
-    return {
-        "entryId": e.id,
-        "kind": e.kind,
-        "credits": e.delta,
-        "balanceAfter": e.balance_after,
-        "reason": e.reason,
-        "skill": e.skill,
-        "requestId": e.request_id,
-        "jobRef": e.job_ref,
-        "refundOf": e.refund_of,
-        "keyId": e.key_id,
-        "memberId": (members or {}).get(e.key_id) if e.key_id else None,
-        "createdAt": isoformat(e.created_at),
-    }
+def ledger_entry(
+    e: LedgerEntry, members: Mapping[str, str | None] | None = None
+) -> LedgerEntryOut:
+    """An entry as GET /credits/ledger shows it. `members` (each key's member) adds who
+    spent; without it (the entry inside a `credits.*` event) `keyId` and `memberId` are left
+    out (unset)."""
+    out = LedgerEntryOut(
+        entryId=e.id, kind=e.kind, credits=e.delta, balanceAfter=e.balance_after,
+        reason=e.reason, skill=e.skill, requestId=e.request_id, jobRef=e.job_ref,
+        refundOf=e.refund_of, createdAt=isoformat(e.created_at) or "",
+    )
+    if members is not None:
+        out.keyId = e.key_id
+        out.memberId = members.get(e.key_id) if e.key_id else None
+    return out
+
+
+class CreditsEvent(ResponseModel):
+    """The data of the `credits.added` and `credits.low` events (webhooks deliver it)."""
+
+    balance: int
+    balanceUsd: float
+    usdPerCredit: float
+    entry: LedgerEntryOut  # the shape of GET /credits/ledger entries (no keyId, memberId)
+    threshold: int | None = None  # credits.low: the threshold the balance fell below
+
+
+def price_list(
+    pricing: Pricing, *, keyless_checkout_url: str | None, subscribe_url: str | None = None
+) -> PriceList:
+    """GET /pricing: the same object that decides every charge, as clients read it."""
+    plans = [
+        PlanOut(
+            planId=p.plan_id, name=p.name, monthlyPriceUsd=limit(p.monthly_price_usd),
+            yearlyPriceUsd=limit(p.yearly_price_usd), monthlyApiCredits=p.monthly_api_credits,
+            watchlistLimit=limit(p.watchlist_limit),
+            followedProfileLimit=limit(p.followed_profile_limit),
+            apiSpendEquivalentUsd30d=limit(p.api_spend_equivalent_usd_30d),
+            seats=limit(p.seats),
+        )
+        for p in pricing.plans.values()
+    ]
+    return PriceList(
+        usdPerCredit=number(pricing.usd_per_credit),
+        skills=[
+            SkillPrice(key=s.key, title=s.title, method=s.method, path=s.path, credits=s.credits)
+            for s in pricing.skills.values()
+        ],
+        recurringCharges=[
+            RecurringCharge(key=r.key, title=r.title, credits=r.credits)
+            for r in pricing.recurring.values()
+        ],
+        packs=[
+            PackOut(packId=p.pack_id, credits=p.credits, priceUsd=number(p.price_usd))
+            for p in pricing.packs.values()
+        ],
+        plans=plans,
+        subscriptions=Subscriptions(
+            trialDays=pricing.trial_days, subscribeUrl=pricing.subscribe_url or subscribe_url
+        ),
+        keylessCheckout=keyless_checkout_url,
+        monthlyPlanCredits={p.planId: p.monthlyApiCredits for p in plans},
+    )

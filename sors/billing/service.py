@@ -3,6 +3,7 @@ row in the caller's transaction. Amounts are integer credits."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -10,11 +11,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import repository as repo
-from sors.billing.models import ChargeRequest
+from sors.billing.errors import InsufficientCredits, SpendCapReached
+from sors.billing.models import ChargeRequest, LedgerEntry
 from sors.billing.pricing import get_pricing
+from sors.billing.schemas import CreditsEvent, ledger_entry
 from sors.events import service as events
-from sors.kit.clock import isoformat
-from sors.kit.errors import InsufficientCredits, SpendCapReached
 from sors.kit.ids import new_id
 from sors.kit.metrics import CREDITS
 
@@ -56,13 +57,16 @@ async def _charged(
                                   balance=await repo.balance(session, req.account_id))
     new_balance = charged.balance
     CREDITS.labels(req.skill).inc(req.amount)
-    entry = {
-        "id": entry_id, "account_id": req.account_id, "kind": "charge", "delta": -req.amount,
-        "balance_after": new_balance, "reason": req.reason or req.skill, "skill": req.skill,
-        "request_id": req.request_id, "job_ref": req.job_ref,
-    }
-    # credits.low, in this transaction
-    await _announce_charge(session, entry, charged.low_threshold, req.at)
+    low = charged.low_threshold
+    if low is not None and new_balance < low <= new_balance + req.amount:
+        # credits.low, in this transaction: the charge took the balance from at or above the
+        # account's threshold (the one the charge statement itself read) to below it.
+        entry = LedgerEntry(
+            id=entry_id, account_id=req.account_id, kind="charge", delta=-req.amount,
+            balance_after=new_balance, reason=req.reason or req.skill, skill=req.skill,
+            request_id=req.request_id, job_ref=req.job_ref, created_at=req.at,
+        )
+        await _announce(session, "credits.low", entry, threshold=low)
     return Movement(entry_id, req.amount, new_balance)
 
 
@@ -82,7 +86,9 @@ class RideAlong:
         self.entry_id = new_id("led")
         self.outcome: repo.Charge | None = None  # set once the statement ran
 
-    def joined(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def joined(
+        self, sql: str, params: Mapping[str, object]
+    ) -> tuple[str, Mapping[str, object]]:
         if self.outcome is not None:
             raise RuntimeError("a charge rides along one statement only")
         return repo.ride_along_sql(sql), {
@@ -128,17 +134,16 @@ async def _credit(
     current = await repo.lock_balance(session, account_id)
     if current is None:
         raise LookupError(f"no account {account_id}")
-    entry_id = new_id("led")
-    entry = {
-        "id": entry_id, "account_id": account_id, "kind": kind, "delta": amount,
-        "balance_after": current + amount, "reason": reason, "skill": skill,
-        "refund_of": refund_of, "external_ref": external_ref, "job_ref": job_ref,
-        "request_id": request_id, "created_at": now,
-    }
+    entry = LedgerEntry(
+        id=new_id("led"), account_id=account_id, kind=kind, delta=amount,
+        balance_after=current + amount, reason=reason, skill=skill, refund_of=refund_of,
+        external_ref=external_ref, job_ref=job_ref, request_id=request_id, created_at=now,
+    )
     if not await repo.insert_entry(session, entry):
         return Movement(None, 0, current)
-    moved = Movement(entry_id, amount, await repo.credit(session, account_id, amount))
-    await _announce_credit(session, entry, now)  # credits.added, in this transaction
+    moved = Movement(entry.id, amount, await repo.credit(session, account_id, amount))
+    if kind in ("topup", "grant"):
+        await _announce(session, "credits.added", entry)  # in this transaction
     return moved
 
 
@@ -193,37 +198,18 @@ async def balance(session: AsyncSession, account_id: str) -> int:
     return await repo.balance(session, account_id)
 
 
-async def _announce_credit(session: AsyncSession, entry: dict[str, Any], at: datetime) -> None:
-    """`credits.added` after a top-up or grant row (`entry` holds its column values)."""
-    if entry["kind"] in ("topup", "grant"):
-        await events.emit(session, entry["account_id"], "credits.added",
-                          _balance_data(entry, at), at=at)
-
-
-async def _announce_charge(
-    session: AsyncSession, entry: dict[str, Any], low_threshold: int | None, at: datetime
+async def _announce(
+    session: AsyncSession, type_: str, entry: LedgerEntry, *, threshold: int | None = None
 ) -> None:
-    """`credits.low` when a charge took the balance from at or above the account's threshold
-    to below it; the threshold is the one the charge statement itself read (None when no
-    endpoint wants the event)."""
-    after = int(entry["balance_after"])
-    if low_threshold is not None and after < low_threshold <= after - int(entry["delta"]):
-        data = _balance_data(entry, at)
-        data["threshold"] = low_threshold
-        await events.emit(session, entry["account_id"], "credits.low", data, at=at)
-
-
-def _balance_data(entry: dict[str, Any], at: datetime) -> dict[str, Any]:
+    """`credits.added` / `credits.low` about the ledger row `entry` (not in the session)."""
     pricing = get_pricing()
-    after = int(entry["balance_after"])
-    return {
-        "balance": after,
-        "balanceUsd": float(pricing.to_usd(after)),
-        "usdPerCredit": float(pricing.usd_per_credit),
-        "entry": {  # the shape of GET /credits/ledger entries
-            "entryId": entry["id"], "kind": entry["kind"], "credits": int(entry["delta"]),
-            "balanceAfter": after, "reason": entry.get("reason"), "skill": entry.get("skill"),
-            "requestId": entry.get("request_id"), "jobRef": entry.get("job_ref"),
-            "refundOf": entry.get("refund_of"), "createdAt": isoformat(at),
-        },
-    }
+    data = CreditsEvent(
+        balance=entry.balance_after,
+        balanceUsd=float(pricing.to_usd(entry.balance_after)),
+        usdPerCredit=float(pricing.usd_per_credit),
+        entry=ledger_entry(entry),
+    )
+    if threshold is not None:
+        data.threshold = threshold
+    await events.emit(session, entry.account_id, type_,
+                      data.model_dump(mode="json", exclude_unset=True), at=entry.created_at)

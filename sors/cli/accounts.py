@@ -7,10 +7,11 @@ import typer
 
 from sors.accounts import service as accounts
 from sors.billing import service as billing
-from sors.cli.common import console, fail, with_db
+from sors.cli.common import console, fail, with_db, with_runtime
 from sors.cli.tables import Col, table
 from sors.kit.clock import isoformat
 from sors.kit.db import Database
+from sors.kit.runtime import Runtime
 
 accounts_app = typer.Typer(help="Accounts.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys.", no_args_is_help=True)
@@ -31,13 +32,13 @@ def create(
 ) -> None:
     """Create an account and print its id and a new API key (shown once)."""
 
-    async def run(db: Database) -> accounts.NewAccount:
-        async with db.transaction() as s:
-            new = await accounts.create_account(s, email=email, credits=credits)
+    async def run(rt: Runtime) -> accounts.NewAccount:
+        async with rt.database.transaction() as s:
+            new = await accounts.create_account(s, email=email, now=rt.now(), credits=credits)
             new.account.is_operator = operator
             return new
 
-    new = with_db(run)
+    new = with_runtime(run)
     if as_json:
         print(json.dumps({"accountId": new.account.id, "apiKey": new.api_key,
                           "email": email, "balance": new.balance}))
@@ -144,11 +145,11 @@ def accounts_list(as_json: bool = typer.Option(False, "--json", help="Print JSON
 def keys_revoke(key_id: str = typer.Argument(..., help="key_… id")) -> None:
     """Revoke a key: it is refused (401) from the next request on."""
 
-    async def run(db: Database) -> bool:
-        async with db.transaction() as s:
-            return await accounts.revoke_key(s, key_id)
+    async def run(rt: Runtime) -> bool:
+        async with rt.database.transaction() as s:
+            return await accounts.revoke_key(s, key_id, rt.now())
 
-    if not with_db(run):
+    if not with_runtime(run):
         fail(f"no active key {key_id}")
     console.print(f"revoked {key_id}")
 

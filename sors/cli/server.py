@@ -54,10 +54,13 @@ async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]
     from sors.accounts import repository as accounts_repo
     from sors.accounts import service as accounts
     from sors.billing import service as billing
-    from sors.kit import clock
+    from sors.cli.common import runtime
 
     key_file = s.data_dir / DEMO_KEY_FILE
     stored = key_file.read_text().strip() if key_file.is_file() else None
+    rt = runtime(s, db)
+    await rt.clock.refresh()
+    now = rt.now()
     async with db.transaction() as session:
         account = await accounts_repo.find_account_by_email(session, DEMO_EMAIL)
         if account is None:
@@ -66,7 +69,7 @@ async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]
                 account.email = DEMO_EMAIL
         if account is None:
             new = await accounts.create_account(
-                session, email=DEMO_EMAIL, credits=DEMO_CREDITS, reason="demo account"
+                session, email=DEMO_EMAIL, now=now, credits=DEMO_CREDITS, reason="demo account"
             )
             new.account.is_operator = True  # the demo's user runs the service too
             account_id, key, balance = new.account.id, new.api_key, new.balance
@@ -79,7 +82,7 @@ async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]
                 return account_id, stored, balance  # type: ignore[return-value]
             for k in await accounts_repo.list_keys(session, account_id):
                 if k.revoked_at is None and k.name in DEMO_KEY_NAMES:
-                    await accounts_repo.revoke_key(session, k.id, clock.now())
+                    await accounts_repo.revoke_key(session, k.id, now)
             key = await accounts.create_key(session, account_id, name="demo")
     _write_private(key_file, key)
     return account_id, key, balance

@@ -7,7 +7,8 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import Response
 
-from sors.billing.pricing import get_pricing, render_price_list
+from sors.billing.pricing import get_pricing
+from sors.billing.schemas import price_list
 from sors.console import apicall
 from sors.console.auth import check_csrf
 from sors.console.pages_posts import _idempotency
@@ -22,7 +23,7 @@ async def plan(request: Request, user: User) -> Response:
     sub = await apicall.call(request, user.principal, "GET", "/api/v1/subscriptions")
     tracking = await apicall.call(request, user.principal, "GET", "/api/v1/tracking")
     entries = tracking.data["results"] if tracking.ok else []
-    prices = render_price_list(get_pricing(), keyless_checkout_url=None)
+    prices = price_list(get_pricing(), keyless_checkout_url=None).model_dump()
     return page(
         request, "plan.html.j2", title="Plan", result=sub,
         sub=sub.data if sub.ok else None, plans=prices["plans"],

@@ -4,9 +4,8 @@ event and delivery rows."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from sqlalchemy import any_, literal, select
+from sqlalchemy import ColumnElement, any_, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.events.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
@@ -14,7 +13,7 @@ from sors.events.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
 DEFAULT_CREDITS_LOW = 100
 
 
-def _subscribed(type_: str) -> Any:
+def _subscribed(type_: str) -> ColumnElement[bool]:
     return WebhookEndpoint.enabled & (literal(type_) == any_(WebhookEndpoint.events))
 
 
@@ -47,11 +46,11 @@ CREDITS_LOW_THRESHOLD_SQL = f"""
          LIMIT 1"""
 
 
-async def insert_event(session: AsyncSession, values: dict[str, Any]) -> None:
-    session.add(WebhookEvent(**values))
+async def insert_event(session: AsyncSession, event: WebhookEvent) -> None:
+    session.add(event)
     await session.flush()
 
 
-async def insert_delivery(session: AsyncSession, values: dict[str, Any]) -> None:
-    session.add(WebhookDelivery(**values))
+async def insert_delivery(session: AsyncSession, delivery: WebhookDelivery) -> None:
+    session.add(delivery)
     await session.flush()

@@ -3,22 +3,24 @@ and the job that makes each first attempt, all in the caller's transaction, so a
 exists exactly when the change it describes committed.
 
 Each domain builds its own payloads and emits them (credits.* in billing, job.* in jobs,
-alert.triggered in alerts, tracking.new_posts in monitoring, analysis.completed in analyses); asking who wants an event
+alert.triggered in alerts, tracking.new_posts in monitoring, analysis.completed in
+analyses); asking who wants an event
 costs a single indexed query when no endpoint does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.events import repository as repo
+from sors.events.models import WebhookDelivery, WebhookEvent
 from sors.kit.clock import isoformat
 from sors.kit.ids import new_id
 from sors.queue import repository as jobs_repo
+from sors.queue.models import NewJob
 
 EVENT_TYPES = (
     "job.completed",
@@ -41,7 +43,7 @@ async def emit(
     session: AsyncSession,
     account_id: str | None,
     type_: str,
-    data: dict[str, Any],
+    data: Mapping[str, object],
     *,
     at: datetime,
     endpoint_ids: Sequence[str] | None = None,
@@ -55,17 +57,15 @@ async def emit(
     if not endpoint_ids:
         return None
     event_id = new_id("evt")
-    await repo.insert_event(
-        session,
-        {"id": event_id, "account_id": account_id, "type": type_, "occurred_at": at, "data": data},
-    )
+    await repo.insert_event(session, WebhookEvent(
+        id=event_id, account_id=account_id, type=type_, occurred_at=at, data=dict(data),
+    ))
     for endpoint_id in endpoint_ids:
         delivery_id = new_id("dlv")
-        await repo.insert_delivery(
-            session,
-            {"id": delivery_id, "event_id": event_id, "endpoint_id": endpoint_id,
-             "status": "pending", "next_attempt_at": at, "created_at": at},
-        )
+        await repo.insert_delivery(session, WebhookDelivery(
+            id=delivery_id, event_id=event_id, endpoint_id=endpoint_id, status="pending",
+            next_attempt_at=at, created_at=at,
+        ))
         await enqueue_attempt(session, delivery_id, 0)
     return event_id
 
@@ -83,15 +83,15 @@ async def enqueue_attempt(session: AsyncSession, delivery_id: str, attempts_befo
     names how many attempts the delivery had when it was queued, so a job run again after
     its attempt was recorded (a worker died before settling it) sends nothing, whatever
     any process's clock says."""
-    await jobs_repo.insert_job(
-        session,
-        {"id": new_id("job"), "account_id": None, "type": JOB_TYPE,
-         "payload": {"deliveryId": delivery_id, "attempt": attempts_before},
-         "dedupe_key": f"webhook:{delivery_id}",
-         "credits_charged": 0, "max_attempts": 5},
-    )
+    await jobs_repo.insert_job(session, NewJob(
+        id=new_id("job"), account_id=None, type=JOB_TYPE,
+        payload={"deliveryId": delivery_id, "attempt": attempts_before},
+        dedupe_key=f"webhook:{delivery_id}", credits_charged=0, max_attempts=5,
+    ))
 
 
-def envelope(event_id: str, type_: str, occurred_at: datetime, data: dict[str, Any]) -> dict[str, Any]:
+def envelope(
+    event_id: str, type_: str, occurred_at: datetime, data: Mapping[str, object]
+) -> dict[str, object]:
     """The body every receiver gets (Standard Webhooks' `type`, `timestamp`, `data`)."""
     return {"id": event_id, "type": type_, "timestamp": isoformat(occurred_at), "data": data}

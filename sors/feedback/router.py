@@ -3,14 +3,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.feedback import service
 from sors.feedback.schemas import FeedbackIn, FeedbackReceived
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["feedback"])
 
@@ -25,11 +23,11 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["feedback"])
 async def report_issue(
     body: FeedbackIn,
     request: Request,
-    session: Annotated[AsyncSession, Depends(get_session)],
+    ctx: Context,
     account_id: Annotated[str, Depends(current_account_id)],
-) -> JSONResponse:
+) -> FeedbackReceived:
     f = await service.submit(
-        session, account_id, message=body.message, skill=body.skill,
-        wants_update=body.wantsUpdate, request_id=request.state.request_id,
+        ctx.session, account_id, message=body.message, skill=body.skill,
+        wants_update=body.wantsUpdate, request_id=request.state.request_id, now=ctx.now,
     )
-    return JSONResponse({"feedbackId": f.id, "status": "received"})
+    return FeedbackReceived(feedbackId=f.id, status="received")

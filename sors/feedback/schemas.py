@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
 from sors.billing.pricing import get_pricing
-from sors.feedback.models import Feedback
-from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel, trimmed_length
 
 
@@ -48,14 +46,3 @@ class FeedbackIn(RequestModel):
             raise ValueError("must be one of the skill keys listed by GET /api/v1/pricing")
         return v
 
-
-def feedback_out(f: Feedback) -> dict[str, Any]:
-    return {
-        "feedbackId": f.id,
-        "status": f.status,
-        "message": f.message,
-        "skill": f.skill,
-        "wantsUpdate": f.wants_update,
-        "createdAt": isoformat(f.created_at),
-        "resolvedAt": isoformat(f.resolved_at),
-    }

@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
 import psycopg
 import structlog
@@ -75,7 +74,8 @@ class JobContext:
         return self.runtime.now()
 
 
-Handler = Callable[[JobContext, Job], Awaitable[dict[str, Any]]]
+# A handler returns the job's result: JSON as its kind writes it.
+Handler = Callable[[JobContext, Job], Awaitable[Mapping[str, object]]]
 
 
 class Settle(StrEnum):
@@ -89,7 +89,7 @@ class Settle(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Outcome:
     settle: Settle
-    result: dict[str, Any] = field(default_factory=dict)
+    result: Mapping[str, object] = field(default_factory=dict)
     code: str = ""
     message: str = ""
     retry_after: float | None = None
@@ -179,6 +179,7 @@ class Worker:
         interval = max(1.0, self.ctx.settings.jobs.stall_seconds / 4)
         while not self._stop.is_set():
             try:
+                await self.ctx.runtime.clock.refresh()  # it may run before any job did
                 await reap(self.ctx.db, self.ctx.settings.jobs.stall_seconds, self.ctx.now())
             except Exception:  # the next round tries again; say why this one did not
                 log.exception("reaper_failed", worker=self.id)

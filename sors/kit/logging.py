@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 import structlog
+from structlog.typing import EventDict
 
 from sors.config import Settings
 
@@ -16,7 +17,7 @@ _configured = False
 _QUIET = ("request_id", "timestamp", "level", "event")
 
 
-def concise(_logger: Any, _name: str, event: dict[str, Any]) -> str:
+def concise(_logger: Any, _name: str, event: EventDict) -> str:
     """`12:04:05  GET /api/v1/credits → 200  3.1 ms` for requests; `time  event  k=v …` else."""
     stamp = str(event.get("timestamp", ""))[11:19]
     level = event.get("level", "info")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
 
 import orjson
 import structlog
@@ -108,7 +107,7 @@ class ApiMiddleware:
         self,
         scope: Scope,
         body: bytes,
-        state: dict[str, Any],
+        state: dict[str, object],
         extra: dict[str, str],
         send: Send,
         original_receive: Receive,

@@ -43,7 +43,7 @@ SECURITY_SCHEMES = {
         "description": "`x-api-key: sors_…`",
     },
 }
-KEYED = [{"bearerAuth": []}, {"apiKeyHeader": []}]
+KEYED: list[dict[str, list[str]]] = [{"bearerAuth": []}, {"apiKeyHeader": []}]
 _UNUSED = ("HTTPValidationError", "ValidationError")
 KeyedRoute = Callable[[APIRoute], bool]
 

@@ -7,8 +7,6 @@ the document then shows each as `application/problem+json` with its model (and t
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -53,14 +51,16 @@ class RetryProblem(Problem):
     retryAfter: int
 
 
-_INT = {"schema": {"type": "integer"}}
-_RETRY = {"Retry-After": {"description": "Seconds to wait before retrying", **_INT}}
-_CREDITS = {
+_INT: dict[str, object] = {"schema": {"type": "integer"}}
+_RETRY: dict[str, object] = {
+    "Retry-After": {"description": "Seconds to wait before retrying", **_INT}
+}
+_CREDITS: dict[str, object] = {
     "X-Credits-Charged": {"description": "Credits charged by this call (0 on errors)", **_INT},
     "X-Credits-Balance": {"description": "The balance after this call", **_INT},
 }
 
-STATUSES: dict[int, tuple[type[Problem], str, dict[str, Any]]] = {
+STATUSES: dict[int, tuple[type[Problem], str, dict[str, object]]] = {
     400: (Problem, "Malformed request: the body is not JSON, or not a JSON object", {}),
     401: (Problem, "API key missing, unknown or revoked", {}),
     402: (CreditsProblem, "The balance (or this key's daily cap) cannot cover this call; "
@@ -81,7 +81,7 @@ STATUSES: dict[int, tuple[type[Problem], str, dict[str, Any]]] = {
 ALWAYS = (422, 429, 500, 503)
 
 
-def link(operation_id: str, **parameters: str) -> dict[str, Any]:
+def link(operation_id: str, **parameters: str) -> dict[str, object]:
     """An OpenAPI link from a 200 answer to another operation, e.g.
     `link("get_post", **{"path.postId": "$response.body#/results/0/id"})`."""
     return {"operationId": operation_id, "parameters": parameters}
@@ -92,8 +92,8 @@ def problems(
     key: bool = True,
     body: bool = False,
     notes: dict[int, str] | None = None,
-    links: dict[str, dict[str, Any]] | None = None,
-) -> dict[int | str, dict[str, Any]]:
+    links: dict[str, dict[str, object]] | None = None,
+) -> dict[int | str, dict[str, object]]:
     """The `responses=` of a route: `ALWAYS`, 401 unless `key=False`, 400 and 413 when the
     route reads a JSON body, plus `statuses`; `notes` replaces a status's description;
     `links` (name → `link(...)`) tell clients and Schemathesis where a 200 answer leads."""
@@ -102,10 +102,12 @@ def problems(
         wanted |= {401, 403}  # 403: e.g. a viewer's key (reads only)
     if body:
         wanted |= {400, 413}
-    out: dict[int | str, dict[str, Any]] = {}
+    out: dict[int | str, dict[str, object]] = {}
     for status in sorted(wanted):
         model, description, headers = STATUSES[status]
-        entry: dict[str, Any] = {"model": model, "description": (notes or {}).get(status, description)}
+        entry: dict[str, object] = {
+            "model": model, "description": (notes or {}).get(status, description)
+        }
         if headers:
             entry["headers"] = headers
         out[status] = entry

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 from starlette.responses import JSONResponse as StarletteJSONResponse
 
 _OPTS = orjson.OPT_UTC_Z | orjson.OPT_NAIVE_UTC | orjson.OPT_NON_STR_KEYS
@@ -24,3 +26,17 @@ class JSONResponse(StarletteJSONResponse):
 
 class ProblemResponse(JSONResponse):
     media_type = "application/problem+json"
+
+
+class ModelResponse(JSONResponse):
+    """A response model rendered by pydantic-core's JSON serializer (no dict in between),
+    for hot paths that build their model with `model_construct`; the route's
+    `response_model` still documents it."""
+
+    def __init__(self, model: BaseModel, status_code: int = 200,
+                 headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(model, status_code=status_code, headers=headers)
+
+    def render(self, content: Any) -> bytes:
+        model: BaseModel = content
+        return model.__pydantic_serializer__.to_json(model)

@@ -4,10 +4,11 @@
 naming the field and, when a known one is close, suggesting it (`page_size` → `pageSize`):
 a typo must never turn into a paid, unfiltered search.
 
-`ResponseModel`: the exact fields a route answers with. Routes keep returning their own
-JSONResponse (orjson, no second serialisation); the model is what the OpenAPI document, the
-docs page, generated clients and the MCP tools' output schemas read, and tests/api checks
-every route's real body against it, so the two cannot drift.
+`ResponseModel`: the exact fields a route answers with. Services build it and routes return
+it, so FastAPI validates every body against it (hot paths build theirs with
+`model_construct` and answer `kit.responses.ModelResponse`); it is also what the OpenAPI
+document, the docs page, generated clients and the MCP tools' output schemas read, and
+tests/api checks every route's real body against it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.config import JsonDict, JsonValue
 from pydantic_core import PydanticCustomError
 
 UNKNOWN_FIELD = "unknown_field"
@@ -105,24 +107,25 @@ STRIPPED = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u
 NOT_BLANK = f"[^{STRIPPED}]"  # a pattern: something str.strip() leaves
 
 
-def _given(fields: Sequence[str], blank_is_absent: bool) -> dict[str, Any]:
-    text: dict[str, Any] = {"type": "string"}
+def _given(fields: Sequence[str], blank_is_absent: bool) -> JsonDict:
+    text: JsonDict = {"type": "string"}
     if blank_is_absent:
         text["pattern"] = NOT_BLANK
-    return {"required": list(fields), "properties": {f: text for f in fields}}
+    required: list[JsonValue] = [*fields]
+    return {"required": required, "properties": {f: text for f in fields}}
 
 
-def one_of_sets(*sets: Sequence[str], blank_is_absent: bool = False) -> dict[str, Any]:
+def one_of_sets(*sets: Sequence[str], blank_is_absent: bool = False) -> JsonDict:
     """JSON Schema for "name it by one of these sets of fields": at least one set is given
     with string values (null counts as absent; with `blank_is_absent`, a blank one too).
     Said as `if` none of the first sets `then` the last (the same as an anyOf of the sets):
     client generators turn a top-level anyOf into an untyped body."""
     *first, last = sets
-    return {"if": {"not": {"anyOf": [_given(s, blank_is_absent) for s in first]}},
-            "then": _given(last, blank_is_absent)}
+    alternatives: list[JsonValue] = [_given(s, blank_is_absent) for s in first]
+    return {"if": {"not": {"anyOf": alternatives}}, "then": _given(last, blank_is_absent)}
 
 
-def together(a: str, b: str) -> list[dict[str, Any]]:
+def together(a: str, b: str) -> list[JsonDict]:
     """JSON Schema: `a` and `b` are given (non-null) together or not at all."""
     return [{"if": _given([x], False), "then": _given([y], False)} for x, y in ((a, b), (b, a))]
 

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing import service as billing
+from sors.billing.errors import InsufficientCredits
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
 from sors.catalog.models import Profile
@@ -20,7 +21,6 @@ from sors.jobs import service as jobs
 from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.errors import (
-    InsufficientCredits,
     NotFound,
     ProfileNotFound,
     ShortLinkNotSupported,
@@ -28,6 +28,7 @@ from sors.kit.errors import (
     ValidationFailed,
 )
 from sors.kit.ids import new_id
+from sors.kit.runtime import Runtime
 from sors.monitoring import repository as repo
 from sors.monitoring.models import TrackedProfile
 from sors.monitoring.schemas import ProfileTarget
@@ -178,11 +179,13 @@ async def _within_watchlist(session: AsyncSession, account_id: str, now: datetim
         raise limits.PlanLimitReached("watchlistLimit", cap, standing)
 
 
-async def apply_plan_limit(session: AsyncSession, account_id: str, now: datetime) -> int:
+async def apply_plan_limit(
+    session: AsyncSession, account_id: str, now: datetime, rt: Runtime
+) -> int:
     """The plan's watchlist limit over what exists: entries past it pause (the newest first,
     the oldest last) and, after an upgrade, resume oldest first (due at once). Nothing is
     deleted. Returns how many entries changed."""
-    cap = (await limits.standing(session, account_id, now)).watchlist_limit
+    cap = (await limits.standing(session, account_id, now, rt.settings)).watchlist_limit
     changed = 0
     for i, entry in enumerate(await repo.user_entries(session, account_id)):
         over = cap is not None and i >= cap
@@ -235,7 +238,7 @@ async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[st
     return {"results": [flat_post(r) for r in rows], "hasMore": has_more}
 
 
-async def resume_paused(session: AsyncSession, account_id: str, now: datetime) -> int:
+async def resume_paused(session: AsyncSession, account_id: str, now: datetime, rt: Runtime) -> int:
     """Credits arrived: paused entries resume and are due at once."""
     return await repo.resume_account(session, account_id, now)
 

@@ -13,16 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from sors.billing.schemas import TopupIn, TopupLink
-from sors.config import Settings
 from sors.email import messages, outbox
 from sors.email.addresses import normalize_email
-from sors.kit import clock
 from sors.kit.errors import MalformedRequest, NotFound, RateLimited
 from sors.kit.middleware import client_ip
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session
+from sors.kit.routing import Context, RequestContext, SorsRoute, get_session
+from sors.kit.schemas import ResponseModel
 from sors.payments import service
 from sors.payments.models import CheckoutSession
 from sors.payments.providers import (
@@ -35,12 +33,11 @@ from sors.payments.providers import (
 log = structlog.get_logger("sors.checkout")
 
 Session = Annotated[AsyncSession, Depends(get_session)]
-Ctx = Annotated[RequestContext, Depends(get_context)]
 SessionId = Annotated[str, Path(min_length=4, max_length=64)]
 
 
-def _provider(request: Request) -> PaymentProvider:
-    return get_provider(request.app.state.settings)
+def _provider(ctx: RequestContext) -> PaymentProvider:
+    return get_provider(ctx.runtime.settings)
 
 
 # ---- API ----------------------------------------------------------------------------------
@@ -58,20 +55,18 @@ api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["credits"])
     responses=problems(body=True),
 )
 async def create_topup_link(
-    request: Request,
-    session: Session,
+    ctx: Context,
     account_id: Annotated[str, Depends(current_account_id)],
     body: TopupIn,
-) -> JSONResponse:
-    out = await service.create_topup_link(
-        session,
-        _provider(request),
-        request.app.state.settings,
+) -> TopupLink:
+    return await service.create_topup_link(
+        ctx.session,
+        _provider(ctx),
+        ctx.runtime.settings,
         account_id=account_id,
         pack_id=body.packId,
-        now=clock.now(),
+        now=ctx.now,
     )
-    return JSONResponse(out)
 
 
 # ---- pages --------------------------------------------------------------------------------
@@ -104,19 +99,17 @@ def _key_block(key: str, emailed_to: str | None) -> str:
     )
 
 
-def _email_key_after_commit(
-    ctx: RequestContext, request: Request, cs: CheckoutSession, key: str
-) -> None:
+def _email_key_after_commit(ctx: RequestContext, cs: CheckoutSession, key: str) -> None:
     if not cs.email:
         return
-    state = request.app.state
-    settings: Settings = state.settings
+    rt = ctx.runtime
+    settings = rt.settings
     to, credits, cs_id, account_id = cs.email, cs.credits, cs.id, cs.fulfilled_account_id
 
     async def send() -> None:
         try:
             await outbox.send_once(
-                state.db.sessionmaker,
+                rt.database.sessionmaker,
                 settings,
                 key=f"api-key:{cs_id}",
                 kind="api_key_issued",
@@ -151,8 +144,8 @@ def _keyless_form(request: Request, error: str | None = None, status: int = 200)
 
 
 @pages.post("/checkout/keyless")
-async def keyless_start(request: Request, session: Session) -> Response:
-    if not request.app.state.settings.payments.keyless_checkout_enabled:
+async def keyless_start(request: Request, ctx: Context) -> Response:
+    if not ctx.runtime.settings.payments.keyless_checkout_enabled:
         raise NotFound("Keyless checkout is not offered here.")
     decision = await request.app.state.limiter.hit("ip", client_ip(request.scope))
     if not decision.allowed:
@@ -166,20 +159,19 @@ async def keyless_start(request: Request, session: Session) -> Response:
         except ValueError:
             return _keyless_form(request, "That email address is not valid.", 422)
     cs = await service.create_keyless(
-        session, _provider(request), request.app.state.settings, email=email, now=clock.now()
+        ctx.session, _provider(ctx), ctx.runtime.settings, email=email, now=ctx.now
     )
     return RedirectResponse(cs.checkout_url or f"/checkout/{cs.id}", status_code=303)
 
 
 @pages.get("/checkout/{sessionId}")
-async def checkout_page(session: Session, sessionId: SessionId) -> Response:
-    cs = await service.get(session, sessionId)
+async def checkout_page(ctx: Context, sessionId: SessionId) -> Response:
+    cs = await service.get(ctx.session, sessionId)
     if cs is None:
         return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
-    now = clock.now()
     if cs.status == "completed":
         return page("Paid", "<p>This checkout has been paid. Thank you!</p>")
-    if service.is_expired(cs, now):
+    if service.is_expired(cs, ctx.now):
         return page(
             "Checkout expired", "<p>This payment link has expired; create a new one.</p>", 410
         )
@@ -195,22 +187,22 @@ async def checkout_page(session: Session, sessionId: SessionId) -> Response:
 
 
 @pages.post("/checkout/{sessionId}/pay")
-async def pay(request: Request, session: Session, ctx: Ctx, sessionId: SessionId) -> HTMLResponse:
-    cs = await service.get(session, sessionId)
+async def pay(ctx: Context, sessionId: SessionId) -> HTMLResponse:
+    cs = await service.get(ctx.session, sessionId)
     if cs is None or cs.provider != "local":
         return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
     done = await service.complete(
-        session, sessionId, clock.now(), enforce_expiry=True, issue_key=True
+        ctx.session, sessionId, ctx.now, enforce_expiry=True, issue_key=True, rt=ctx.runtime
     )
-    if done.outcome == "expired":
+    if done.outcome is service.CheckoutOutcome.EXPIRED:
         return page(
             "Checkout expired", "<p>This payment link has expired; nothing was charged.</p>", 410
         )
-    if done.outcome == "already_completed":
+    if done.outcome is service.CheckoutOutcome.ALREADY_COMPLETED:
         return page("Already paid", "<p>This checkout was already paid; nothing more to do.</p>")
     assert done.checkout is not None
     if done.api_key:
-        _email_key_after_commit(ctx, request, done.checkout, done.api_key)
+        _email_key_after_commit(ctx, done.checkout, done.api_key)
         return page(
             "Payment complete",
             f"<p>{done.checkout.credits:,} credits are on your new account.</p>"
@@ -246,8 +238,8 @@ async def done_page(session: Session, sessionId: SessionId) -> HTMLResponse:
 
 
 @pages.post("/checkout/{sessionId}/key")
-async def reveal_key(session: Session, sessionId: SessionId) -> HTMLResponse:
-    key = await service.reveal_key(session, sessionId, clock.now())
+async def reveal_key(ctx: Context, sessionId: SessionId) -> HTMLResponse:
+    key = await service.reveal_key(ctx.session, sessionId, ctx.now)
     if key is None:
         return page(
             "Nothing to show",
@@ -269,9 +261,14 @@ async def cancelled_page(sessionId: SessionId) -> HTMLResponse:
 webhooks = APIRouter(route_class=SorsRoute, include_in_schema=False)
 
 
-@webhooks.post("/webhooks/stripe")
-async def stripe_webhook(request: Request, session: Session, ctx: Ctx) -> JSONResponse:
-    provider = _provider(request)
+class WebhookReceived(ResponseModel):
+    received: bool
+    outcome: str  # what the event did (`service.CheckoutOutcome`, or a subscription's)
+
+
+@webhooks.post("/webhooks/stripe", response_model=WebhookReceived)
+async def stripe_webhook(request: Request, ctx: Context) -> WebhookReceived:
+    provider = _provider(ctx)
     payload = await request.body()
     try:
         event = provider.parse_webhook(payload, request.headers)
@@ -279,10 +276,10 @@ async def stripe_webhook(request: Request, session: Session, ctx: Ctx) -> JSONRe
         raise NotFound("Stripe webhooks are not enabled (SORS_PAYMENTS is not 'stripe').") from exc
     except WebhookSignatureError as exc:
         raise MalformedRequest(f"Webhook refused: {exc}") from exc
-    done = await service.handle_event(session, event, clock.now())
+    done = await service.handle_event(ctx.session, event, ctx.now, ctx.runtime)
     if done.api_key and done.checkout is not None:
-        _email_key_after_commit(ctx, request, done.checkout, done.api_key)
-    return JSONResponse({"received": True, "outcome": done.outcome})
+        _email_key_after_commit(ctx, done.checkout, done.api_key)
+    return WebhookReceived(received=True, outcome=done.outcome)
 
 
 router = APIRouter()

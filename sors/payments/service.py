@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from enum import StrEnum
 
 import structlog
 from sqlalchemy import func, select, text
@@ -18,12 +18,13 @@ from sors.accounts import repository as accounts_repo
 from sors.accounts import service as accounts
 from sors.accounts.models import Account
 from sors.billing import service as billing
-from sors.billing.pricing import Pack, get_pricing
+from sors.billing.pricing import Pack, get_pricing, number
+from sors.billing.schemas import TopupLink
 from sors.config import Settings
 from sors.kit.clock import isoformat
 from sors.kit.errors import RateLimited, Unavailable, ValidationFailed
 from sors.kit.ids import new_id
-from sors.kit.runtime import Registries
+from sors.kit.runtime import Runtime
 from sors.payments.models import CheckoutSession, PaymentEvent
 from sors.payments.providers import (
     SUBSCRIPTION_KINDS,
@@ -43,20 +44,20 @@ _LOCK_CLASS = 0x534F5253 + 2  # advisory lock class: top-up links of one account
 
 # In-process events, heard by listeners the wiring module names (`sors.wiring`):
 # - "a checkout paid into an existing account", in the payment's transaction, before the
-#   account row is locked: `(session, account_id, now)`;
+#   account row is locked: `(session, account_id, now, rt)`;
 # - Stripe's subscription and invoice events, which are the subscriptions feature's (it
-#   sits above payments): `(session, event, now) -> outcome`.
+#   sits above payments): `(session, event, now, rt) -> outcome` (a StrEnum of its own).
 CREDITS_ARRIVING = "payments.credits_arriving"
 SUBSCRIPTION_EVENT = "payments.subscription_event"
 
 
 async def credits_arriving(
-    session: AsyncSession, account_id: str, now: datetime, registries: Registries
+    session: AsyncSession, account_id: str, now: datetime, rt: Runtime
 ) -> None:
     """What waits for credits (paused monitoring) runs before a grant locks the account row:
     the scheduler's refresh takes its locks in that order too, so the two cannot deadlock."""
-    for listener in registries.listening(CREDITS_ARRIVING):
-        await listener(session, account_id, now)
+    for listener in rt.registries.listening(CREDITS_ARRIVING):
+        await listener(session, account_id, now, rt)
 
 
 def pack(pack_id: str) -> Pack:
@@ -128,7 +129,7 @@ async def create_topup_link(
     account_id: str,
     pack_id: str,
     now: datetime,
-) -> dict[str, Any]:
+) -> TopupLink:
     p = pack(pack_id)
     # Serialise this account's link creation so the per-hour count is exact under
     # concurrency (an advisory lock, held across the provider call without blocking the
@@ -151,15 +152,10 @@ async def create_topup_link(
             retry, f"At most {limit} top-up links per hour; retry in {retry} seconds."
         )
     cs = await _open(session, provider, settings, p=p, account_id=account_id, email=None, now=now)
-    return {
-        "packId": p.pack_id,
-        "credits": p.credits,
-        "priceUsd": int(p.price_usd)
-        if p.price_usd == p.price_usd.to_integral()
-        else float(p.price_usd),
-        "checkoutUrl": cs.checkout_url,
-        "expiresAt": isoformat(cs.expires_at),
-    }
+    return TopupLink(
+        packId=p.pack_id, credits=p.credits, priceUsd=number(p.price_usd),
+        checkoutUrl=cs.checkout_url, expiresAt=isoformat(cs.expires_at),
+    )
 
 
 async def create_keyless(
@@ -191,10 +187,18 @@ def is_expired(cs: CheckoutSession, now: datetime) -> bool:
 # ---- completing a payment -----------------------------------------------------------------
 
 
+class CheckoutOutcome(StrEnum):
+    COMPLETED = "completed"
+    ALREADY_COMPLETED = "already_completed"
+    EXPIRED = "expired"
+    DUPLICATE = "duplicate"  # a provider event seen before: nothing done again
+    UNKNOWN = "unknown"  # no such checkout, or an event about none of ours
+
+
 @dataclass
 class Completion:
-    # a subscription event's outcome is its handler's (sors.subscriptions)
-    outcome: Literal["completed", "already_completed", "expired", "duplicate", "unknown"] | str
+    # A subscription event's outcome is its handler's (`sors.subscriptions.events`).
+    outcome: CheckoutOutcome | StrEnum
     checkout: CheckoutSession | None = None
     account_id: str | None = None
     api_key: str | None = None  # keyless: the new key, to show or email once
@@ -210,6 +214,7 @@ async def _fulfil_keyless(session: AsyncSession, cs: CheckoutSession, now: datet
         cs.credits,
         kind="topup",
         reason=f"keyless checkout ({cs.pack_id})",
+        now=now,
         external_ref=f"checkout:{cs.id}",
     )
     cs.fulfilled_account_id = account.id
@@ -224,34 +229,36 @@ async def complete(
     *,
     enforce_expiry: bool,
     issue_key: bool,
-    registries: Registries,
+    rt: Runtime,
 ) -> Completion:
     """Mark the checkout paid and grant its credits, exactly once. `enforce_expiry`: the
     local checkout refuses an expired session (a provider's own expiry is authoritative
     for its payments). `issue_key`: a keyless buyer gets the key now."""
     cs = await get(session, session_id, lock=True)
     if cs is None:
-        return Completion("unknown")
+        return Completion(CheckoutOutcome.UNKNOWN)
     if cs.status == "completed":
-        return Completion("already_completed", cs, cs.account_id or cs.fulfilled_account_id)
+        paid_into = cs.account_id or cs.fulfilled_account_id
+        return Completion(CheckoutOutcome.ALREADY_COMPLETED, cs, paid_into)
     if cs.status == "expired" or (enforce_expiry and is_expired(cs, now)):
-        return Completion("expired", cs)
+        return Completion(CheckoutOutcome.EXPIRED, cs)
     cs.status = "completed"
     cs.completed_at = now
     if cs.account_id is not None:
         # What waits for this payment (monitoring paused for credits: `sors.wiring` connects
         # it) runs before the account row is locked.
-        await credits_arriving(session, cs.account_id, now, registries)
+        await credits_arriving(session, cs.account_id, now, rt)
         await billing.grant(
             session,
             cs.account_id,
             cs.credits,
             kind="topup",
             reason=f"top-up {cs.pack_id}",
+            now=now,
             external_ref=f"checkout:{cs.id}",
         )
         await session.flush()
-        return Completion("completed", cs, cs.account_id)
+        return Completion(CheckoutOutcome.COMPLETED, cs, cs.account_id)
     key = None
     if issue_key or cs.email:
         key = await _fulfil_keyless(session, cs, now)
@@ -259,7 +266,7 @@ async def complete(
             cs.key_revealed_at = now
     await session.flush()
     log.info("checkout.keyless_paid", session=cs.id, account=cs.fulfilled_account_id)
-    return Completion("completed", cs, cs.fulfilled_account_id, key)
+    return Completion(CheckoutOutcome.COMPLETED, cs, cs.fulfilled_account_id, key)
 
 
 async def reveal_key(session: AsyncSession, session_id: str, now: datetime) -> str | None:
@@ -279,7 +286,7 @@ async def reveal_key(session: AsyncSession, session_id: str, now: datetime) -> s
 
 
 async def handle_event(
-    session: AsyncSession, event: ProviderEvent, now: datetime, registries: Registries
+    session: AsyncSession, event: ProviderEvent, now: datetime, rt: Runtime
 ) -> Completion:
     """Act on one verified provider event, at most once per event id."""
     recorded = (
@@ -296,28 +303,28 @@ async def handle_event(
         )
     ).first()
     if recorded is None:
-        return Completion("duplicate")
+        return Completion(CheckoutOutcome.DUPLICATE)
     if event.kind in SUBSCRIPTION_KINDS or event.subscription is not None:
-        outcome = "unknown"
-        for listener in registries.listening(SUBSCRIPTION_EVENT):
-            outcome = await listener(session, event, now)
+        outcome: CheckoutOutcome | StrEnum = CheckoutOutcome.UNKNOWN
+        for listener in rt.registries.listening(SUBSCRIPTION_EVENT):
+            outcome = await listener(session, event, now, rt)
         return Completion(outcome)
     if not event.session_id:
-        return Completion("unknown")
+        return Completion(CheckoutOutcome.UNKNOWN)
     cs = await get(session, event.session_id, lock=True)
     if cs is None or cs.provider != "stripe":
         log.warning("checkout.event_for_unknown_session", event=event.event_id)
-        return Completion("unknown")
+        return Completion(CheckoutOutcome.UNKNOWN)
     if event.kind == "checkout_expired":
         if cs.status == "open":
             cs.status = "expired"
             await session.flush()
-        return Completion("expired", cs)
+        return Completion(CheckoutOutcome.EXPIRED, cs)
     if event.kind != "checkout_completed":
-        return Completion("unknown", cs)
+        return Completion(CheckoutOutcome.UNKNOWN, cs)
     if event.amount_cents is not None and event.amount_cents < cs.price_cents:
         log.error(
             "checkout.amount_mismatch", session=cs.id, paid=event.amount_cents, price=cs.price_cents
         )
-        return Completion("unknown", cs)
-    return await complete(session, cs.id, now, enforce_expiry=False, issue_key=False)
+        return Completion(CheckoutOutcome.UNKNOWN, cs)
+    return await complete(session, cs.id, now, enforce_expiry=False, issue_key=False, rt=rt)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy import CheckConstraint, Index, String, text
 from sqlalchemy.dialects.postgresql import JSONB
@@ -50,9 +51,11 @@ class Job(Base):
     account_id: Mapped[str | None] = mapped_column(String(64))
     type: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), server_default=text("'pending'"))
+    # The job's input and its result: JSON as the job's kind writes it (GET /jobs/{jobRef}
+    # holds a result to its model); an error is {code, message}.
     payload: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
-    error: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    error: Mapped[dict[str, str] | None] = mapped_column(JSONB)
     dedupe_key: Mapped[str | None] = mapped_column(String(300))
     origin: Mapped[str] = mapped_column(String(16), server_default=text("'api'"))
     # "platform:handle" for crawls and refreshes: the profile on the platform they fetch.
@@ -67,3 +70,18 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(server_default=text("now()"))
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+
+
+class NewJob(TypedDict):
+    """A job row to insert (`sors.queue.repository.insert_job`); the rest takes its default."""
+
+    id: str
+    account_id: str | None
+    type: str
+    payload: Mapping[str, object]
+    credits_charged: int
+    max_attempts: int
+    dedupe_key: NotRequired[str | None]
+    origin: NotRequired[str]
+    target: NotRequired[str | None]
+    created_at: NotRequired[datetime]

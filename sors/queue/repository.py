@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.queue.models import Job
+from sors.queue.models import Job, NewJob
 
 NOTIFY_CHANNEL = "sors_jobs"
 
@@ -39,7 +38,8 @@ async def hand_back(session: AsyncSession, job_id: str, worker: str) -> None:
     await session.execute(_HAND_BACK, {"id": job_id, "worker": worker})
 
 
-async def insert_job(session: AsyncSession, values: dict[str, Any]) -> bool:
+async def insert_job(session: AsyncSession, values: NewJob) -> bool:
+    """Insert the job unless one with its dedupe key is still open; whether it did."""
     stmt = (
         insert(Job).values(**values)
         .on_conflict_do_nothing(

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Post
 from sors.jobs import service as jobs
-from sors.kit.errors import JobNotFound
+from sors.jobs.errors import JobNotFound
 from sors.queue.models import Job
 from sors.remix import repository as repo
 from sors.remix.schemas import remix_result

@@ -10,11 +10,14 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from enum import StrEnum
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.kit.runtime import Runtime
 from sors.payments.providers import PaymentEvent, SubscriptionFacts
 from sors.subscriptions import invoices, state
 from sors.subscriptions import repository as repo
@@ -22,6 +25,20 @@ from sors.subscriptions.models import Subscription
 from sors.subscriptions.plans import get_plan
 
 log = structlog.get_logger("sors.subscriptions")
+
+
+class EventOutcome(StrEnum):
+    """What a subscription or invoice event did (the Stripe webhook's `outcome`)."""
+
+    APPLIED = "applied"
+    STALE = "stale"  # older than the state already applied: nothing changed
+    GRANTED = "granted"
+    NO_CREDITS = "no_credits"  # a paid invoice that grants nothing (a trial's)
+    DUPLICATE_INVOICE = "duplicate_invoice"
+    PAYMENT_FAILED = "payment_failed"
+    TRIAL_WILL_END = "trial_will_end"
+    IGNORED = "ignored"
+    UNKNOWN = "unknown"  # about no subscription of ours
 
 # Stripe's statuses in ours (None: not one that changes what the account has).
 _STATUS = {
@@ -36,7 +53,7 @@ _STATUS = {
 
 
 def _plan_of(
-    facts: SubscriptionFacts, sub: Subscription | None, prices: dict[str, str]
+    facts: SubscriptionFacts, sub: Subscription | None, prices: Mapping[str, str]
 ) -> tuple[str, str] | None:
     """(plan, interval): from the configured price, else our metadata, else the row."""
     if facts.price_id:
@@ -52,7 +69,8 @@ def _plan_of(
 
 
 async def _find(
-    session: AsyncSession, facts: SubscriptionFacts, now: datetime, *, create: bool
+    session: AsyncSession, facts: SubscriptionFacts, now: datetime, prices: Mapping[str, str],
+    *, create: bool,
 ) -> Subscription | None:
     sub = None
     if facts.subscription_id:
@@ -66,9 +84,9 @@ async def _find(
                 log.warning("subscriptions.event_for_other_subscription",
                             subscription=facts.subscription_id, account=facts.account_id)
                 return None
-            sub = await _start(session, facts.account_id, facts, sub, now)
+            sub = await _start(session, facts.account_id, facts, sub, now, prices)
         elif sub is None and create:
-            sub = await _start(session, facts.account_id, facts, None, now)
+            sub = await _start(session, facts.account_id, facts, None, now, prices)
     if sub is not None:
         if facts.subscription_id:
             sub.provider_subscription_id = facts.subscription_id
@@ -84,8 +102,9 @@ async def _start(
     facts: SubscriptionFacts,
     previous: Subscription | None,
     now: datetime,
+    prices: Mapping[str, str],
 ) -> Subscription | None:
-    which = _plan_of(facts, previous)
+    which = _plan_of(facts, previous, prices)
     plan = get_plan(which[0]) if which else None
     if which is None or plan is None:
         log.warning("subscriptions.event_without_plan", subscription=facts.subscription_id)
@@ -103,7 +122,9 @@ def _stale(sub: Subscription, event: PaymentEvent) -> bool:
     )
 
 
-def _apply_state(sub: Subscription, facts: SubscriptionFacts, event: PaymentEvent) -> None:
+def _apply_state(
+    sub: Subscription, facts: SubscriptionFacts, event: PaymentEvent, prices: Mapping[str, str]
+) -> None:
     status = _STATUS.get(facts.status or "")
     if status is not None:
         sub.status = status
@@ -115,54 +136,58 @@ def _apply_state(sub: Subscription, facts: SubscriptionFacts, event: PaymentEven
         sub.current_period_start = facts.period_start
         sub.current_period_end = facts.period_end
     sub.trial_end = facts.trial_end or sub.trial_end
-    which = _plan_of(facts, sub)
+    which = _plan_of(facts, sub, prices)
     if which is not None and get_plan(which[0]) is not None:
         sub.plan_id, sub.interval = which
     if event.created_at is not None:
         sub.provider_event_at = event.created_at
 
 
-async def handle(session: AsyncSession, event: PaymentEvent, now: datetime) -> str:
+async def handle(
+    session: AsyncSession, event: PaymentEvent, now: datetime, rt: Runtime
+) -> EventOutcome:
     """Act on one subscription or invoice event; returns what happened."""
     facts = event.subscription
+    prices = rt.settings.payments.stripe_prices
     if facts is None:
-        return "unknown"
+        return EventOutcome.UNKNOWN
     if event.kind == "subscription_started":
-        return await _started(session, event, facts, now)
+        return await _started(session, event, facts, now, rt)
     if event.kind in ("subscription_updated", "subscription_deleted"):
-        sub = await _find(session, facts, now, create=True)
+        sub = await _find(session, facts, now, prices, create=True)
         if sub is None:
-            return "unknown"
+            return EventOutcome.UNKNOWN
         if _stale(sub, event):
-            return "stale"
-        _apply_state(sub, facts, event)
+            return EventOutcome.STALE
+        _apply_state(sub, facts, event, prices)
         if event.kind == "subscription_deleted":
             sub.status, sub.canceled_at = "canceled", now
         sub.updated_at = now
-        await state.plan_changed(session, sub, now)
-        return "applied"
+        await state.plan_changed(session, sub, now, rt)
+        return EventOutcome.APPLIED
     if event.kind == "invoice_paid":
-        return await _invoice_paid(session, facts, now)
+        return await _invoice_paid(session, facts, now, rt)
     if event.kind == "invoice_payment_failed":
-        sub = await _find(session, facts, now, create=False)
+        sub = await _find(session, facts, now, prices, create=False)
         if sub is None:
-            return "unknown"
+            return EventOutcome.UNKNOWN
         if sub.status in ("active", "trialing"):
             sub.status, sub.updated_at = "past_due", now
-            await state.plan_changed(session, sub, now)
-        return "payment_failed"
+            await state.plan_changed(session, sub, now, rt)
+        return EventOutcome.PAYMENT_FAILED
     if event.kind == "trial_will_end":
-        return "trial_will_end"
-    return "ignored"
+        return EventOutcome.TRIAL_WILL_END
+    return EventOutcome.IGNORED
 
 
 async def _started(
-    session: AsyncSession, event: PaymentEvent, facts: SubscriptionFacts, now: datetime
-) -> str:
+    session: AsyncSession, event: PaymentEvent, facts: SubscriptionFacts, now: datetime,
+    rt: Runtime,
+) -> EventOutcome:
     co = await repo.get_checkout(session, event.session_id, lock=True) if event.session_id else None
     account_id = co.account_id if co is not None else facts.account_id
     if account_id is None:
-        return "unknown"
+        return EventOutcome.UNKNOWN
     if co is not None:
         co.status, co.completed_at = "completed", now
         facts = SubscriptionFacts(
@@ -172,27 +197,30 @@ async def _started(
             plan_id=co.plan_id,
             interval=co.interval,
         )
-    sub = await _find(session, facts, now, create=True)
+    sub = await _find(session, facts, now, rt.settings.payments.stripe_prices, create=True)
     if sub is None:
-        return "unknown"
+        return EventOutcome.UNKNOWN
     if sub.provider_event_at is None and co is not None:
         # Until Stripe's own subscription events say more: trialing when it has a trial.
         sub.status = "trialing" if co.trial_days > 0 else "active"
         sub.trial_used = sub.trial_used or co.trial_days > 0
     sub.updated_at = now
-    await state.plan_changed(session, sub, now)
-    return "applied"
+    await state.plan_changed(session, sub, now, rt)
+    return EventOutcome.APPLIED
 
 
-async def _invoice_paid(session: AsyncSession, facts: SubscriptionFacts, now: datetime) -> str:
+async def _invoice_paid(
+    session: AsyncSession, facts: SubscriptionFacts, now: datetime, rt: Runtime
+) -> EventOutcome:
     if not facts.invoice_id or facts.amount_paid_cents is None:
-        return "unknown"
-    sub = await _find(session, facts, now, create=True)
-    which = _plan_of(facts, sub)
+        return EventOutcome.UNKNOWN
+    prices = rt.settings.payments.stripe_prices
+    sub = await _find(session, facts, now, prices, create=True)
+    which = _plan_of(facts, sub, prices)
     plan = get_plan(which[0]) if which else None
     if sub is None or which is None or plan is None:
         log.warning("subscriptions.invoice_for_unknown_subscription", invoice=facts.invoice_id)
-        return "unknown"
+        return EventOutcome.UNKNOWN
     credits = await invoices.record_invoice(
         session,
         sub,
@@ -204,9 +232,10 @@ async def _invoice_paid(session: AsyncSession, facts: SubscriptionFacts, now: da
         billing_reason=facts.billing_reason,
         period=(facts.period_start, facts.period_end),
         now=now,
+        rt=rt,
     )
     if credits is None:
-        return "duplicate_invoice"
+        return EventOutcome.DUPLICATE_INVOICE
     newer = facts.period_end is not None and (
         sub.current_period_end is None or facts.period_end >= sub.current_period_end
     )
@@ -215,5 +244,5 @@ async def _invoice_paid(session: AsyncSession, facts: SubscriptionFacts, now: da
         sub.plan_id, sub.interval = plan.plan_id, which[1]
         if facts.amount_paid_cents > 0 and sub.status in ("past_due", "trialing"):
             sub.status = "active"  # paid: the trial is over, or the retry succeeded
-        await state.plan_changed(session, sub, now)
-    return "granted" if credits else "no_credits"
+        await state.plan_changed(session, sub, now, rt)
+    return EventOutcome.GRANTED if credits else EventOutcome.NO_CREDITS

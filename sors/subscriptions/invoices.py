@@ -11,9 +11,10 @@ from sors.billing import service as billing
 from sors.events import service as events
 from sors.kit.clock import isoformat
 from sors.kit.ids import new_id
+from sors.kit.runtime import Runtime
 from sors.payments import service as payments
 from sors.subscriptions import repository as repo
-from sors.subscriptions.models import Subscription
+from sors.subscriptions.models import Subscription, SubscriptionInvoice
 from sors.subscriptions.plans import Plan, add_interval, get_plan
 from sors.subscriptions.state import plan_changed
 
@@ -30,6 +31,7 @@ async def record_invoice(
     billing_reason: str | None,
     period: tuple[datetime | None, datetime | None],
     now: datetime,
+    rt: Runtime,
 ) -> int | None:
     """Record one paid invoice and grant its credits: the credits granted, or None when this
     invoice was recorded before (a replayed or duplicated event)."""
@@ -41,24 +43,12 @@ async def record_invoice(
         credits = max(0, entitled - sub.period_credits)
     else:
         credits = entitled
-    recorded = await repo.insert_invoice(
-        session,
-        {
-            "id": new_id("inv"),
-            "provider": provider,
-            "invoice_id": invoice_id,
-            "account_id": sub.account_id,
-            "subscription_id": sub.id,
-            "plan_id": plan.plan_id,
-            "interval": interval,
-            "amount_cents": amount_cents,
-            "credits": credits,
-            "billing_reason": billing_reason,
-            "period_start": period[0],
-            "period_end": period[1],
-            "paid_at": now,
-        },
-    )
+    recorded = await repo.insert_invoice(session, SubscriptionInvoice(
+        id=new_id("inv"), provider=provider, invoice_id=invoice_id, account_id=sub.account_id,
+        subscription_id=sub.id, plan_id=plan.plan_id, interval=interval,
+        amount_cents=amount_cents, credits=credits, billing_reason=billing_reason,
+        period_start=period[0], period_end=period[1], paid_at=now,
+    ))
     if not recorded:
         return None
     starts_period = not change and (
@@ -72,12 +62,13 @@ async def record_invoice(
         sub.period_credits += credits
     sub.updated_at = now
     if credits:
-        await payments.credits_arriving(session, sub.account_id, now)
+        await payments.credits_arriving(session, sub.account_id, now, rt)
         await billing.grant(
             session,
             sub.account_id,
             credits,
             reason=f"{plan.name} plan, {interval}ly invoice {invoice_id}",
+            now=now,
             external_ref=f"invoice:{provider}:{invoice_id}",
         )
     await events.emit(
@@ -94,11 +85,12 @@ async def record_invoice(
             "periodStart": isoformat(period[0]),
             "periodEnd": isoformat(period[1]),
         },
+        at=now,
     )
     return credits
 
 
-async def renew_due(session: AsyncSession, now: datetime, *, limit: int) -> int:
+async def renew_due(session: AsyncSession, now: datetime, rt: Runtime, *, limit: int) -> int:
     """The local provider's renewals: each subscription whose period (or trial) ended is
     billed for the next one (its credits granted), or ends when it was set to cancel. The
     invoice id names the period, so two schedulers cannot bill it twice."""
@@ -108,7 +100,7 @@ async def renew_due(session: AsyncSession, now: datetime, *, limit: int) -> int:
         assert sub.current_period_end is not None
         if sub.cancel_at_period_end or plan is None:
             sub.status, sub.canceled_at, sub.updated_at = "canceled", now, now
-            await plan_changed(session, sub, now)
+            await plan_changed(session, sub, now, rt)
             done += 1
             continue
         start = sub.current_period_end
@@ -128,8 +120,9 @@ async def renew_due(session: AsyncSession, now: datetime, *, limit: int) -> int:
             billing_reason="subscription_cycle",
             period=(start, end),
             now=now,
+            rt=rt,
         )
         if was != "active":
-            await plan_changed(session, sub, now)
+            await plan_changed(session, sub, now, rt)
         done += 1
     return done

@@ -57,6 +57,7 @@ async def standing(
     sub = await repo.get_by_account(session, account_id)
     subscribed = get_plan(sub.plan_id) if sub is not None and sub.status in ENTITLED else None
     earned = earned_plan(spend)
+    source: Literal["subscription", "spend"]
     if subscribed is not None and (earned is None or subscribed.rank >= earned.rank):
         plan, source = subscribed, "subscription"
     elif earned is not None:
@@ -71,7 +72,7 @@ async def standing(
             settings.subscriptions.api_only_seats,
         )
     return Standing(
-        plan, source, spend, plan.watchlist_limit, plan.followed_profile_limit, plan.seats  # type: ignore[arg-type]
+        plan, source, spend, plan.watchlist_limit, plan.followed_profile_limit, plan.seats
     )
 
 

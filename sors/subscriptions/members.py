@@ -11,30 +11,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as accounts_repo
 from sors.accounts import service as accounts
+from sors.accounts.errors import RoleForbidden
 from sors.accounts.models import Member
 from sors.config import Settings
 from sors.email.addresses import normalize_email
 from sors.kit.clock import isoformat
-from sors.kit.errors import ApiError, NotFound, RoleForbidden, ValidationFailed
+from sors.kit.errors import NotFound, ValidationFailed
 from sors.kit.ids import new_id
 from sors.kit.principal import Principal
 from sors.kit.security import Signer, TokenError
 from sors.subscriptions import limits
+from sors.subscriptions.errors import MemberExists
+from sors.subscriptions.schemas import MemberOut
 
 INVITE_PURPOSE = "member-invite"
 INVITE_MAX_AGE = timedelta(days=7)
-
-
-class MemberExists(ApiError):
-    status = 409
-    code = "member_exists"
-    title = "Already a member"
 
 
 def require_owner(caller: Principal) -> None:
@@ -42,15 +39,11 @@ def require_owner(caller: Principal) -> None:
         raise RoleForbidden("Only the workspace owner manages its members.")
 
 
-def member_out(m: Member) -> dict[str, Any]:
-    return {
-        "memberId": m.id,
-        "email": m.email,
-        "role": m.role,
-        "status": m.status,
-        "invitedAt": isoformat(m.invited_at),
-        "acceptedAt": isoformat(m.accepted_at),
-    }
+def member_out(m: Member) -> MemberOut:
+    return MemberOut(
+        memberId=m.id, email=m.email, role=m.role, status=m.status,
+        invitedAt=isoformat(m.invited_at), acceptedAt=isoformat(m.accepted_at),
+    )
 
 
 def invite_url(settings: Settings, signer: Signer, member_id: str) -> str:
@@ -59,7 +52,8 @@ def invite_url(settings: Settings, signer: Signer, member_id: str) -> str:
 
 
 async def invite(
-    session: AsyncSession, caller: Principal, *, email: str, role: str, now: datetime
+    session: AsyncSession, caller: Principal, *, email: str, role: str, now: datetime,
+    settings: Settings,
 ) -> Member:
     require_owner(caller)
     try:
@@ -70,7 +64,7 @@ async def invite(
     live = await accounts_repo.live_members(session, caller.account_id)
     if any(m.email == address for m in live):
         raise MemberExists(f"{address} is already invited to or a member of this workspace.")
-    standing = await limits.standing(session, caller.account_id, now)
+    standing = await limits.standing(session, caller.account_id, now, settings)
     if standing.seats is not None and 1 + len(live) >= standing.seats:
         raise limits.PlanLimitReached("seats", standing.seats, standing)
     member = Member(
@@ -85,9 +79,20 @@ async def invite(
     return member
 
 
+class Invitation(StrEnum):
+    """Where an invitation stands."""
+
+    PENDING = "pending"  # valid, not accepted yet
+    ACCEPTED = "accepted"  # just now
+    ALREADY_ACCEPTED = "already_accepted"
+    REMOVED = "removed"  # withdrawn (or the membership ended)
+    INVALID = "invalid"
+    EXPIRED = "expired"
+
+
 @dataclass(frozen=True)
 class Accepted:
-    outcome: str  # accepted, already_accepted, removed, invalid, expired
+    outcome: Invitation
     member: Member | None = None
     api_key: str | None = None  # the member's first key: shown once
 
@@ -96,28 +101,28 @@ async def read_invite(session: AsyncSession, signer: Signer, token: str) -> Acce
     try:
         data = signer.verify(INVITE_PURPOSE, token, int(INVITE_MAX_AGE.total_seconds()))
     except TokenError as exc:
-        return Accepted(str(exc))
+        return Accepted(Invitation.EXPIRED if exc.reason == "expired" else Invitation.INVALID)
     member = await accounts_repo.get_member(session, str(data.get("m", "")), lock=True)
     if member is None:
-        return Accepted("invalid")
+        return Accepted(Invitation.INVALID)
     if member.status == "removed":
-        return Accepted("removed", member)
+        return Accepted(Invitation.REMOVED, member)
     if member.status == "active":
-        return Accepted("already_accepted", member)
-    return Accepted("pending", member)
+        return Accepted(Invitation.ALREADY_ACCEPTED, member)
+    return Accepted(Invitation.PENDING, member)
 
 
 async def accept(session: AsyncSession, signer: Signer, token: str, now: datetime) -> Accepted:
     """The invited person accepts: the membership starts with its first key, shown once."""
     found = await read_invite(session, signer, token)
-    if found.outcome != "pending" or found.member is None:
+    if found.outcome is not Invitation.PENDING or found.member is None:
         return found
     member = found.member
     member.status, member.accepted_at = "active", now
     key = await accounts.create_key(
         session, member.account_id, name=f"{member.role} {member.email}", member_id=member.id
     )
-    return Accepted("accepted", member, key)
+    return Accepted(Invitation.ACCEPTED, member, key)
 
 
 async def remove(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
+from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -99,14 +100,14 @@ async def send_due(
             kind=n.kind,
             to=n.to,
             account_id=n.account_id,
-            build=lambda k, n=n: _message(n, settings, now, k),
+            build=partial(_message, n, settings, now),
         )
         if result.status == "failed":
             continue  # the key is free again: the next tick retries
         async with maker() as s, s.begin():
-            sub = await repo.get_by_account(s, n.account_id, lock=True)
-            if sub is not None and sub.id == n.subscription_id:
-                _mark(sub)
+            current = await repo.get_by_account(s, n.account_id, lock=True)
+            if current is not None and current.id == n.subscription_id:
+                _mark(current)
     return len(subs)
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
 
-from sors.billing.pricing import get_pricing
+from sors.billing.pricing import Written, get_pricing
 from sors.kit.errors import ValidationFailed
 
 MONTHS = {"month": 1, "year": 12}
@@ -35,26 +34,26 @@ class Plan:
         return self.monthly_credits * MONTHS[interval]
 
 
-def _limit(value: Any) -> int | None:
-    return None if value in (None, "unlimited") else int(value)
+def _limit(value: Written | None) -> int | None:
+    return None if value is None or value == "unlimited" else int(value)
 
 
 def all_plans() -> list[Plan]:
     out = []
-    for rank, (pid, p) in enumerate(get_pricing().plans.items()):
-        spend = p.get("api_spend_equivalent_usd_30d")
+    for rank, p in enumerate(get_pricing().plans.values()):
+        spend = p.api_spend_equivalent_usd_30d
         out.append(
             Plan(
-                plan_id=pid,
-                name=p["name"],
+                plan_id=p.plan_id,
+                name=p.name,
                 rank=rank,
-                monthly_price_usd=Decimal(str(p["monthly_price_usd"])),
-                yearly_price_usd=Decimal(str(p["yearly_price_usd"])),
-                monthly_credits=int(p["monthly_api_credits"]),
-                watchlist_limit=_limit(p.get("watchlist_limit")),
-                followed_profile_limit=_limit(p.get("followed_profile_limit")),
+                monthly_price_usd=Decimal(str(p.monthly_price_usd)),
+                yearly_price_usd=Decimal(str(p.yearly_price_usd)),
+                monthly_credits=p.monthly_api_credits,
+                watchlist_limit=_limit(p.watchlist_limit),
+                followed_profile_limit=_limit(p.followed_profile_limit),
                 spend_equivalent_usd_30d=Decimal(str(spend)) if spend is not None else None,
-                seats=_limit(p.get("seats", 1)),
+                seats=_limit(p.seats),
             )
         )
     return out
@@ -73,7 +72,7 @@ def plan_or_422(plan_id: str) -> Plan:
 
 
 def trial_days() -> int:
-    return int(get_pricing().subscriptions.get("trial_days", 0))
+    return get_pricing().trial_days
 
 
 def add_interval(start: datetime, interval: str, count: int = 1) -> datetime:

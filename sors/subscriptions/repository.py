@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
@@ -37,7 +36,7 @@ async def get_by_provider_id(
     return (await session.execute(stmt)).scalars().first()
 
 
-async def add(session: AsyncSession, row: Any) -> None:
+async def add(session: AsyncSession, row: Subscription | SubscriptionCheckout) -> None:
     session.add(row)
     await session.flush()
 
@@ -51,11 +50,18 @@ async def get_checkout(
     return (await session.execute(stmt)).scalars().first()
 
 
-async def insert_invoice(session: AsyncSession, values: dict[str, Any]) -> bool:
-    """Record a paid invoice; False when this (provider, invoice id) was recorded before."""
+async def insert_invoice(session: AsyncSession, inv: SubscriptionInvoice) -> bool:
+    """Record the paid invoice `inv` (built, not added to the session); False when this
+    (provider, invoice id) was recorded before."""
     stmt = (
         insert(SubscriptionInvoice)
-        .values(**values)
+        .values(
+            id=inv.id, provider=inv.provider, invoice_id=inv.invoice_id,
+            account_id=inv.account_id, subscription_id=inv.subscription_id,
+            plan_id=inv.plan_id, interval=inv.interval, amount_cents=inv.amount_cents,
+            credits=inv.credits, billing_reason=inv.billing_reason,
+            period_start=inv.period_start, period_end=inv.period_end, paid_at=inv.paid_at,
+        )
         .on_conflict_do_nothing(constraint="uq_subscription_invoices_invoice")
         .returning(SubscriptionInvoice.id)
     )

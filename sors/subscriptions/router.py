@@ -4,21 +4,18 @@ subscribe page (/subscribe/{id})."""
 from __future__ import annotations
 
 from html import escape
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path
 from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.kit import clock
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, RequestContext, SorsRoute, get_session
 from sors.payments.providers import PaymentProvider, get_provider
 from sors.payments.router import page
-from sors.subscriptions import limits, service, state
-from sors.subscriptions import repository as repo
+from sors.subscriptions import service
 from sors.subscriptions.plans import get_plan
 from sors.subscriptions.schemas import (
     PlanChoice,
@@ -26,34 +23,23 @@ from sors.subscriptions.schemas import (
     SubscriptionCheckoutLink,
     SubscriptionOut,
 )
+from sors.subscriptions.service import LocalCheckout
 
 Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 CheckoutId = Annotated[str, Path(min_length=4, max_length=64)]
 
 
-def _provider(request: Request) -> PaymentProvider:
-    return get_provider(request.app.state.settings)
+def _provider(ctx: RequestContext) -> PaymentProvider:
+    return get_provider(ctx.runtime.settings)
 
 
-def _skill(key: str) -> dict[str, Any]:
+def _skill(key: str) -> dict[str, str]:
     return {"x-sors-skill": key}
 
 
-async def status_view(session: AsyncSession, account_id: str) -> dict[str, Any]:
-    sub = await repo.get_by_account(session, account_id)
-    standing = await limits.standing(session, account_id, clock.now())
-    return {
-        **state.view(sub),
-        "appliedPlanId": standing.plan.plan_id if standing.plan else None,
-        "appliedBecause": standing.source,
-        "apiSpendUsd30d": float(standing.spend_usd_30d),
-        "limits": {
-            "watchlistLimit": standing.watchlist_limit,
-            "followedProfileLimit": standing.followed_profile_limit,
-            "seats": standing.seats,
-        },
-    }
+async def _status(ctx: RequestContext, account_id: str) -> SubscriptionOut:
+    return await service.status(ctx.session, account_id, ctx.now, ctx.runtime.settings)
 
 
 api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["subscriptions"])
@@ -73,18 +59,17 @@ api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["subscriptions"])
     responses=problems(404, 409, 503, body=True),
 )
 async def create_checkout(
-    request: Request, session: Session, account_id: AccountId, body: PlanChoice
-) -> JSONResponse:
-    out = await service.create_checkout(
-        session,
-        _provider(request),
-        request.app.state.settings,
+    ctx: Context, account_id: AccountId, body: PlanChoice
+) -> SubscriptionCheckoutLink:
+    return await service.create_checkout(
+        ctx.session,
+        _provider(ctx),
+        ctx.runtime.settings,
         account_id=account_id,
         plan_id=body.planId,
         interval=body.interval,
-        now=clock.now(),
+        now=ctx.now,
     )
-    return JSONResponse(out)
 
 
 @api.get(
@@ -97,8 +82,8 @@ async def create_checkout(
     response_model=SubscriptionOut,
     responses=problems(),
 )
-async def get_subscription(session: Session, account_id: AccountId) -> JSONResponse:
-    return JSONResponse(await status_view(session, account_id))
+async def get_subscription(ctx: Context, account_id: AccountId) -> SubscriptionOut:
+    return await _status(ctx, account_id)
 
 
 @api.post(
@@ -110,9 +95,9 @@ async def get_subscription(session: Session, account_id: AccountId) -> JSONRespo
     response_model=SubscriptionOut,
     responses=problems(404, 503),
 )
-async def cancel(request: Request, session: Session, account_id: AccountId) -> JSONResponse:
-    await service.set_cancel(session, _provider(request), account_id, True, clock.now())
-    return JSONResponse(await status_view(session, account_id))
+async def cancel(ctx: Context, account_id: AccountId) -> SubscriptionOut:
+    await service.set_cancel(ctx.session, _provider(ctx), account_id, True, ctx.now, ctx.runtime)
+    return await _status(ctx, account_id)
 
 
 @api.post(
@@ -123,9 +108,9 @@ async def cancel(request: Request, session: Session, account_id: AccountId) -> J
     response_model=SubscriptionOut,
     responses=problems(404, 503),
 )
-async def resume(request: Request, session: Session, account_id: AccountId) -> JSONResponse:
-    await service.set_cancel(session, _provider(request), account_id, False, clock.now())
-    return JSONResponse(await status_view(session, account_id))
+async def resume(ctx: Context, account_id: AccountId) -> SubscriptionOut:
+    await service.set_cancel(ctx.session, _provider(ctx), account_id, False, ctx.now, ctx.runtime)
+    return await _status(ctx, account_id)
 
 
 @api.post(
@@ -139,19 +124,17 @@ async def resume(request: Request, session: Session, account_id: AccountId) -> J
     response_model=SubscriptionOut,
     responses=problems(404, 503, body=True),
 )
-async def change(
-    request: Request, session: Session, account_id: AccountId, body: PlanChoice
-) -> JSONResponse:
+async def change(ctx: Context, account_id: AccountId, body: PlanChoice) -> SubscriptionOut:
     await service.change_plan(
-        session,
-        _provider(request),
-        request.app.state.settings,
+        ctx.session,
+        _provider(ctx),
+        ctx.runtime,
         account_id=account_id,
         plan_id=body.planId,
         interval=body.interval,
-        now=clock.now(),
+        now=ctx.now,
     )
-    return JSONResponse(await status_view(session, account_id))
+    return await _status(ctx, account_id)
 
 
 @api.post(
@@ -163,11 +146,11 @@ async def change(
     response_model=PortalLink,
     responses=problems(503),
 )
-async def portal(request: Request, session: Session, account_id: AccountId) -> JSONResponse:
+async def portal(ctx: Context, account_id: AccountId) -> PortalLink:
     url = await service.portal_url(
-        session, _provider(request), request.app.state.settings, account_id
+        ctx.session, _provider(ctx), ctx.runtime.settings, account_id
     )
-    return JSONResponse({"url": url})
+    return PortalLink(url=url)
 
 
 # ---- the local provider's subscribe page --------------------------------------------------
@@ -176,13 +159,13 @@ pages = APIRouter(route_class=SorsRoute, include_in_schema=False)
 
 
 @pages.get("/subscribe/{checkoutId}")
-async def subscribe_page(session: Session, checkoutId: CheckoutId) -> HTMLResponse:
-    co = await service.get_checkout(session, checkoutId)
+async def subscribe_page(ctx: Context, checkoutId: CheckoutId) -> HTMLResponse:
+    co = await service.get_checkout(ctx.session, checkoutId)
     if co is None or co.provider != "local":
         return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
     if co.status == "completed":
         return page("Subscribed", '<p>You are subscribed. <a href="/app/plan">Your plan</a></p>')
-    if service.checkout_expired(co, clock.now()):
+    if service.checkout_expired(co, ctx.now):
         return page("Checkout expired", "<p>This link has expired; start again.</p>", 410)
     plan = get_plan(co.plan_id)
     name = plan.name if plan else co.plan_id
@@ -202,15 +185,15 @@ async def subscribe_page(session: Session, checkoutId: CheckoutId) -> HTMLRespon
 
 
 @pages.post("/subscribe/{checkoutId}/pay")
-async def subscribe_pay(session: Session, checkoutId: CheckoutId) -> HTMLResponse:
-    outcome = await service.complete_local_checkout(session, checkoutId, clock.now())
-    if outcome == "unknown":
+async def subscribe_pay(ctx: Context, checkoutId: CheckoutId) -> HTMLResponse:
+    outcome = await service.complete_local_checkout(ctx.session, checkoutId, ctx.now, ctx.runtime)
+    if outcome is LocalCheckout.UNKNOWN:
         return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
-    if outcome == "expired":
+    if outcome is LocalCheckout.EXPIRED:
         return page("Checkout expired", "<p>This link has expired; nothing was charged.</p>", 410)
-    if outcome == "already_completed":
+    if outcome is LocalCheckout.ALREADY_COMPLETED:
         return page("Already subscribed", "<p>This checkout was already completed.</p>")
-    if outcome == "already_subscribed":
+    if outcome is LocalCheckout.ALREADY_SUBSCRIBED:
         return page(
             "Already subscribed",
             '<p>This account already has a subscription; nothing was charged. '

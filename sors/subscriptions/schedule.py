@@ -29,7 +29,7 @@ async def renew_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     done = 0
     while True:
         async with maker() as s, s.begin():
-            n = await invoices.renew_due(s, now, limit=BATCH)
+            n = await invoices.renew_due(s, now, rt, limit=BATCH)
         done += n
         if n < BATCH:
             return done
@@ -49,8 +49,7 @@ async def recheck_limits(session: AsyncSession, now: datetime, rt: Runtime) -> i
         accounts = await repo.accounts_with_plan_or_spend(s, now - 2 * limits.SPEND_WINDOW)
     for account_id in accounts:
         async with _sessions(session)() as s, s.begin():
-            for hook in state.PLAN_HOOKS:
-                await hook(s, account_id, now)
+            await state.limits_may_have_changed(s, account_id, now, rt)
     return len(accounts)
 
 

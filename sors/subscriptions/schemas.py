@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from sors.billing.pricing import get_pricing
+from sors.email.addresses import normalize_email
 from sors.kit.schemas import RequestModel, ResponseModel
 
 PlanId = Literal[tuple(get_pricing().plans)]  # type: ignore[valid-type]
@@ -35,7 +36,10 @@ class Limits(ResponseModel):
     seats: int | None = Field(description="People in the workspace, the owner included")
 
 
-class SubscriptionOut(ResponseModel):
+class SubscriptionView(ResponseModel):
+    """A subscription as the rest of the service sees it (the `subscription.updated` event's
+    data, the first fields of GET /subscriptions)."""
+
     planId: str | None = Field(description="The subscribed plan; null: none")
     interval: Interval | None
     status: Literal["trialing", "active", "past_due", "canceled"] | None
@@ -47,6 +51,9 @@ class SubscriptionOut(ResponseModel):
         description="Credits the invoices of the current period granted"
     )
     provider: Literal["local", "stripe"] | None
+
+
+class SubscriptionOut(SubscriptionView):
     appliedPlanId: str | None = Field(
         description="The plan whose limits apply: the subscribed one, or one the API spend of "
         "the last 30 days earns (the bigger); null: the API-only limits"
@@ -58,3 +65,43 @@ class SubscriptionOut(ResponseModel):
 
 class PortalLink(ResponseModel):
     url: str | None = Field(description="Stripe's customer portal; null: no provider portal")
+
+
+# ---- members ------------------------------------------------------------------------------
+
+Role = Literal["owner", "member", "viewer"]
+
+
+class InviteIn(RequestModel):
+    email: Annotated[
+        str,
+        Field(min_length=3, max_length=320, json_schema_extra={"format": "email"},
+              examples=["ana@example.com"]),
+    ]
+    role: Role = "member"
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v: str) -> str:
+        return normalize_email(v)
+
+
+class MemberOut(ResponseModel):
+    memberId: str
+    email: str
+    role: Role
+    status: Literal["invited", "active", "removed"]
+    invitedAt: str
+    acceptedAt: str | None
+
+
+class Invited(MemberOut):
+    inviteUrl: str = Field(description="The signed link (also emailed), valid seven days")
+
+
+class MemberList(ResponseModel):
+    results: list[MemberOut]
+
+
+class MemberRemoved(MemberOut):
+    keysRevoked: int = Field(description="The member's keys, revoked with the membership")

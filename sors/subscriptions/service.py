@@ -12,15 +12,16 @@ as `invoice.paid` webhooks (`sors.subscriptions.events`).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import service as accounts
 from sors.config import Settings
 from sors.kit.clock import isoformat
-from sors.kit.errors import NotFound, SubscriptionExists, Unavailable
+from sors.kit.errors import NotFound, Unavailable
 from sors.kit.ids import new_id
+from sors.kit.runtime import Runtime
 from sors.payments.providers import (
     CheckoutCreationError,
     PaymentProvider,
@@ -29,12 +30,24 @@ from sors.payments.providers import (
     SubscriptionUpdateError,
     stripe_subscriptions,
 )
-from sors.subscriptions import invoices, state
+from sors.subscriptions import invoices, limits, state
 from sors.subscriptions import repository as repo
+from sors.subscriptions.errors import SubscriptionExists
 from sors.subscriptions.models import Subscription, SubscriptionCheckout
 from sors.subscriptions.plans import Plan, add_interval, get_plan, plan_or_422, trial_days
+from sors.subscriptions.schemas import Interval, Limits, SubscriptionCheckoutLink, SubscriptionOut
 
 CHECKOUT_LIFETIME = timedelta(hours=24)
+
+
+class LocalCheckout(StrEnum):
+    """What the local checkout page's "subscribe" button did."""
+
+    COMPLETED = "completed"
+    ALREADY_COMPLETED = "already_completed"
+    ALREADY_SUBSCRIBED = "already_subscribed"  # another checkout of the account started one
+    EXPIRED = "expired"
+    UNKNOWN = "unknown"
 
 
 def _unavailable(exc: Exception) -> Unavailable:
@@ -53,9 +66,9 @@ async def create_checkout(
     *,
     account_id: str,
     plan_id: str,
-    interval: str,
+    interval: Interval,
     now: datetime,
-) -> dict[str, Any]:
+) -> SubscriptionCheckoutLink:
     if not settings.subscriptions.enabled:
         raise NotFound("Plans are not sold here (SORS_SUBSCRIPTIONS_ENABLED is off).")
     plan = plan_or_422(plan_id)
@@ -75,7 +88,7 @@ async def create_checkout(
                 session_id=checkout_id,
                 account_id=account_id,
                 plan_id=plan.plan_id,
-                interval=interval,  # type: ignore[arg-type]
+                interval=interval,
                 price_id=settings.payments.stripe_prices.get(f"{plan.plan_id}_{interval}"),
                 trial_days=trial,
                 email=account.email if account else None,
@@ -102,14 +115,10 @@ async def create_checkout(
         expires_at=min(link.expires_at, now + CHECKOUT_LIFETIME),
     )
     await repo.add(session, row)
-    return {
-        "planId": plan.plan_id,
-        "interval": interval,
-        "priceUsd": row.price_cents / 100,
-        "trialDays": trial,
-        "checkoutUrl": link.checkout_url,
-        "expiresAt": isoformat(row.expires_at),
-    }
+    return SubscriptionCheckoutLink(
+        planId=plan.plan_id, interval=interval, priceUsd=row.price_cents / 100, trialDays=trial,
+        checkoutUrl=link.checkout_url, expiresAt=isoformat(row.expires_at),
+    )
 
 
 async def get_checkout(session: AsyncSession, checkout_id: str) -> SubscriptionCheckout | None:
@@ -120,21 +129,22 @@ def checkout_expired(co: SubscriptionCheckout, now: datetime) -> bool:
     return co.status == "expired" or (co.status == "open" and now >= co.expires_at)
 
 
-async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: datetime) -> str:
+async def complete_local_checkout(
+    session: AsyncSession, checkout_id: str, now: datetime, rt: Runtime
+) -> LocalCheckout:
     """The local checkout page's "subscribe" button: the subscription starts, in its trial
     when the account has not had one (no credits until the first paid invoice), else with
-    its first paid invoice. Returns completed, already_completed, already_subscribed,
-    expired or unknown."""
+    its first paid invoice."""
     co = await repo.get_checkout(session, checkout_id, lock=True)
     if co is None or co.provider != "local":
-        return "unknown"
+        return LocalCheckout.UNKNOWN
     if co.status == "completed":
-        return "already_completed"
+        return LocalCheckout.ALREADY_COMPLETED
     if checkout_expired(co, now):
-        return "expired"
+        return LocalCheckout.EXPIRED
     running = await repo.get_by_account(session, co.account_id, lock=True)
     if running is not None and running.status != "canceled":
-        return "already_subscribed"  # another checkout of the account started one
+        return LocalCheckout.ALREADY_SUBSCRIBED
     co.status, co.completed_at = "completed", now
     plan = plan_or_422(co.plan_id)
     sub = await state.revive(session, co.account_id, "local", plan, co.interval, now)
@@ -159,9 +169,10 @@ async def complete_local_checkout(session: AsyncSession, checkout_id: str, now: 
         billing_reason="subscription_create",
         period=(sub.current_period_start, sub.current_period_end),
         now=now,
+        rt=rt,
     )
-    await state.plan_changed(session, sub, now)
-    return "completed"
+    await state.plan_changed(session, sub, now, rt)
+    return LocalCheckout.COMPLETED
 
 
 # ---- state changes ------------------------------------------------------------------------
@@ -186,7 +197,8 @@ def _apply_facts(sub: Subscription, facts: SubscriptionFacts | None) -> None:
 
 
 async def set_cancel(
-    session: AsyncSession, provider: PaymentProvider, account_id: str, cancel: bool, now: datetime
+    session: AsyncSession, provider: PaymentProvider, account_id: str, cancel: bool,
+    now: datetime, rt: Runtime,
 ) -> Subscription:
     """Cancel at the period's end (True) or take that back (False). The plan stays until
     the period ends; nothing is refunded."""
@@ -200,18 +212,18 @@ async def set_cancel(
             raise _unavailable(exc) from exc
         _apply_facts(sub, facts)
     sub.cancel_at_period_end, sub.updated_at = cancel, now
-    await state.plan_changed(session, sub, now)
+    await state.plan_changed(session, sub, now, rt)
     return sub
 
 
 async def change_plan(
     session: AsyncSession,
     provider: PaymentProvider,
-    settings: Settings,
+    rt: Runtime,
     *,
     account_id: str,
     plan_id: str,
-    interval: str,
+    interval: Interval,
     now: datetime,
 ) -> Subscription:
     """Move to another plan or interval now. Stripe prorates and invoices the difference at
@@ -224,7 +236,7 @@ async def change_plan(
         try:
             facts = await provider.update_subscription(
                 sub.provider_subscription_id,
-                price_id=settings.payments.stripe_prices.get(f"{plan.plan_id}_{interval}")
+                price_id=rt.settings.payments.stripe_prices.get(f"{plan.plan_id}_{interval}")
                 or stripe_subscriptions.lookup_key(plan.plan_id, interval),
                 metadata=stripe_subscriptions.metadata(account_id, plan.plan_id, interval),
             )
@@ -232,14 +244,14 @@ async def change_plan(
             raise _unavailable(exc) from exc
         _apply_facts(sub, facts)
         sub.plan_id, sub.interval, sub.updated_at = plan.plan_id, interval, now
-        await state.plan_changed(session, sub, now)
+        await state.plan_changed(session, sub, now, rt)
         return sub
     new_period = interval != sub.interval
     sub.plan_id, sub.interval, sub.updated_at = plan.plan_id, interval, now
     if new_period or sub.current_period_start is None:
         sub.current_period_start, sub.current_period_end = now, add_interval(now, interval)
     if sub.status == "trialing":
-        await state.plan_changed(session, sub, now)
+        await state.plan_changed(session, sub, now, rt)
         return sub
     await invoices.record_invoice(
         session,
@@ -252,8 +264,9 @@ async def change_plan(
         billing_reason="subscription_create" if new_period else "subscription_update",
         period=(sub.current_period_start, sub.current_period_end),
         now=now,
+        rt=rt,
     )
-    await state.plan_changed(session, sub, now)
+    await state.plan_changed(session, sub, now, rt)
     return sub
 
 
@@ -280,3 +293,24 @@ async def portal_url(
     except SubscriptionUpdateError as exc:
         raise _unavailable(exc) from exc
 
+
+# ---- what the account has -----------------------------------------------------------------
+
+
+async def status(
+    session: AsyncSession, account_id: str, now: datetime, settings: Settings
+) -> SubscriptionOut:
+    """GET /subscriptions: the subscription, and which plan's limits apply and why."""
+    sub = await repo.get_by_account(session, account_id)
+    standing = await limits.standing(session, account_id, now, settings)
+    return SubscriptionOut(
+        **state.view(sub).model_dump(),
+        appliedPlanId=standing.plan.plan_id if standing.plan else None,
+        appliedBecause=standing.source,
+        apiSpendUsd30d=float(standing.spend_usd_30d),
+        limits=Limits(
+            watchlistLimit=standing.watchlist_limit,
+            followedProfileLimit=standing.followed_profile_limit,
+            seats=standing.seats,
+        ),
+    )

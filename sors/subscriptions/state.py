@@ -4,21 +4,21 @@ and announcing a change of plan (`subscription.updated`, and the in-process hook
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.events import service as events
 from sors.kit.clock import isoformat
 from sors.kit.ids import new_id
-from sors.kit.runtime import Registries
+from sors.kit.runtime import Runtime
 from sors.subscriptions import repository as repo
 from sors.subscriptions.models import Subscription
 from sors.subscriptions.plans import Plan
+from sors.subscriptions.schemas import SubscriptionView
 
 # The in-process event "this account's plan may have changed" (subscribed, upgraded,
 # downgraded, canceled), in the change's transaction: monitoring re-applies its limit.
-# Its listeners, `(session, account_id, now)`, are named in `sors.wiring`.
+# Its listeners, `(session, account_id, now, rt)`, are named in `sors.wiring`.
 PLAN_CHANGED = "subscriptions.plan_changed"
 
 
@@ -51,36 +51,38 @@ async def revive(
 
 
 async def plan_changed(
-    session: AsyncSession, sub: Subscription, now: datetime, registries: Registries
+    session: AsyncSession, sub: Subscription, now: datetime, rt: Runtime
 ) -> None:
     """`subscription.updated` and the limits of what exists, in this transaction."""
     await session.flush()
-    await events.emit(session, sub.account_id, "subscription.updated", view(sub), at=now)
-    for listener in registries.listening(PLAN_CHANGED):
-        await listener(session, sub.account_id, now)
+    data = view(sub).model_dump(mode="json")
+    await events.emit(session, sub.account_id, "subscription.updated", data, at=now)
+    await limits_may_have_changed(session, sub.account_id, now, rt)
 
 
-def view(sub: Subscription | None) -> dict[str, Any]:
+async def limits_may_have_changed(
+    session: AsyncSession, account_id: str, now: datetime, rt: Runtime
+) -> None:
+    """Tell the listeners of PLAN_CHANGED (what exists follows the plan's limits)."""
+    for listener in rt.registries.listening(PLAN_CHANGED):
+        await listener(session, account_id, now, rt)
+
+
+def view(sub: Subscription | None) -> SubscriptionView:
     if sub is None:
-        return {
-            "planId": None,
-            "interval": None,
-            "status": None,
-            "cancelAtPeriodEnd": False,
-            "currentPeriodStart": None,
-            "currentPeriodEnd": None,
-            "trialEnd": None,
-            "creditsGrantedThisPeriod": 0,
-            "provider": None,
-        }
-    return {
-        "planId": sub.plan_id,
-        "interval": sub.interval,
-        "status": sub.status,
-        "cancelAtPeriodEnd": sub.cancel_at_period_end,
-        "currentPeriodStart": isoformat(sub.current_period_start),
-        "currentPeriodEnd": isoformat(sub.current_period_end),
-        "trialEnd": isoformat(sub.trial_end),
-        "creditsGrantedThisPeriod": sub.period_credits,
-        "provider": sub.provider,
-    }
+        return SubscriptionView(
+            planId=None, interval=None, status=None, cancelAtPeriodEnd=False,
+            currentPeriodStart=None, currentPeriodEnd=None, trialEnd=None,
+            creditsGrantedThisPeriod=0, provider=None,
+        )
+    return SubscriptionView(
+        planId=sub.plan_id,
+        interval=sub.interval,
+        status=sub.status,
+        cancelAtPeriodEnd=sub.cancel_at_period_end,
+        currentPeriodStart=isoformat(sub.current_period_start),
+        currentPeriodEnd=isoformat(sub.current_period_end),
+        trialEnd=isoformat(sub.trial_end),
+        creditsGrantedThisPeriod=sub.period_credits,
+        provider=sub.provider,
+    )

@@ -21,10 +21,10 @@ from sqlalchemy import text
 from sors.catalog.ingest.service import ingest_crawls
 from sors.config import Settings
 from sors.kit.db import Database
-from sors.platforms.sim.clock import set_time
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.cluster import free_port
+from tests.factories.world import set_time
 
 AT = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -79,16 +79,14 @@ async def test_keys_over_the_api(client: httpx.AsyncClient, db: Database) -> Non
 
 
 async def test_cap_refuses_charges_nothing_and_resets_at_utc_midnight(
-    client: httpx.AsyncClient, db: Database, app
+    client: httpx.AsyncClient, db: Database
 ) -> None:
     account_id, key = await create_account(db, credits=100)
     capped = (await _key(client, key, dailyCreditCap=3))["apiKey"]
     body = await _tracked(db, "cap.day")
 
     async def at(moment: datetime) -> None:
-        async with db.transaction() as s:
-            await set_time(s, moment)
-        await app.state.sim_clock.refresh(db, force=True)
+        await set_time(db, moment)  # the test runtime's clock reads it at the next request
 
     async def crawl(k: str) -> httpx.Response:
         return await client.post("/api/v1/crawls", json=body, headers=auth(k))

@@ -8,12 +8,13 @@ import copy
 import pytest
 
 from sors.agents.catalog import build_tools
-from sors.billing.pricing import get_pricing, render_price_list
+from sors.billing.pricing import get_pricing
+from sors.billing.schemas import price_list
 
 
 @pytest.fixture(scope="module")
 def documents(app) -> tuple[dict, dict]:
-    return render_price_list(get_pricing(), keyless_checkout_url=None), app.openapi()
+    return price_list(get_pricing(), keyless_checkout_url=None).model_dump(), app.openapi()
 
 
 def test_a_new_skill_is_a_new_tool(documents: tuple[dict, dict]) -> None:

@@ -80,7 +80,7 @@ async def test_revoked_key_signs_the_console_out(world, account, browser_client)
     async with world.db.transaction() as s:
         keys = await accounts.list_keys(s)
         mine = next(k for k in keys if key.startswith(k.prefix))
-        await accounts.revoke_key(s, mine.id)
+        await accounts.revoke_key(s, mine.id, world.app.state.runtime.now())
     world.app.state.key_cache.clear()  # a revocation reaches every process within 1 s
     r = await browser_client.get("/app/credits")
     assert r.status_code == 303 and "reason=revoked" in r.headers["location"]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import text
 
 from sors.accounts import repository as accounts_repo
 from sors.accounts import service as accounts
 from sors.accounts.models import Member
 from sors.billing import repository as billing_repo
-from sors.kit import clock
 from sors.kit.db import Base, Database
 from sors.kit.ids import new_id
+from sors.platforms.sim.clock import SimClock
 
 
 async def reset_tables(db: Database, keep: set[str]) -> None:
@@ -21,10 +23,21 @@ async def reset_tables(db: Database, keep: set[str]) -> None:
         await s.execute(text("TRUNCATE " + ", ".join(f'"{n}"' for n in names) + " CASCADE"))
 
 
-async def create_account(db: Database, *, credits: int = 0, email: str = "user@example.com") -> tuple[str, str]:
-    """Returns (account_id, api_key)."""
+async def sim_now(db: Database) -> datetime:
+    """The simulated time stored with the data (what the test runtime's clock reads)."""
+    clock = SimClock(lambda: db, ttl=0)
+    await clock.refresh()
+    return clock.now()
+
+
+async def create_account(
+    db: Database, *, credits: int = 0, email: str = "user@example.com",
+    at: datetime | None = None,
+) -> tuple[str, str]:
+    """Returns (account_id, api_key); the credits are granted `at` (the simulated time)."""
+    now = at or await sim_now(db)
     async with db.transaction() as s:
-        new = await accounts.create_account(s, email=email, credits=credits)
+        new = await accounts.create_account(s, email=email, now=now, credits=credits)
     return new.account.id, new.api_key
 
 
@@ -42,9 +55,10 @@ async def create_member_key(
     db: Database, account_id: str, *, role: str, email: str = "member@example.com"
 ) -> tuple[str, str]:
     """An active member of the account's workspace with their own key: (member_id, api_key)."""
+    now = await sim_now(db)
     async with db.transaction() as s:
         member = Member(id=new_id("mem"), account_id=account_id, email=email, role=role,
-                        status="active", invited_at=clock.now(), accepted_at=clock.now())
+                        status="active", invited_at=now, accepted_at=now)
         await accounts_repo.add_member(s, member)
         key = await accounts.create_key(s, account_id, name=role, member_id=member.id)
     return member.id, key

@@ -12,7 +12,9 @@ from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
 
 
-async def test_crawl_new_handle_completes_and_is_stored(client: httpx.AsyncClient, db, settings) -> None:
+async def test_crawl_new_handle_completes_and_is_stored(
+    client: httpx.AsyncClient, db, runtime, settings
+) -> None:
     account_id, key = await create_account(db, credits=100)
     r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "@Fit.Anna"}, headers=auth(key))
     assert r.status_code == 200, r.text
@@ -28,7 +30,7 @@ async def test_crawl_new_handle_completes_and_is_stored(client: httpx.AsyncClien
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "pending" and st["type"] == "crawl" and st["creditsCharged"] == 40
 
-    assert await run_jobs_until_idle(db, settings) == 1
+    assert await run_jobs_until_idle(runtime) == 1
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "completed", st
     assert st["result"]["postsSeen"] > 0 and st["result"]["newPosts"] == st["result"]["postsSeen"]
@@ -60,12 +62,14 @@ async def test_crawl_new_handle_completes_and_is_stored(client: httpx.AsyncClien
     assert await balance_and_ledger_sum(db, account_id) == (59, 59)
 
 
-async def test_ghost_handle_fails_and_is_refunded_once(client: httpx.AsyncClient, db, settings) -> None:
+async def test_ghost_handle_fails_and_is_refunded_once(
+    client: httpx.AsyncClient, db, runtime, settings
+) -> None:
     account_id, key = await create_account(db, credits=40)
     r = await client.post("/api/v1/crawls", json={"platform": "instagram", "handle": "ghost_account"}, headers=auth(key))
     job_ref = r.json()["jobRef"]
     assert r.headers["x-credits-balance"] == "0"
-    await run_jobs_until_idle(db, settings)
+    await run_jobs_until_idle(runtime)
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "failed"
     assert st["error"]["code"] == "profile_not_found"
@@ -75,7 +79,8 @@ async def test_ghost_handle_fails_and_is_refunded_once(client: httpx.AsyncClient
 
     async with db.transaction() as s:
         job = await s.get(Job, job_ref)
-        await jobs_service.fail(s, job, code="profile_not_found", message="again")
+        await jobs_service.fail(s, job, code="profile_not_found", message="again",
+                                now=runtime.now())
     assert await balance_and_ledger_sum(db, account_id) == (40, 40)
     async with db.session() as s:
         kinds = (await s.execute(text("SELECT kind FROM ledger_entries WHERE account_id=:a ORDER BY id"), {"a": account_id})).scalars().all()
@@ -113,13 +118,15 @@ async def test_other_accounts_job_is_404(client: httpx.AsyncClient, db) -> None:
     assert (await client.get("/api/v1/jobs/job_nope", headers=auth(key1))).status_code == 404
 
 
-async def test_stalled_job_is_retried_then_failed_and_refunded(client: httpx.AsyncClient, db) -> None:
+async def test_stalled_job_is_retried_then_failed_and_refunded(
+    client: httpx.AsyncClient, db, runtime
+) -> None:
     account_id, key = await create_account(db, credits=40)
     job_ref = (await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "stuck.one"}, headers=auth(key))).json()["jobRef"]
     async with db.transaction() as s:
         # A worker claimed it on its last attempt and died: no heartbeat for a long time.
         await s.execute(text("UPDATE jobs SET status='processing', attempts=max_attempts, worker_id='dead', heartbeat_at=now() - interval '1 hour' WHERE id=:j"), {"j": job_ref})
-    assert await reap(db, stall_seconds=60) == 1
+    assert await reap(db, 60, runtime.now()) == 1
     st = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert st["status"] == "failed" and st["error"]["code"] == "worker_lost" and st["creditsRefunded"] == 40
     assert await balance_and_ledger_sum(db, account_id) == (40, 40)

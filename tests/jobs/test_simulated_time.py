@@ -27,18 +27,16 @@ def _at(iso: str) -> datetime:
 
 
 async def test_jobs_ledger_and_transcripts_carry_the_simulated_time(
-    db, app, settings, client: httpx.AsyncClient
+    db, runtime, client: httpx.AsyncClient
 ) -> None:
-    await set_time(db, SIM_NOW, app)
-    # The worker may hold a clock from an earlier test: it must re-read the simulated one.
-    clock_mod.set_clock(clock_mod.Clock())
+    await set_time(db, SIM_NOW)  # the test runtime's clock reads it at every refresh
     _, key = await create_account(db, credits=200)
     h = auth(key)
     r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "sim.clock"},
                           headers=h)
     assert r.status_code == 200, r.text
     job_ref = r.json()["jobRef"]
-    assert await run_jobs_until_idle(db, settings) == 1
+    assert await run_jobs_until_idle(runtime) == 1
     job = (await client.get(f"/api/v1/jobs/{job_ref}", headers=h)).json()
     assert job["status"] == "completed", job
     for field in ("createdAt", "startedAt", "finishedAt"):
@@ -48,7 +46,7 @@ async def test_jobs_ledger_and_transcripts_carry_the_simulated_time(
     assert posts, "the crawled profile has no slideshow"  # OCR: fast, no speech model
     t = await client.post("/api/v1/transcriptions", json={"postId": posts[0]["id"]}, headers=h)
     assert t.status_code == 200, t.text
-    await run_jobs_until_idle(db, settings, timeout=300)
+    await run_jobs_until_idle(runtime, timeout=300)
     rec = (await client.get(f"/api/v1/posts/{posts[0]['id']}",
                             params={"includeTranscript": "true"}, headers=h)).json()
     assert abs(_at(rec["transcript"]["created_at"]) - SIM_NOW) < timedelta(minutes=1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -21,7 +22,7 @@ async def _job(db, handle: str) -> str:
     async with db.transaction() as s:
         job, _ = await jobs.enqueue(
             s, type="crawl", account_id=None, payload={"platform": "tiktok", "handle": handle},
-            credits=0,
+            credits=0, now=datetime.now(UTC), max_attempts=4,
         )
     return job.id
 

@@ -117,22 +117,26 @@ async def test_grant_and_ledger_listing(client: httpx.AsyncClient, db) -> None:
     assert await balance_and_ledger_sum(db, account_id) == (25, 25)
 
 
-async def test_refund_happens_exactly_once_under_races(db) -> None:
+async def test_refund_happens_exactly_once_under_races(db, runtime) -> None:
     from sors.billing import service as billing
     from sors.billing.models import ChargeRequest
 
     account_id, _ = await create_account(db, credits=50)
+    await runtime.clock.refresh()
+    now = runtime.now()
     async with db.transaction() as s:
-        charge = await billing.charge(s, ChargeRequest(account_id, 40, "crawl_profile", job_ref="job_x"))
+        charge = await billing.charge(
+            s, ChargeRequest(account_id, 40, "crawl_profile", now, job_ref="job_x"))
 
     async def refund() -> int:
         async with db.transaction() as s:
-            return (await billing.refund_charge(s, charge.entry_id, reason="job failed")).amount
+            moved = await billing.refund_charge(s, charge.entry_id, reason="job failed", now=now)
+            return moved.amount
 
     results = await asyncio.gather(*[refund() for _ in range(8)])
     assert sorted(results) == [0] * 7 + [40]
     async with db.transaction() as s:
-        again = await billing.refund_job(s, "job_x", reason="again")
+        again = await billing.refund_job(s, "job_x", reason="again", now=now)
     assert again is not None and again.amount == 0
     assert await balance_and_ledger_sum(db, account_id) == (50, 50)
     from tests.conftest import KEEP_TABLES

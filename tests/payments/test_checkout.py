@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from sors.app import create_app
-from sors.kit import clock
 from sors.payments import service as checkout_service
 from sors.payments.providers import CheckoutLink, CheckoutRequest
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.world import (  # noqa: F401 - sim_time_restored is a fixture
+    fresh_sim_clock,
     rows,
     run_once,
     scalar,
@@ -43,17 +43,17 @@ def path_of(url: str) -> str:
 
 
 async def test_local_payment_grants_once_and_resumes_paused_monitoring(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pid = await seed_profile(db, "tiktok", "paid.monitor", T0)
     account_id, key = await create_account(db, credits=5)
     h = auth(key)
     await client.post("/api/v1/tracking", json={"profileId": pid, "frequency": "daily"}, headers=h)
 
     # The balance cannot pay the first refresh: monitoring pauses, nothing is charged.
-    await set_time(db, T0 + timedelta(days=1), app)
-    first, ran, _ = await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=1))
+    first, ran, _ = await run_once(runtime)
     assert first["monitoring.refresh"] == 0 and ran == 0
     entry = (await client.get("/api/v1/tracking", headers=h)).json()["results"][0]
     assert entry["pausedReason"] == "insufficient_credits"
@@ -92,7 +92,7 @@ async def test_local_payment_grants_once_and_resumes_paused_monitoring(
     # Monitoring resumed and is due at once.
     entry = (await client.get("/api/v1/tracking", headers=h)).json()["results"][0]
     assert entry["pausedReason"] is None and entry["nextCrawlAt"] == "2026-08-04T09:00:00Z"
-    first, ran, _ = await run_once(db, settings)
+    first, ran, _ = await run_once(runtime)
     assert first["monitoring.refresh"] == 1 and ran == 1
     assert await balance_and_ledger_sum(db, account_id) == (1495, 1495)
 
@@ -105,11 +105,11 @@ async def test_local_payment_grants_once_and_resumes_paused_monitoring(
 
 
 async def test_expired_link_grants_nothing(client: httpx.AsyncClient, db, app) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     account_id, key = await create_account(db)
     link = (await topup(client, key, "pack_m")).json()
     assert (link["credits"], link["priceUsd"]) == (5500, 50)
-    await set_time(db, T0 + timedelta(hours=24), app)
+    await set_time(db, T0 + timedelta(hours=24))
     assert (await client.get(path_of(link["checkoutUrl"]))).status_code == 410
     session_id = link["checkoutUrl"].rsplit("/", 1)[1]
     r = await client.post(f"/checkout/{session_id}/pay")
@@ -121,25 +121,25 @@ async def test_expired_link_grants_nothing(client: httpx.AsyncClient, db, app) -
 async def test_sixth_link_within_an_hour_is_rate_limited(
     client: httpx.AsyncClient, db, app
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     _, key = await create_account(db)
     _, other = await create_account(db)
     for i in range(5):
-        await set_time(db, T0 + timedelta(minutes=10 * i), app)
+        await set_time(db, T0 + timedelta(minutes=10 * i))
         assert (await topup(client, key)).status_code == 200
     r = await topup(client, key)
     assert r.status_code == 429 and r.json()["code"] == "rate_limited"
     # The oldest link (T0) leaves the hour at T0+60min; now is T0+40min.
     assert r.headers["retry-after"] == "1200" and r.json()["retryAfter"] == 1200
     assert (await topup(client, other)).status_code == 200  # per account
-    await set_time(db, T0 + timedelta(minutes=60), app)
+    await set_time(db, T0 + timedelta(minutes=60))
     assert (await topup(client, key)).status_code == 200
 
 
 async def test_keyless_checkout_creates_an_account_and_shows_its_key_once(
     client: httpx.AsyncClient, db, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pricing = (await client.get("/api/v1/pricing")).json()
     assert pricing["keylessCheckout"] == "http://testserver/checkout/keyless"
     form = await client.get("/checkout/keyless")
@@ -235,14 +235,10 @@ def event(
 
 @pytest.fixture
 async def stripe_client(settings, db, clean) -> AsyncIterator[tuple[httpx.AsyncClient, object]]:
-    stripe_settings = settings.model_copy(
-        update={
-            "payments": "stripe",
-            "stripe_secret_key": "sk_test_sors",
-            "stripe_webhook_secret": WEBHOOK_SECRET,
-        }
+    stripe_settings = settings.with_values(
+        payments="stripe", stripe_secret_key="sk_test_sors", stripe_webhook_secret=WEBHOOK_SECRET
     )
-    stripe_app = create_app(stripe_settings, db=db)
+    stripe_app = create_app(stripe_settings, db=db, clock=fresh_sim_clock(db))
     transport = httpx.ASGITransport(app=stripe_app, client=("127.0.0.1", 5701))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
         yield c, stripe_settings
@@ -252,7 +248,7 @@ async def test_stripe_webhook_grants_once_and_refuses_bad_signatures(
     client: httpx.AsyncClient, stripe_client, db, app
 ) -> None:
     sc, stripe_settings = stripe_client
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     account_id, _ = await create_account(db)
     async with db.transaction() as s:
         link = await checkout_service.create_topup_link(
@@ -261,12 +257,12 @@ async def test_stripe_webhook_grants_once_and_refuses_bad_signatures(
             stripe_settings,
             account_id=account_id,
             pack_id="pack_s",
-            now=clock.now(),
+            now=T0,
         )
     session_id = await scalar(
         db, "SELECT id FROM checkout_sessions WHERE account_id = :a", a=account_id
     )
-    assert link["checkoutUrl"] == "https://checkout.stripe.test/pay"
+    assert link.checkoutUrl == "https://checkout.stripe.test/pay"
 
     payload = event("evt_1", session_id)
     r = await sc.post("/webhooks/stripe", content=payload, headers=signed(payload))
@@ -307,10 +303,10 @@ async def test_stripe_webhook_grants_once_and_refuses_bad_signatures(
 
 async def test_stripe_keyless_without_email_reveals_the_key_once(stripe_client, db, app) -> None:
     sc, stripe_settings = stripe_client
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     async with db.transaction() as s:
         cs = await checkout_service.create_keyless(
-            s, StubStripe(), stripe_settings, email=None, now=clock.now()
+            s, StubStripe(), stripe_settings, email=None, now=T0
         )
     assert "not received the payment" in (await sc.get(f"/checkout/{cs.id}/done")).text
     payload = event("evt_keyless", cs.id)

@@ -47,12 +47,12 @@ async def change(client: httpx.AsyncClient, key: str, plan: str) -> None:
 async def test_the_eleventh_profile_on_creator_is_refused_until_an_upgrade(
     client: httpx.AsyncClient, db, app
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pids = [await seed_profile(db, "tiktok", f"limit.{i}", T0) for i in range(11)]
     _, key = await create_account(db, credits=1000)
     await subscribe(client, key, "creator")
     for pid in pids[:10]:
-        await set_time(db, T0 + timedelta(minutes=len(await paused(client, key))), app)
+        await set_time(db, T0 + timedelta(minutes=len(await paused(client, key))))
         assert (await track(client, key, pid)).status_code == 200
     r = await track(client, key, pids[10])
     assert r.status_code == 403, r.text
@@ -70,7 +70,7 @@ async def test_the_eleventh_profile_on_creator_is_refused_until_an_upgrade(
     assert (await track(client, key, pids[10])).status_code == 200
 
     # Down again: the newest entry pauses, nothing is deleted.
-    await set_time(db, T0 + timedelta(hours=1), app)
+    await set_time(db, T0 + timedelta(hours=1))
     await change(client, key, "creator")
     states = await paused(client, key)
     assert len(states) == 11
@@ -97,10 +97,10 @@ async def test_the_eleventh_profile_on_creator_is_refused_until_an_upgrade(
 
 
 async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
     start = datetime.now(UTC).replace(microsecond=0)
-    await set_time(db, start, app)
+    await set_time(db, start)
     pids = [await seed_profile(db, "tiktok", f"spend.{i}", start) for i in range(2)]
     account_id, key = await create_account(db, credits=10_000)
     settings.subscriptions.api_only_watchlist_limit = 1
@@ -112,7 +112,7 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
 
         # $60 of API calls in 30 days earns the Creator workspace.
         async with db.transaction() as s:
-            await billing.charge(s, ChargeRequest(account_id, 6000, "search_outliers"))
+            await billing.charge(s, ChargeRequest(account_id, 6000, "search_outliers", start))
         s = await status(client, key)
         assert (s["appliedPlanId"], s["appliedBecause"], s["apiSpendUsd30d"]) == (
             "creator", "spend", 60.0
@@ -122,10 +122,10 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
 
         # 31 days on, the spend has left the window: back to the API-only limit, and the
         # daily check pauses the newest entry.
-        await set_time(db, start + timedelta(days=31), app)
+        await set_time(db, start + timedelta(days=31))
         s = await status(client, key)
         assert (s["appliedPlanId"], s["limits"]["watchlistLimit"]) == (None, 1)
-        await run_once(db, settings)
+        await run_once(runtime)
         states = await paused(client, key)
         assert states == {pids[0]: None, pids[1]: "plan_limit"}
     finally:
@@ -135,7 +135,7 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
 async def test_followed_profile_limit_caps_profiles_with_an_active_alert(
     client: httpx.AsyncClient, db, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pids = [await seed_profile(db, "tiktok", f"follow.{i}", T0) for i in range(3)]
     _, key = await create_account(db, credits=1000, email="owner@example.com")
     settings.subscriptions.api_only_followed_profile_limit = 2

@@ -80,9 +80,9 @@ async def test_price_list_points_at_the_plan_page_while_plans_are_sold(
 
 
 async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     account_id, key = await create_account(db)
     before = await status(client, key)
     assert before["planId"] is None and before["appliedPlanId"] is None
@@ -102,9 +102,9 @@ async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
     assert await scalar(db, "SELECT count(*) FROM subscription_invoices") == 1
 
     # The trial ends: the first paid invoice grants the month's credits, once.
-    await set_time(db, T0 + timedelta(days=7), app)
-    await run_once(db, settings)
-    await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=7))
+    await run_once(runtime)
+    await run_once(runtime)
     assert await balance_and_ledger_sum(db, account_id) == (1000, 1000)
     s = await status(client, key)
     assert (s["status"], s["creditsGrantedThisPeriod"]) == ("active", 1000)
@@ -112,8 +112,8 @@ async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
         "2026-08-10T09:00:00Z", "2026-09-10T09:00:00Z"
     )
     # The next month's invoice grants the next month's credits.
-    await set_time(db, T0 + timedelta(days=38), app)
-    await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=38))
+    await run_once(runtime)
     assert await balance_and_ledger_sum(db, account_id) == (2000, 2000)
     refs = [g["external_ref"] for g in await grants(db, account_id)]
     assert len(refs) == len(set(refs)) == 2 and all(r.startswith("invoice:local:") for r in refs)
@@ -128,15 +128,15 @@ async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
 
 
 async def test_yearly_invoice_grants_twelve_months_at_once_and_cancel_ends_it(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     account_id, key = await create_account(db)
     await subscribe(client, key, "pro", "month")
     r = await client.post("/api/v1/subscriptions/cancel", headers=auth(key))
     assert r.status_code == 200 and r.json()["cancelAtPeriodEnd"] is True
-    await set_time(db, T0 + timedelta(days=8), app)
-    await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=8))
+    await run_once(runtime)
     assert (await status(client, key))["status"] == "canceled"
     assert await balance_and_ledger_sum(db, account_id) == (0, 0)  # ended in its trial
 
@@ -152,19 +152,19 @@ async def test_yearly_invoice_grants_twelve_months_at_once_and_cancel_ends_it(
     assert (await client.post("/api/v1/subscriptions/cancel", headers=auth(key))).status_code == 200
     r = await client.post("/api/v1/subscriptions/resume", headers=auth(key))
     assert r.status_code == 200 and r.json()["cancelAtPeriodEnd"] is False
-    await set_time(db, datetime(2027, 8, 11, 9, 0, tzinfo=UTC), app)
-    await run_once(db, settings)
+    await set_time(db, datetime(2027, 8, 11, 9, 0, tzinfo=UTC))
+    await run_once(runtime)
     assert await balance_and_ledger_sum(db, account_id) == (96000, 96000)
 
 
 async def test_plan_change_grants_the_difference_on_its_invoice(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     account_id, key = await create_account(db)
     await subscribe(client, key, "creator")
-    await set_time(db, T0 + timedelta(days=7), app)
-    await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=7))
+    await run_once(runtime)
     assert await balance_and_ledger_sum(db, account_id) == (1000, 1000)
     r = await client.post(
         "/api/v1/subscriptions/change", json={"planId": "pro", "interval": "month"},
@@ -182,7 +182,7 @@ async def test_plan_change_grants_the_difference_on_its_invoice(
 
 
 async def test_bad_requests_change_nothing(client: httpx.AsyncClient, db, app) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     _, key = await create_account(db)
     h = auth(key)
     for bad in ({"planId": "gold"}, {"planId": "pro", "interval": "week"}, {}):
@@ -210,15 +210,15 @@ async def test_bad_requests_change_nothing(client: httpx.AsyncClient, db, app) -
     link = (
         await client.post("/api/v1/subscriptions/checkout", json={"planId": "pro"}, headers=auth(other))
     ).json()
-    await set_time(db, T0 + timedelta(hours=24), app)
+    await set_time(db, T0 + timedelta(hours=24))
     assert (await client.post(path_of(link["checkoutUrl"]) + "/pay")).status_code == 410
     assert (await status(client, other))["planId"] is None
 
 
 async def test_subscription_and_invoice_events_reach_webhook_endpoints(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     account_id, key = await create_account(db)
     settings.webhooks.allow_http = settings.webhooks.allow_loopback = True
     try:
@@ -231,8 +231,8 @@ async def test_subscription_and_invoice_events_reach_webhook_endpoints(
     finally:
         settings.webhooks.allow_http = settings.webhooks.allow_loopback = False
     await subscribe(client, key)
-    await set_time(db, T0 + timedelta(days=7), app)
-    await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=7))
+    await run_once(runtime)
     events = await rows(
         db, "SELECT type, data FROM webhook_events WHERE account_id = :a ORDER BY occurred_at, id",
         a=account_id,
@@ -254,17 +254,17 @@ def outbox_subjects(settings, before: set) -> list[str]:
 
 
 async def test_trial_ending_email_goes_out_once_three_days_before(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     _, key = await create_account(db, email="trial@example.com")
     settings.outbox_dir.mkdir(parents=True, exist_ok=True)
     before = set(settings.outbox_dir.glob("*.eml"))
     await subscribe(client, key, "pro")
-    await set_time(db, T0 + timedelta(days=3, hours=23), app)
-    await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=3, hours=23))
+    await run_once(runtime)
     assert outbox_subjects(settings, before) == []  # more than three days left
-    await set_time(db, T0 + timedelta(days=4), app)
-    await run_once(db, settings)
-    await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=4))
+    await run_once(runtime)
+    await run_once(runtime)
     assert outbox_subjects(settings, before) == ["Your sors Pro trial ends 2026-08-10"]

@@ -48,7 +48,7 @@ def key_on(page: str) -> str:
 async def test_members_share_the_balance_by_role_and_removal_revokes_their_keys(
     client: httpx.AsyncClient, db, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     owner_id, owner = await create_account(db, credits=1000, email="owner@example.com")
     pid = await seed_profile(db, "tiktok", "team.one", T0)
 

@@ -12,9 +12,8 @@ import httpx
 import pytest
 
 from sors.app import create_app
-from sors.config import get_settings, set_settings
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.factories.world import run_once, scalar
+from tests.factories.world import fresh_sim_clock, run_once, scalar
 from tests.subscriptions.stripe_fake import (
     WEBHOOK_SECRET,
     event,
@@ -55,14 +54,10 @@ async def sc(settings, db, clean, fake_stripe) -> AsyncIterator[httpx.AsyncClien
         "stripe_webhook_secret": WEBHOOK_SECRET, "stripe_api_base": base,
         "stripe_prices": dict(PRICES),
     })
-    previous = get_settings()
-    set_settings(stripe_settings)
-    transport = httpx.ASGITransport(app=create_app(stripe_settings, db=db), client=("127.0.0.1", 5702))
-    try:
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
-            yield c
-    finally:
-        set_settings(previous)
+    stripe_app = create_app(stripe_settings, db=db, clock=fresh_sim_clock(db))
+    transport = httpx.ASGITransport(app=stripe_app, client=("127.0.0.1", 5702))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        yield c
 
 
 async def deliver(sc: httpx.AsyncClient, payload: bytes) -> str:
@@ -120,7 +115,9 @@ async def test_checkout_is_stripe_subscription_mode_with_the_configured_price_an
     assert await scalar(db, "SELECT count(*) FROM subscription_checkouts") == 2
 
 
-async def test_each_paid_invoice_grants_once_whatever_the_order_or_repeats(sc, db) -> None:
+async def test_each_paid_invoice_grants_once_whatever_the_order_or_repeats(
+    sc, db, runtime, settings
+) -> None:
     account_id, key = await create_account(db)
     await sc.post("/api/v1/subscriptions/checkout", json={"planId": "creator"}, headers=auth(key))
     checkout_id = await scalar(db, "SELECT id FROM subscription_checkouts")
@@ -198,11 +195,11 @@ async def test_each_paid_invoice_grants_once_whatever_the_order_or_repeats(sc, d
     s = await status(sc, key)
     assert (s["status"], s["appliedPlanId"]) == ("past_due", "creator")
     assert await balance_and_ledger_sum(db, account_id) == (2000, 2000)
-    get_settings().outbox_dir.mkdir(parents=True, exist_ok=True)
-    before = set(get_settings().outbox_dir.glob("*.eml"))
-    await run_once(db, get_settings())
-    await run_once(db, get_settings())
-    assert outbox_subjects(get_settings(), before) == ["Payment for your sors Creator plan failed"]
+    settings.outbox_dir.mkdir(parents=True, exist_ok=True)
+    before = set(settings.outbox_dir.glob("*.eml"))
+    await run_once(runtime)
+    await run_once(runtime)
+    assert outbox_subjects(settings, before) == ["Payment for your sors Creator plan failed"]
 
     # Forged or stale signatures: 400, nothing recorded.
     forged = event("evt_9", "invoice.paid", invoice_object(

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import stripe
 import structlog
+from stripe.params import SubscriptionUpdateParams
+from stripe.params.checkout import SessionCreateParams
 
 from sors.payments.providers import stripe_subscriptions as billing
 from sors.payments.providers.base import (
@@ -75,12 +76,12 @@ class StripeProvider:
         )
         return client, http
 
-    def checkout_params(self, req: CheckoutRequest) -> dict[str, Any]:
+    def checkout_params(self, req: CheckoutRequest) -> SessionCreateParams:
         expires_at = self._expiry(req.expires_at)
         metadata = {"sors_session_id": req.session_id, "pack_id": req.pack_id}
         if req.account_id:
             metadata["account_id"] = req.account_id
-        params: dict[str, Any] = {
+        params: SessionCreateParams = {
             "mode": "payment",
             "line_items": [
                 {
@@ -109,7 +110,7 @@ class StripeProvider:
         try:
             # Our session id as the idempotency key: a retried call cannot open two sessions.
             session = await client.v1.checkout.sessions.create_async(
-                params,  # type: ignore[arg-type]
+                params,
                 {"idempotency_key": f"sors-checkout-{req.session_id}"},
             )
         except stripe.StripeError as exc:
@@ -168,7 +169,7 @@ class StripeProvider:
             price_id = await self._price_id(client, req)
             params = billing.checkout_params(req, price_id, self._expiry(req.expires_at))
             session = await client.v1.checkout.sessions.create_async(
-                params,  # type: ignore[arg-type]
+                params,
                 {"idempotency_key": f"sors-subscribe-{req.session_id}"},
             )
         except stripe.StripeError as exc:
@@ -202,7 +203,7 @@ class StripeProvider:
         price_id: str | None = None,
         metadata: dict[str, str] | None = None,
     ) -> SubscriptionFacts | None:
-        params: dict[str, Any] = {}
+        params: SubscriptionUpdateParams = {}
         if cancel_at_period_end is not None:
             params["cancel_at_period_end"] = cancel_at_period_end
         if metadata:
@@ -219,7 +220,7 @@ class StripeProvider:
                 # and its invoice.paid grants the difference in credits.
                 params["items"] = [{"id": item[0].get("id"), "price": price_id}]
                 params["proration_behavior"] = "always_invoice"
-            sub = await client.v1.subscriptions.update_async(subscription_id, params)  # type: ignore[arg-type]
+            sub = await client.v1.subscriptions.update_async(subscription_id, params)
         except LookupError as exc:
             raise SubscriptionUpdateError(f"No Stripe price has the lookup key {exc}") from exc
         except stripe.StripeError as exc:

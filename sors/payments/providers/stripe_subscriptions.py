@@ -2,16 +2,19 @@
 and what subscription and invoice events say.
 
 Pure functions (no SDK calls), so the Stripe provider stays a thin transport and the
-readings are testable on their own. Both shapes of Stripe's objects are read: the classic
-one (`invoice.subscription`, `subscription.current_period_end`, `line.price`) and the one of
-API versions from 2025-03-31 (`invoice.parent.subscription_details`, the period on the
-subscription item, `line.pricing.price_details.price`).
+readings are testable on their own. Stripe's objects arrive as JSON not read yet
+(`Mapping[str, object]`): each value is checked where it is read. Both shapes of Stripe's
+objects are read: the classic one (`invoice.subscription`,
+`subscription.current_period_end`, `line.price`) and the one of API versions from
+2025-03-31 (`invoice.parent.subscription_details`, the period on the subscription item,
+`line.pricing.price_details.price`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sors.payments.providers.base import (
     EventKind,
@@ -19,13 +22,18 @@ from sors.payments.providers.base import (
     SubscriptionFacts,
 )
 
+if TYPE_CHECKING:
+    from stripe.params.checkout import SessionCreateParams
+
 
 def lookup_key(plan_id: str, interval: str) -> str:
     """The lookup key a Stripe price of a plan carries when no price id is configured."""
     return f"sors_{plan_id}_{interval}"
 
 
-def metadata(account_id: str, plan_id: str, interval: str, session_id: str | None = None) -> dict:
+def metadata(
+    account_id: str, plan_id: str, interval: str, session_id: str | None = None
+) -> dict[str, str]:
     out = {"sors_account_id": account_id, "plan_id": plan_id, "interval": interval}
     if session_id:
         out["sors_session_id"] = session_id
@@ -34,21 +42,20 @@ def metadata(account_id: str, plan_id: str, interval: str, session_id: str | Non
 
 def checkout_params(
     req: SubscriptionCheckoutRequest, price_id: str, expires_at: datetime
-) -> dict[str, Any]:
+) -> SessionCreateParams:
     meta = metadata(req.account_id, req.plan_id, req.interval, req.session_id)
-    subscription_data: dict[str, Any] = {"metadata": meta}
-    if req.trial_days > 0:
-        subscription_data["trial_period_days"] = req.trial_days
-    params: dict[str, Any] = {
+    params: SessionCreateParams = {
         "mode": "subscription",
         "line_items": [{"price": price_id, "quantity": 1}],
         "client_reference_id": req.session_id,
         "metadata": meta,
-        "subscription_data": subscription_data,
+        "subscription_data": {"metadata": meta},
         "success_url": req.success_url,
         "cancel_url": req.cancel_url,
         "expires_at": int(expires_at.timestamp()),
     }
+    if req.trial_days > 0:
+        params["subscription_data"]["trial_period_days"] = req.trial_days
     if req.customer_id:
         params["customer"] = req.customer_id
     elif req.email:
@@ -56,57 +63,57 @@ def checkout_params(
     return params
 
 
-def _ts(value: Any) -> datetime | None:
+def _ts(value: object) -> datetime | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return datetime.fromtimestamp(int(value), UTC)
 
 
-def _id(value: Any) -> str | None:
-    """An id whether Stripe sent it bare or expanded into its object."""
-    if isinstance(value, dict):
-        value = value.get("id")
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def _id(value: object) -> str | None:
+    """An id whether Stripe sent it bare or expanded into its object."""
+    if isinstance(value, dict):
+        value = value.get("id")
+    return _text(value)
+
+
+def _dict(value: object) -> Mapping[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _first(items: Any) -> dict[str, Any]:
+def _first(items: object) -> Mapping[str, object]:
     data = _dict(items).get("data")
     return data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else {}
 
 
-def _from_metadata(meta: dict[str, Any]) -> dict[str, str | None]:
-    def text(key: str) -> str | None:
-        v = meta.get(key)
-        return v if isinstance(v, str) and v else None
-
-    return {
-        "account_id": text("sors_account_id"),
-        "plan_id": text("plan_id"),
-        "interval": text("interval"),
-    }
+def _owner(meta: Mapping[str, object]) -> tuple[str | None, str | None, str | None]:
+    """(account, plan, interval) from the metadata we set at checkout."""
+    return (
+        _text(meta.get("sors_account_id")), _text(meta.get("plan_id")), _text(meta.get("interval"))
+    )
 
 
-def subscription_facts(obj: dict[str, Any]) -> SubscriptionFacts:
+def subscription_facts(obj: Mapping[str, object]) -> SubscriptionFacts:
     """A Stripe Subscription object."""
     item = _first(obj.get("items"))
+    account_id, plan_id, interval = _owner(_dict(obj.get("metadata")))
     return SubscriptionFacts(
         subscription_id=_id(obj.get("id")),
         customer_id=_id(obj.get("customer")),
-        status=obj.get("status") if isinstance(obj.get("status"), str) else None,
+        status=_text(obj.get("status")),
         cancel_at_period_end=bool(obj.get("cancel_at_period_end")),
         period_start=_ts(obj.get("current_period_start") or item.get("current_period_start")),
         period_end=_ts(obj.get("current_period_end") or item.get("current_period_end")),
         trial_end=_ts(obj.get("trial_end")),
         price_id=_id(_dict(item.get("price")).get("id") or item.get("price")),
-        **_from_metadata(_dict(obj.get("metadata"))),
+        account_id=account_id, plan_id=plan_id, interval=interval,
     )
 
 
-def invoice_facts(obj: dict[str, Any]) -> SubscriptionFacts:
+def invoice_facts(obj: Mapping[str, object]) -> SubscriptionFacts:
     """A Stripe Invoice object: the subscription period its first line bills (not the
     invoice's own `period_*`, which for a renewal is the period just ended)."""
     details = _dict(obj.get("subscription_details")) or _dict(
@@ -118,7 +125,7 @@ def invoice_facts(obj: dict[str, Any]) -> SubscriptionFacts:
         _dict(_dict(line.get("pricing")).get("price_details")).get("price")
     )
     amount = obj.get("amount_paid")
-    reason = obj.get("billing_reason")
+    account_id, plan_id, interval = _owner(_dict(details.get("metadata")))
     return SubscriptionFacts(
         subscription_id=_id(obj.get("subscription")) or _id(details.get("subscription")),
         customer_id=_id(obj.get("customer")),
@@ -127,17 +134,18 @@ def invoice_facts(obj: dict[str, Any]) -> SubscriptionFacts:
         price_id=price,
         invoice_id=_id(obj.get("id")),
         amount_paid_cents=amount if isinstance(amount, int) and amount >= 0 else None,
-        billing_reason=reason if isinstance(reason, str) else None,
-        **_from_metadata(_dict(details.get("metadata"))),
+        billing_reason=_text(obj.get("billing_reason")),
+        account_id=account_id, plan_id=plan_id, interval=interval,
     )
 
 
-def session_facts(obj: dict[str, Any]) -> SubscriptionFacts:
+def session_facts(obj: Mapping[str, object]) -> SubscriptionFacts:
     """A completed Checkout Session in subscription mode."""
+    account_id, plan_id, interval = _owner(_dict(obj.get("metadata")))
     return SubscriptionFacts(
         subscription_id=_id(obj.get("subscription")),
         customer_id=_id(obj.get("customer")),
-        **_from_metadata(_dict(obj.get("metadata"))),
+        account_id=account_id, plan_id=plan_id, interval=interval,
     )
 
 
@@ -151,7 +159,9 @@ _SUBSCRIPTION_EVENTS: dict[str, EventKind] = {
 }
 
 
-def read_event(event_type: str, obj: dict[str, Any]) -> tuple[EventKind, SubscriptionFacts] | None:
+def read_event(
+    event_type: str, obj: Mapping[str, object]
+) -> tuple[EventKind, SubscriptionFacts] | None:
     """The subscription reading of one event, or None when it is not about subscriptions."""
     if event_type in _SUBSCRIPTION_EVENTS and obj.get("object") == "subscription":
         return _SUBSCRIPTION_EVENTS[event_type], subscription_facts(obj)
