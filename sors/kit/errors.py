@@ -44,11 +44,6 @@ NotFound = _err("NotFound", 404, "not_found", "Not found")
 PostNotFound = _err("PostNotFound", 404, "post_not_found", "Post not found")
 ProfileNotFound = _err("ProfileNotFound", 404, "profile_not_found", "Profile not found")
 JobNotFound = _err("JobNotFound", 404, "job_not_found", "Job not found")
-AlertNotFound = _err("AlertNotFound", 404, "alert_not_found", "Alert not found")
-AlertLimitReached = _err("AlertLimitReached", 409, "alert_limit_reached", "Alert limit reached")
-UnconfirmedAddressLimit = _err(
-    "UnconfirmedAddressLimit", 409, "unconfirmed_address_limit", "Too many unconfirmed addresses"
-)
 IdempotencyKeyInUse = _err(
     "IdempotencyKeyInUse", 409, "idempotency_key_in_use", "Idempotency key in use"
 )
@@ -132,8 +127,3 @@ class RateLimited(ApiError):
             detail or f"Rate limit reached; retry in {retry_after} seconds.", retryAfter=retry_after
         )
         self.headers["Retry-After"] = str(retry_after)
-WebhookLimitReached = _err(
-    "WebhookLimitReached", 409, "webhook_limit_reached", "Webhook endpoint limit reached"
-)
-WebhookDisabled = _err("WebhookDisabled", 409, "webhook_disabled", "Webhook endpoint disabled")
-UnsafeUrl = _err("UnsafeUrl", 422, "unsafe_url", "URL refused")
