@@ -73,8 +73,8 @@ def _answer(request: Request, board: BoardDetail | SharedBoard) -> Response:
     """The board as built (its items carry the catalog's records), or its items as CSV."""
     if not csv_export.wants_csv(request.headers.get("accept")):
         return ModelResponse(board)
-    return Response(csv_export.render([dict(i) for i in board.items], ITEM_COLUMNS),
-                    media_type="text/csv; charset=utf-8")
+    rows = [item.model_dump(warnings=False) for item in board.items]  # records as built
+    return Response(csv_export.render(rows, ITEM_COLUMNS), media_type="text/csv; charset=utf-8")
 
 
 @router.post("/boards", response_model=BoardOut, summary="Create a board",

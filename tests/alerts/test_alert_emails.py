@@ -225,6 +225,14 @@ def smtp_server() -> Iterator[tuple[Inbox, int]]:
         controller.stop()
 
 
+def _smtp(settings, *, port: int, timeout: float):
+    """The test settings with email sent over SMTP to 127.0.0.1:`port`."""
+    smtp = settings.email.model_copy(
+        update={"backend": "smtp", "smtp_port": port, "smtp_timeout": timeout}
+    )
+    return settings.model_copy(update={"email": smtp})
+
+
 async def test_digest_over_smtp_and_a_failed_delivery_is_undone(
     client: httpx.AsyncClient, db, runtime, settings, smtp_server
 ) -> None:
@@ -245,9 +253,7 @@ async def test_digest_over_smtp_and_a_failed_delivery_is_undone(
 
     closed = _free_port()  # nothing listens there
     try:
-        runtime.settings = settings.with_values(
-            email_backend="smtp", smtp_port=closed, smtp_timeout=3.0
-        )
+        runtime.settings = _smtp(settings, port=closed, timeout=3.0)
         assert (await tick(runtime))["alerts.digests"] == 0
         # Nothing was delivered: the charge is refunded, the hit and the day's key are free.
         a = (await alerts_of(client, key))[alert["alertId"]]
@@ -266,9 +272,7 @@ async def test_digest_over_smtp_and_a_failed_delivery_is_undone(
             == "failed"
         )
 
-        runtime.settings = settings.with_values(
-            email_backend="smtp", smtp_port=port, smtp_timeout=5.0
-        )
+        runtime.settings = _smtp(settings, port=port, timeout=5.0)
         await set_time(db, T0 + timedelta(minutes=119))
         assert (await tick(runtime))["alerts.digests"] == 0  # retried an hour later
         await set_time(db, T0 + timedelta(hours=2))

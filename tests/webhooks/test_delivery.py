@@ -13,7 +13,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from sors.billing import service as billing
-from sors.webhooks.service import RETRY_SCHEDULE
+from sors.webhooks.attempts import RETRY_SCHEDULE
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import set_time

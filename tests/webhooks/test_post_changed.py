@@ -118,7 +118,7 @@ async def test_a_swapped_thumbnail_is_seen_by_its_hash_kept_and_announced(
 
     source = Thumbnails()
 
-    async def adapter(_maker):
+    async def adapter(_maker, _settings):
         return source
 
     monkeypatch.setattr(schedule, "_adapter", adapter)
@@ -137,7 +137,7 @@ async def test_a_swapped_thumbnail_is_seen_by_its_hash_kept_and_announced(
 
     async def tick() -> int:
         async with db.transaction() as s:
-            return await schedule.thumbnail_changes(s, T0)
+            return await schedule.thumbnail_changes(s, T0, runtime)
 
     assert await tick() == 0  # the first look keeps the hash
     assert await tick() == 0 and source.asked == [thumb]  # nothing new crawled: not asked
