@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import email
 import email.policy
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import text
 
 from sors.jobs.scheduler import Scheduler
-from tests.factories import auth
-from tests.factories.world import hand_crawl, ingest, outlier_posts
+from tests.factories import auth, create_account
+from tests.factories.world import hand_crawl, ingest, outlier_posts, set_time
 
 T0 = datetime(2026, 7, 6, 10, 0, tzinfo=UTC)
 OWNER = "owner@example.com"
@@ -70,3 +70,22 @@ async def bare_profiles(db, n: int, prefix: str) -> list[str]:
                 {"i": pid, "h": f"{prefix}.{i}", "t": T0},
             )
     return ids
+
+
+async def alert_with_a_hit(
+    client, db, handle: str, credits: int, after: timedelta
+) -> tuple[str, str, dict]:
+    """At T0 a profile with an outlier, an account with `credits` and the owner's alert on it
+    (digests from 00:00 UTC); `after` that, a crawl that brings the hit, and the clock there.
+    Returns (account id, key, the alert's record)."""
+    await set_time(db, T0)
+    await outlier_profile(db, handle)
+    account_id, key = await create_account(db, credits=credits, email=OWNER)
+    r = await client.post(
+        "/api/v1/alerts",
+        json={"email": OWNER, "platform": "tiktok", "handle": handle, "sendHour": 0},
+        headers=auth(key),
+    )
+    await recrawl(db, handle, T0 + after)
+    await set_time(db, T0 + after)
+    return account_id, key, r.json()["alert"]

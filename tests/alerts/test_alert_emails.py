@@ -18,6 +18,7 @@ from sors.billing import service as billing
 from tests.alerts.helpers import (
     OWNER,
     T0,
+    alert_with_a_hit,
     alerts_of,
     bare_profiles,
     link_in,
@@ -125,20 +126,9 @@ async def test_unconfirmed_address_collects_hits_and_sends_after_confirmation(
 async def test_one_click_unsubscribe_stops_without_a_key(
     client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0)
-    await outlier_profile(db, "alert.stop")
-    _, key = await create_account(db, credits=50, email=OWNER)
-    h = auth(key)
     seen = outbox_files(settings)
-    alert = (
-        await client.post(
-            "/api/v1/alerts",
-            json={"email": OWNER, "platform": "tiktok", "handle": "alert.stop", "sendHour": 0},
-            headers=h,
-        )
-    ).json()["alert"]
-    await recrawl(db, "alert.stop", T0 + timedelta(hours=2))
-    await set_time(db, T0 + timedelta(hours=2))
+    _, key, alert = await alert_with_a_hit(client, db, "alert.stop", 50, timedelta(hours=2))
+    h = auth(key)
     assert (await tick(runtime))["alerts.digests"] == 1
     [digest] = read_new(settings, seen)
     unsubscribe = digest["List-Unsubscribe"].strip("<> ").removeprefix("http://testserver")
@@ -166,20 +156,10 @@ async def test_one_click_unsubscribe_stops_without_a_key(
 async def test_unfunded_digest_keeps_hits_and_retries_three_hours_later(
     client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0)
-    await outlier_profile(db, "alert.broke")
-    account_id, key = await create_account(db, credits=4, email=OWNER)
-    h = auth(key)
     seen = outbox_files(settings)
-    alert = (
-        await client.post(
-            "/api/v1/alerts",
-            json={"email": OWNER, "platform": "tiktok", "handle": "alert.broke", "sendHour": 0},
-            headers=h,
-        )
-    ).json()["alert"]
-    await recrawl(db, "alert.broke", T0 + timedelta(hours=1))
-    await set_time(db, T0 + timedelta(hours=1))
+    account_id, key, alert = await alert_with_a_hit(
+        client, db, "alert.broke", 4, timedelta(hours=1)
+    )
     assert (await tick(runtime))["alerts.digests"] == 0
     assert read_new(settings, seen) == []
     assert (await alerts_of(client, key))[alert["alertId"]]["pendingHits"] == 1
@@ -237,19 +217,9 @@ async def test_digest_over_smtp_and_a_failed_delivery_is_undone(
     client: httpx.AsyncClient, db, runtime, settings, smtp_server
 ) -> None:
     inbox, port = smtp_server
-    await set_time(db, T0)
-    await outlier_profile(db, "alert.smtp")
-    account_id, key = await create_account(db, credits=20, email=OWNER)
-    h = auth(key)
-    alert = (
-        await client.post(
-            "/api/v1/alerts",
-            json={"email": OWNER, "platform": "tiktok", "handle": "alert.smtp", "sendHour": 0},
-            headers=h,
-        )
-    ).json()["alert"]
-    await recrawl(db, "alert.smtp", T0 + timedelta(hours=1))
-    await set_time(db, T0 + timedelta(hours=1))
+    account_id, key, alert = await alert_with_a_hit(
+        client, db, "alert.smtp", 20, timedelta(hours=1)
+    )
 
     closed = _free_port()  # nothing listens there
     try:
