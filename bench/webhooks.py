@@ -167,7 +167,7 @@ async def setup(url: str, receiver_url: str) -> tuple[Any, str, str]:
             s, acc.account.id, WebhookIn(url=receiver_url, events=["credits.added", "job.completed", "job.failed"]),
             ssrf.Policy(allow_http=True, allow_loopback=True), datetime.now(UTC),
         )
-    return db, acc.account.id, ep["secret"]
+    return db, acc.account.id, ep.secret
 
 
 async def emit_grants(db: Any, account_id: str, n: int, batch: int = 100) -> float:

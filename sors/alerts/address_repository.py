@@ -3,17 +3,17 @@ with its confirmation state and digest schedule."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, exists, select, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.alerts.models import Alert, AlertAddress
 from sors.catalog.models import Profile
 
-Row = Mapping[str, Any]
+Row = RowMapping  # a result row by column name
 ADDRESS_JOIN = and_(AlertAddress.account_id == Alert.account_id, AlertAddress.email == Alert.email)
 
 
@@ -90,7 +90,7 @@ async def confirmations_due(session: AsyncSession, now: datetime, *, limit: int)
         .order_by(AlertAddress.next_confirmation_at)
         .limit(limit)
     )
-    return [r._mapping for r in (await session.execute(stmt)).all()]
+    return list((await session.execute(stmt)).mappings())
 
 
 async def any_active_alert_profile(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Any
+from email.message import EmailMessage
+from enum import StrEnum
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -14,7 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sors.alerts import address_repository as addresses
 from sors.alerts import repository as repo
 from sors.alerts.links import confirm_url, post_link, stop_url
-from sors.alerts.models import AlertAddress
+from sors.alerts.models import AlertAddress, EndReason
+from sors.alerts.repository import Row
 from sors.alerts.service import end_alerts
 from sors.billing import service as billing
 from sors.billing.errors import InsufficientCredits
@@ -36,6 +38,13 @@ UNDELIVERABLE_RETRY = timedelta(hours=24)
 # ---- confirmation email -------------------------------------------------------------------
 
 
+class Confirmation(StrEnum):
+    SENT = "sent"
+    DUPLICATE = "duplicate"  # an earlier attempt took the address's one email
+    FAILED = "failed"  # not delivered: the scheduler tries again later
+    SKIPPED = "skipped"  # no active alert sends to the address any more
+
+
 async def send_confirmation(
     maker: async_sessionmaker[AsyncSession],
     settings: Settings,
@@ -43,16 +52,15 @@ async def send_confirmation(
     account_id: str,
     email: str,
     now: datetime,
-) -> str:
-    """Email the address its confirmation link, at most once ever. Returns the outcome
-    ("sent", "duplicate", "failed" — retried later by the scheduler — or "skipped")."""
+) -> Confirmation:
+    """Email the address its confirmation link, at most once ever."""
     async with maker() as s:
         profile = await addresses.any_active_alert_profile(s, account_id, email)
     if profile is None:
-        return "skipped"
+        return Confirmation.SKIPPED
     url = confirm_url(settings, signer, account_id, email)
 
-    def build(key: str):
+    def build(key: str) -> EmailMessage:
         return messages.alert_confirmation(
             email,
             url,
@@ -73,7 +81,7 @@ async def send_confirmation(
         build=build,
     )
     async with maker() as s, s.begin():
-        if result.status == "failed":
+        if result.status is outbox.SendStatus.FAILED:
             retry = UNDELIVERABLE_RETRY if result.permanent else DELIVERY_RETRY
             await addresses.update_address(s, account_id, email, next_confirmation_at=now + retry)
         else:
@@ -81,7 +89,7 @@ async def send_confirmation(
             await addresses.update_address(
                 s, account_id, email, confirmation_sent_at=now, next_confirmation_at=None
             )
-    return result.status
+    return Confirmation(result.status)
 
 
 # ---- digests ------------------------------------------------------------------------------
@@ -113,28 +121,36 @@ def _next_utc_midnight(now: datetime) -> datetime:
     return datetime.combine(day, time(0), tzinfo=UTC)
 
 
+class Digest(StrEnum):
+    SENT = "sent"
+    NOT_DUE = "not_due"  # unconfirmed, sent in the last 24 h, no hits, or before its hour
+    ALREADY_SENT = "already_sent"  # this address had its digest this UTC day
+    UNFUNDED = "unfunded"  # the balance cannot pay it: the hits wait, tried again later
+    FAILED = "failed"  # not delivered: charge, hits and the day's key given back
+
+
 @dataclass
 class _Prepared:
     email_id: str
     charge_entry_id: str | None
     alert_ids: list[str]
     previous_digest_at: datetime | None
-    rows: list[Any]
+    rows: list[Row]
     key: str
 
 
 async def _prepare_digest(
     s: AsyncSession, account_id: str, email: str, now: datetime
-) -> _Prepared | None:
+) -> _Prepared | Digest:
     """Claim the digest: reserve its outbox key, charge it, and take its hits, all in one
     transaction that commits before anything is sent."""
     address = await addresses.get_address(s, account_id, email, lock=True, skip_locked=True)
     if address is None or address.confirmed_at is None or not _window_open(address, now):
-        return None
+        return Digest.NOT_DUE
     previous = address.last_digest_at
     rows = await repo.pending_digest_rows(s, account_id, email, now)
     if not rows or not any(send_hour_reached(r["timezone"], r["send_hour"], now) for r in rows):
-        return None
+        return Digest.NOT_DUE
     key = f"digest:{account_id}:{email}:{outbox.utc_day(now)}"
     savepoint = await s.begin_nested()
     email_id = await outbox.reserve(
@@ -142,11 +158,12 @@ async def _prepare_digest(
     )
     if email_id is None:  # this address already had its digest today
         await savepoint.rollback()
-        await addresses.update_address(s, account_id, email, digest_retry_at=_next_utc_midnight(now))
-        return None
+        tomorrow = _next_utc_midnight(now)
+        await addresses.update_address(s, account_id, email, digest_retry_at=tomorrow)
+        return Digest.ALREADY_SENT
     try:
         moved = await billing.charge(s, ChargeRequest(
-            account_id, get_pricing().cost(EMAIL_SKILL), EMAIL_SKILL,
+            account_id, get_pricing().cost(EMAIL_SKILL), EMAIL_SKILL, at=now,
             reason=f"viral alert digest to {email}",
         ))
     except InsufficientCredits:
@@ -154,7 +171,7 @@ async def _prepare_digest(
         # The hits stay pending; try again in a few hours.
         await addresses.update_address(s, account_id, email, digest_retry_at=now + FUNDS_RETRY)
         log.info("alerts.digest_unfunded", account=account_id, to=email)
-        return None
+        return Digest.UNFUNDED
     await savepoint.commit()
     await outbox.set_charge(s, email_id, moved.entry_id)
     alert_ids = list(dict.fromkeys(r["alert_id"] for r in rows))
@@ -164,7 +181,9 @@ async def _prepare_digest(
     return _Prepared(email_id, moved.entry_id, alert_ids, previous, rows, key)
 
 
-def _build_digest(settings: Settings, signer: Signer, email: str, p: _Prepared, now: datetime):
+def _build_digest(
+    settings: Settings, signer: Signer, email: str, p: _Prepared, now: datetime
+) -> EmailMessage:
     items = []
     for r in p.rows:
         window = r["score_window"]
@@ -201,12 +220,12 @@ async def send_digest(
     account_id: str,
     email: str,
     now: datetime,
-) -> bool:
-    """Send one address's digest if it is due. True when an email went out."""
+) -> Digest:
+    """Send one address's digest if it is due."""
     async with maker() as s, s.begin():
         prepared = await _prepare_digest(s, account_id, email, now)
-    if prepared is None:
-        return False
+    if isinstance(prepared, Digest):
+        return prepared
     msg = _build_digest(settings, signer, email, prepared, now)
     try:
         message_id = await outbox.deliver(settings, msg)
@@ -214,13 +233,13 @@ async def send_digest(
         log.warning("alerts.digest_failed", account=account_id, to=email, error=str(exc))
         async with maker() as s, s.begin():
             await _undo_digest(s, account_id, email, prepared, now, permanent=exc.permanent)
-        return False
+        return Digest.FAILED
     async with maker() as s, s.begin():
-        await outbox.mark_sent(s, prepared.email_id, message_id)
+        await outbox.mark_sent(s, prepared.email_id, message_id, now)
         exhausted = await repo.exhausted_among(s, prepared.alert_ids)
-        await end_alerts(s, exhausted, "emails_exhausted", now)
+        await end_alerts(s, exhausted, EndReason.EMAILS_EXHAUSTED, now)
     log.info("alerts.digest_sent", account=account_id, to=email, posts=len(prepared.rows))
-    return True
+    return Digest.SENT
 
 
 async def _undo_digest(
@@ -236,7 +255,9 @@ async def _undo_digest(
     the day's key for a later attempt."""
     await outbox.release(s, p.email_id, "delivery failed")
     if p.charge_entry_id:
-        await billing.refund_charge(s, p.charge_entry_id, reason="alert digest not delivered")
+        await billing.refund_charge(
+            s, p.charge_entry_id, reason="alert digest not delivered", now=now
+        )
     await repo.release_hits(s, p.email_id)
     await repo.count_emails(s, p.alert_ids, -1, now)
     retry = UNDELIVERABLE_RETRY if permanent else DELIVERY_RETRY

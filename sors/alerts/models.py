@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, String, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from sors.kit.db import Base
 
-END_REASONS = ("emails_exhausted", "expired", "stopped", "deleted")
+
+class EndReason(StrEnum):
+    EMAILS_EXHAUSTED = "emails_exhausted"  # its third digest went out
+    EXPIRED = "expired"
+    STOPPED = "stopped"  # by the stop link of an email
+    DELETED = "deleted"  # by DELETE /api/v1/alerts/{alertId}
 
 
 class AlertAddress(Base):

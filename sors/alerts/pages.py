@@ -15,8 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.alerts import address_repository as addresses
 from sors.alerts import links, service
 from sors.alerts import repository as repo
-from sors.kit import clock
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute, get_session
 from sors.kit.security import TokenError
 
 router = APIRouter(route_class=SorsRoute, include_in_schema=False)
@@ -64,12 +63,12 @@ async def confirm_page(request: Request, session: Session, token: Token) -> HTML
 
 
 @router.post("/alerts/confirm/{token}")
-async def confirm_action(request: Request, session: Session, token: Token) -> HTMLResponse:
+async def confirm_action(request: Request, ctx: Context, token: Token) -> HTMLResponse:
     try:
         account_id, email = links.read_confirm_token(request.app.state.signer, token)
     except TokenError as exc:
         return _bad_link(exc.reason)
-    done = await service.confirm(session, account_id, email, clock.now())
+    done = await service.confirm(ctx.session, account_id, email, ctx.now)
     if done is None:
         return _bad_link("invalid")
     return page(
@@ -101,12 +100,12 @@ async def stop_page(request: Request, session: Session, token: Token) -> HTMLRes
 
 
 @router.post("/alerts/stop/{token}")
-async def stop_action(request: Request, session: Session, token: Token) -> HTMLResponse:
+async def stop_action(request: Request, ctx: Context, token: Token) -> HTMLResponse:
     try:
         ids = links.read_stop_token(request.app.state.signer, token)
     except TokenError as exc:
         return _bad_link(exc.reason)
-    ended = await service.stop(session, ids, clock.now())
+    ended = await service.stop(ctx.session, ids, ctx.now)
     if not ended:
         return page("Nothing to stop", "<p>These alerts had already ended.</p>")
     noun = "alert" if len(ended) == 1 else "alerts"

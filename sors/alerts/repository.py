@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import exists, func, select, text, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.alerts.address_repository import ADDRESS_JOIN
 from sors.alerts.models import Alert, AlertAddress, AlertHit
 from sors.catalog.models import WINDOWS, Post, Profile
 
-Row = Mapping[str, Any]
+Row = RowMapping  # a result row by column name
 MAX_EMAILS = 3
 
 # Advisory lock class for per-account serialisation of alert changes ("SORS" + 1).
@@ -221,7 +221,7 @@ async def digest_candidates(session: AsyncSession, now: datetime) -> list[Row]:
         )
         .distinct()
     )
-    return [r._mapping for r in (await session.execute(stmt)).all()]
+    return list((await session.execute(stmt)).mappings())
 
 
 _SCORE_COLUMNS = {w: Post.__table__.c[f"score_{w}"] for w in WINDOWS}
@@ -264,7 +264,7 @@ async def pending_digest_rows(
         .order_by(Alert.created_at, Alert.id, Post.published_at.desc(), Post.id)
         .with_for_update(of=[AlertHit, Alert])
     )
-    return [r._mapping for r in (await session.execute(stmt)).all()]
+    return list((await session.execute(stmt)).mappings())
 
 
 async def assign_hits(

@@ -11,11 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.alerts import digests, pages, service
 from sors.alerts.schemas import AlertIn, AlertList, AlertOut, AlertUpsert
-from sors.kit import clock
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import RequestContext, SorsRoute, get_context, get_session
+from sors.kit.routing import Context, SorsRoute, get_session
 from sors.subscriptions.limits import PLAN_LIMIT_NOTE
 
 log = structlog.get_logger("sors.alerts")
@@ -46,29 +44,23 @@ def _skill(key: str) -> dict[str, str]:
     }),
 )
 async def create_alert(
-    request: Request,
-    session: Session,
-    account_id: AccountId,
-    ctx: Annotated[RequestContext, Depends(get_context)],
-    body: AlertIn,
-) -> JSONResponse:
-    now = clock.now()
-    out = await service.upsert_alert(session, account_id, body, now)
+    request: Request, ctx: Context, account_id: AccountId, body: AlertIn
+) -> AlertUpsert:
+    rt, now = ctx.runtime, ctx.now
+    out = await service.upsert_alert(ctx.session, account_id, body, now, rt.settings)
     if out.send_confirmation:
-        state = request.app.state
+        signer = request.app.state.signer
 
         async def confirm_after_commit() -> None:
             try:
                 await digests.send_confirmation(
-                    state.db.sessionmaker, state.settings, state.signer, account_id, body.email, now
+                    rt.database.sessionmaker, rt.settings, signer, account_id, body.email, now
                 )
             except Exception:  # the scheduler retries what did not go out
                 log.exception("alerts.confirmation_failed", account=account_id)
 
         ctx.after_commit.append(confirm_after_commit)
-    return JSONResponse(
-        {"created": out.created, "alert": await service.record(session, out.alert_id)}
-    )
+    return AlertUpsert(created=out.created, alert=await service.record(ctx.session, out.alert_id))
 
 
 @api.get(
@@ -80,8 +72,8 @@ async def create_alert(
     responses=problems(links={"DeleteAlert": link(
         "delete_viral_alert", **{"path.alertId": "$response.body#/results/0/alertId"})}),
 )
-async def list_alerts(session: Session, account_id: AccountId) -> JSONResponse:
-    return JSONResponse({"results": await service.list_alerts(session, account_id)})
+async def list_alerts(session: Session, account_id: AccountId) -> AlertList:
+    return AlertList(results=await service.list_alerts(session, account_id))
 
 
 @api.delete(
@@ -93,11 +85,11 @@ async def list_alerts(session: Session, account_id: AccountId) -> JSONResponse:
     responses=problems(404),
 )
 async def delete_alert(
-    session: Session,
+    ctx: Context,
     account_id: AccountId,
     alertId: Annotated[str, Path(max_length=64)],
-) -> JSONResponse:
-    return JSONResponse(await service.delete_alert(session, account_id, alertId, clock.now()))
+) -> AlertOut:
+    return await service.delete_alert(ctx.session, account_id, alertId, ctx.now)
 
 
 router = APIRouter()

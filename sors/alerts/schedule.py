@@ -71,7 +71,7 @@ async def confirmations(session: AsyncSession, now: datetime, rt: Runtime) -> in
         outcome = await emails.send_confirmation(
             maker, settings, signer, r["account_id"], r["email"], now
         )
-        sent += outcome == "sent"
+        sent += outcome is emails.Confirmation.SENT
     return sent
 
 
@@ -82,7 +82,8 @@ async def digests(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     settings, signer = rt.settings, _signer(rt)
     sent = 0
     for account_id, email in due:
-        sent += await emails.send_digest(maker, settings, signer, account_id, email, now)
+        outcome = await emails.send_digest(maker, settings, signer, account_id, email, now)
+        sent += outcome is emails.Digest.SENT
     return sent
 
 

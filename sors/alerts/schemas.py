@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from zoneinfo import available_timezones
 
 from pydantic import Field, field_validator
@@ -96,6 +96,33 @@ class AlertOut(ResponseModel):
     startedTracking: bool
     createdAt: Timestamp
 
+    @classmethod
+    def of(cls, alert: Alert, profile: Profile, *, confirmed: bool, pending_hits: int) -> AlertOut:
+        return cls(
+            alertId=alert.id,
+            email=alert.email,
+            profileId=profile.id,
+            platform=profile.platform,
+            handle=profile.handle,
+            trigger=alert.trigger,
+            minOutlierScore=alert.min_outlier_score,
+            scoreWindow=alert.score_window,
+            postAgeDays=alert.post_age_days,
+            expiresInDays=alert.expires_in_days,
+            sendHour=alert.send_hour,
+            timezone=alert.timezone,
+            frequency=alert.frequency,
+            addressStatus="confirmed" if confirmed else "pending_confirmation",
+            status=alert.status,
+            endedReason=alert.ended_reason,
+            endedAt=isoformat(alert.ended_at),
+            expiresAt=isoformat(alert.expires_at),
+            emailsSent=alert.emails_sent,
+            pendingHits=pending_hits,
+            startedTracking=alert.started_tracking,
+            createdAt=isoformat(alert.created_at),
+        )
+
 
 class AlertUpsert(ResponseModel):
     created: bool = Field(description="false: this account's alert for the profile and "
@@ -105,32 +132,3 @@ class AlertUpsert(ResponseModel):
 
 class AlertList(ResponseModel):
     results: list[AlertOut]
-
-
-def alert_record(
-    alert: Alert, profile: Profile, *, confirmed: bool, pending_hits: int
-) -> dict[str, Any]:
-    return {
-        "alertId": alert.id,
-        "email": alert.email,
-        "profileId": profile.id,
-        "platform": profile.platform,
-        "handle": profile.handle,
-        "trigger": alert.trigger,
-        "minOutlierScore": alert.min_outlier_score,
-        "scoreWindow": alert.score_window,
-        "postAgeDays": alert.post_age_days,
-        "expiresInDays": alert.expires_in_days,
-        "sendHour": alert.send_hour,
-        "timezone": alert.timezone,
-        "frequency": alert.frequency,
-        "addressStatus": "confirmed" if confirmed else "pending_confirmation",
-        "status": alert.status,
-        "endedReason": alert.ended_reason,
-        "endedAt": isoformat(alert.ended_at),
-        "expiresAt": isoformat(alert.expires_at),
-        "emailsSent": alert.emails_sent,
-        "pendingHits": pending_hits,
-        "startedTracking": alert.started_tracking,
-        "createdAt": isoformat(alert.created_at),
-    }

@@ -6,31 +6,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Literal
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.alerts import address_repository as addresses
 from sors.alerts import repository as repo
-from sors.alerts.models import Alert, AlertAddress
-from sors.alerts.schemas import SETTINGS_FIELDS, AlertIn, alert_record
+from sors.alerts.errors import AlertLimitReached, AlertNotFound, UnconfirmedAddressLimit
+from sors.alerts.models import Alert, AlertAddress, EndReason
+from sors.alerts.schemas import SETTINGS_FIELDS, AlertIn, AlertOut
 from sors.catalog.models import Profile
 from sors.catalog.records import service as catalog
+from sors.config import Settings
 from sors.email.addresses import normalize_email
 from sors.events import service as events
-from sors.kit import clock
 from sors.kit.clock import isoformat
-from sors.kit.errors import (
-    AlertLimitReached,
-    AlertNotFound,
-    PostNotFound,
-    Unauthorized,
-    UnconfirmedAddressLimit,
-)
+from sors.kit.errors import PostNotFound, Unauthorized
 from sors.kit.ids import new_id
 from sors.monitoring import repository as monitoring_repo
 from sors.monitoring import service as monitoring
+from sors.monitoring.models import StartedBy
 from sors.subscriptions import limits
 
 log = structlog.get_logger("sors.alerts")
@@ -44,18 +40,19 @@ MAX_UNCONFIRMED_ADDRESSES = 3
 
 async def records(
     session: AsyncSession, rows: list[tuple[Alert, Profile, bool]]
-) -> list[dict[str, Any]]:
+) -> list[AlertOut]:
     pending = await repo.pending_counts(session, [a.id for a, _, _ in rows])
-    return [alert_record(a, p, confirmed=c, pending_hits=pending.get(a.id, 0)) for a, p, c in rows]
-
-
-async def record(session: AsyncSession, alert_id: str) -> dict[str, Any]:
-    return (await records(session, await repo.alerts_with_profiles(session, alert_ids=[alert_id])))[
-        0
+    return [
+        AlertOut.of(a, p, confirmed=c, pending_hits=pending.get(a.id, 0)) for a, p, c in rows
     ]
 
 
-async def list_alerts(session: AsyncSession, account_id: str) -> list[dict[str, Any]]:
+async def record(session: AsyncSession, alert_id: str) -> AlertOut:
+    [out] = await records(session, await repo.alerts_with_profiles(session, alert_ids=[alert_id]))
+    return out
+
+
+async def list_alerts(session: AsyncSession, account_id: str) -> list[AlertOut]:
     return await records(session, await repo.alerts_with_profiles(session, account_id=account_id))
 
 
@@ -88,7 +85,7 @@ def _apply_settings(alert: Alert, body: AlertIn, fields: set[str], now: datetime
 
 
 async def upsert_alert(
-    session: AsyncSession, account_id: str, body: AlertIn, now: datetime
+    session: AsyncSession, account_id: str, body: AlertIn, now: datetime, settings: Settings
 ) -> Upserted:
     found, account_email = await repo.lock_account(session, account_id)
     if not found:
@@ -105,7 +102,7 @@ async def upsert_alert(
             entry = await monitoring_repo.get_entry(
                 session, account_id, profile.id, for_update=True
             )
-            if entry is not None and entry.started_by == "alert":
+            if entry is not None and entry.started_by == StartedBy.ALERT:
                 entry.frequency = body.frequency
                 entry.updated_at = now
         await session.flush()
@@ -116,7 +113,7 @@ async def upsert_alert(
             f"An account can have {MAX_ACTIVE_ALERTS} active alerts; delete one first "
             "(DELETE /api/v1/alerts/{alertId})."
         )
-    await _within_followed_limit(session, account_id, profile.id, now)
+    await _within_followed_limit(session, account_id, profile.id, now, settings)
     is_account_email = bool(account_email) and _same_address(account_email or "", email)
     address = await addresses.get_address(session, account_id, email, lock=True)
     confirmed = is_account_email or (address is not None and address.confirmed_at is not None)
@@ -169,10 +166,10 @@ async def upsert_alert(
 
 
 async def _within_followed_limit(
-    session: AsyncSession, account_id: str, profile_id: str, now: datetime
+    session: AsyncSession, account_id: str, profile_id: str, now: datetime, settings: Settings
 ) -> None:
     """A profile not yet followed must fit the plan's followed-profile limit."""
-    standing = await limits.standing(session, account_id, now)
+    standing = await limits.standing(session, account_id, now, settings)
     cap = standing.followed_profile_limit
     if cap is None:
         return
@@ -195,7 +192,7 @@ async def release_tracking(session: AsyncSession, account_id: str, profile_id: s
     """Stop monitoring that alerts started once no active alert of the account needs it.
     Monitoring the user asked for (startedBy "user") is never touched."""
     entry = await monitoring_repo.get_entry(session, account_id, profile_id, for_update=True)
-    if entry is None or entry.started_by != "alert":
+    if entry is None or entry.started_by != StartedBy.ALERT:
         return False
     if await repo.count_active_on_profile(session, account_id, profile_id) > 0:
         return False
@@ -203,7 +200,7 @@ async def release_tracking(session: AsyncSession, account_id: str, profile_id: s
 
 
 async def end_alerts(
-    session: AsyncSession, alert_ids: Sequence[str], reason: str, now: datetime
+    session: AsyncSession, alert_ids: Sequence[str], reason: EndReason, now: datetime
 ) -> list[str]:
     """End the given alerts that are still active; returns those ended now."""
     ended = await repo.end_alerts(session, alert_ids, reason, now)
@@ -216,11 +213,11 @@ async def end_alerts(
 
 async def delete_alert(
     session: AsyncSession, account_id: str, alert_id: str, now: datetime
-) -> dict[str, Any]:
+) -> AlertOut:
     alert = await repo.get_alert(session, alert_id, lock=True)
     if alert is None or alert.account_id != account_id:
         raise AlertNotFound(f"No alert {alert_id} on this account.")
-    await end_alerts(session, [alert.id], "deleted", now)
+    await end_alerts(session, [alert.id], EndReason.DELETED, now)
     return await record(session, alert.id)
 
 
@@ -229,7 +226,7 @@ async def confirm(session: AsyncSession, account_id: str, email: str, now: datet
 
 
 async def stop(session: AsyncSession, alert_ids: Sequence[str], now: datetime) -> list[str]:
-    return await end_alerts(session, alert_ids, "stopped", now)
+    return await end_alerts(session, alert_ids, EndReason.STOPPED, now)
 
 
 async def expire_due(session: AsyncSession, now: datetime, *, limit: int) -> int:
@@ -237,31 +234,35 @@ async def expire_due(session: AsyncSession, now: datetime, *, limit: int) -> int
     active (the digest's own ending step was cut short)."""
     due = await repo.alerts_to_end(session, now, limit=limit)
     ended = 0
-    for reason in ("expired", "emails_exhausted"):
+    for reason in (EndReason.EXPIRED, EndReason.EMAILS_EXHAUSTED):
         ended += len(await end_alerts(session, [i for i, r in due if r == reason], reason, now))
     return ended
 
 
 async def detect(session: AsyncSession, now: datetime, *, limit: int) -> tuple[int, int]:
     hits, checked = await repo.detect(session, now, limit=limit)
-    await _announce_hits(session, hits)  # alert.triggered, now, not at the digest
+    await _announce_hits(session, hits, now)  # alert.triggered, now, not at the digest
     return len(hits), checked
 
 
-async def _announce_hits(session: AsyncSession, hits: Sequence[tuple[str, str]]) -> None:
+HitEvent = Literal["alert.triggered", "post.rising"]
+
+
+async def _announce_hits(
+    session: AsyncSession, hits: Sequence[tuple[str, str]], now: datetime
+) -> None:
     """For each new (alert, post) hit, when detected (the email digest is separate and
     later): `alert.triggered` for a score alert, `post.rising` for a rising alert, with the
     records GET /alerts and GET /posts/{postId} answer."""
     if not hits:
         return
     owners = await repo.owners(session, list({a for a, _ in hits}))
-    wanted = {
-        kind: await events.accounts_wanting(session, list(owners.values()), kind)
-        for kind in ("alert.triggered", "post.rising")
-    }
+    kinds: tuple[HitEvent, ...] = ("alert.triggered", "post.rising")
+    wanted = {kind: await events.accounts_wanting(session, list(owners.values()), kind)
+              for kind in kinds}
     if not any(wanted.values()):
         return
-    alerts: dict[str, dict[str, Any]] = {}
+    alerts: dict[str, AlertOut] = {}
     for alert_id, post_id in hits:
         account_id = owners.get(alert_id)
         if not any(account_id in w for w in wanted.values()):
@@ -269,7 +270,7 @@ async def _announce_hits(session: AsyncSession, hits: Sequence[tuple[str, str]])
         if alert_id not in alerts:
             alerts[alert_id] = await record(session, alert_id)
         alert = alerts[alert_id]
-        kind = "post.rising" if alert["trigger"] == "rising" else "alert.triggered"
+        kind: HitEvent = "post.rising" if alert.trigger == "rising" else "alert.triggered"
         if account_id not in wanted[kind]:
             continue
         try:
@@ -278,17 +279,11 @@ async def _announce_hits(session: AsyncSession, hits: Sequence[tuple[str, str]])
             )
         except PostNotFound:
             continue
-        detected = isoformat(clock.now())
+        data: dict[str, object] = {"alert": alert.model_dump(), "post": post}
         if kind == "post.rising":
-            await events.emit(session, account_id, kind, {
-                "alert": alert, "post": post, "profile": post["profile"],
-                "projection": post["projection"],
-                "risingScore": (post["projection"] or {}).get("vs_median_now"),
-                "detectedAt": detected,
-            })
-            continue
-        await events.emit(session, account_id, kind, {
-            "alert": alert, "post": post,
-            "outlierScore": post["outlier_scores"].get(alert["scoreWindow"]),
-            "detectedAt": detected,
-        })
+            data |= {"profile": post["profile"], "projection": post["projection"],
+                     "risingScore": (post["projection"] or {}).get("vs_median_now")}
+        else:
+            data["outlierScore"] = post["outlier_scores"].get(alert.scoreWindow)
+        await events.emit(session, account_id, kind, {**data, "detectedAt": isoformat(now)},
+                          at=now)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import text
+from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 YOUNG_AGES_HOURS = (1, 3, 6, 12, 24)
@@ -43,4 +43,5 @@ async def pull_forward(session: AsyncSession, now: datetime, *, limit: int) -> i
     if limit <= 0:
         return 0
     result = await session.execute(_PULL_FORWARD, {"now": now, "limit": limit})
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    assert isinstance(result, CursorResult)  # an UPDATE's result counts its rows
+    return int(result.rowcount or 0)

@@ -3,7 +3,7 @@ shared board."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,11 +22,10 @@ from sors.boards.schemas import (
     ShareRevoked,
 )
 from sors.catalog.search import csv_export
-from sors.kit import clock
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.responses import ModelResponse
+from sors.kit.routing import Context, SorsRoute, get_session
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["boards"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -36,10 +35,6 @@ BoardId = Annotated[str, Path(max_length=64)]
 
 def _skill(key: str) -> dict[str, str]:
     return {"x-sors-skill": key}
-
-
-def _base_url(request: Request) -> str:
-    return request.app.state.settings.base_url
 
 
 def _board_links(expr: str) -> dict[str, dict]:
@@ -74,11 +69,12 @@ def _with_csv(responses: dict) -> dict:
     return responses
 
 
-def _answer(request: Request, board: dict[str, Any]) -> Response:
+def _answer(request: Request, board: BoardDetail | SharedBoard) -> Response:
+    """The board as built (its items carry the catalog's records), or its items as CSV."""
     if not csv_export.wants_csv(request.headers.get("accept")):
-        return JSONResponse(board)
-    return Response(csv_export.render(board["items"], ITEM_COLUMNS),
-                    media_type="text/csv; charset=utf-8")
+        return ModelResponse(board)
+    rows = [item.model_dump(warnings=False) for item in board.items]  # records as built
+    return Response(csv_export.render(rows, ITEM_COLUMNS), media_type="text/csv; charset=utf-8")
 
 
 @router.post("/boards", response_model=BoardOut, summary="Create a board",
@@ -87,10 +83,9 @@ def _answer(request: Request, board: dict[str, Any]) -> Response:
              f"At most {service.MAX_BOARDS} boards per account (409 `board_limit_reached`). "
              "Free.",
              responses=problems(409, body=True, links=_board_links("$response.body#/id")))
-async def create_board(request: Request, session: Session, account_id: AccountId,
-                       body: BoardIn) -> JSONResponse:
-    return JSONResponse(await service.create_board(
-        session, account_id, body.name, _base_url(request), clock.now()))
+async def create_board(ctx: Context, account_id: AccountId, body: BoardIn) -> BoardOut:
+    return await service.create_board(
+        ctx.session, account_id, body.name, ctx.runtime.settings.base_url, ctx.now)
 
 
 @router.get("/boards", response_model=BoardList, summary="Boards of this account",
@@ -98,9 +93,9 @@ async def create_board(request: Request, session: Session, account_id: AccountId
             description="This account's boards, newest first, with their item counts and "
             "share links. Free.",
             responses=problems(links=_board_links("$response.body#/results/0/id")))
-async def list_boards(request: Request, session: Session, account_id: AccountId) -> JSONResponse:
-    return JSONResponse(
-        {"results": await service.list_boards(session, account_id, _base_url(request))})
+async def list_boards(ctx: Context, account_id: AccountId) -> BoardList:
+    return BoardList(results=await service.list_boards(
+        ctx.session, account_id, ctx.runtime.settings.base_url))
 
 
 @router.get("/boards/{boardId}", response_model=BoardDetail, summary="A board and its items",
@@ -109,18 +104,18 @@ async def list_boards(request: Request, session: Session, account_id: AccountId)
             "or profile's current record; `Accept: text/csv` answers the items as CSV. "
             "Another account's board is 404. Free.",
             responses=_with_csv(problems(404)))
-async def get_board(request: Request, session: Session, account_id: AccountId,
+async def get_board(request: Request, ctx: Context, account_id: AccountId,
                     boardId: BoardId) -> Response:
     return _answer(request, await service.get_board(
-        session, account_id, boardId, _base_url(request)))
+        ctx.session, account_id, boardId, ctx.runtime.settings.base_url))
 
 
 @router.delete("/boards/{boardId}", response_model=Deleted, summary="Delete a board",
                openapi_extra=_skill("delete_board"),
                description="Deletes the board, its items and its share link. Free.",
                responses=problems(404))
-async def delete_board(session: Session, account_id: AccountId, boardId: BoardId) -> JSONResponse:
-    return JSONResponse(await service.delete_board(session, account_id, boardId))
+async def delete_board(session: Session, account_id: AccountId, boardId: BoardId) -> Deleted:
+    return await service.delete_board(session, account_id, boardId)
 
 
 @router.post("/boards/{boardId}/items", response_model=ItemSaved,
@@ -136,9 +131,10 @@ async def delete_board(session: Session, account_id: AccountId, boardId: BoardId
                       "(`profile_not_found`)"}, links={"DeleteBoardItem": link(
                  "delete_board_item", **{"path.boardId": "$request.path.boardId",
                                          "path.itemId": "$response.body#/item/id"})}))
-async def add_item(session: Session, account_id: AccountId, boardId: BoardId,
-                   body: BoardItemIn) -> JSONResponse:
-    return JSONResponse(await service.add_item(session, account_id, boardId, body, clock.now()))
+async def add_item(ctx: Context, account_id: AccountId, boardId: BoardId,
+                   body: BoardItemIn) -> ModelResponse:
+    # Rendered as built: the item carries the catalog's record (see BoardItemOut.of).
+    return ModelResponse(await service.add_item(ctx.session, account_id, boardId, body, ctx.now))
 
 
 @router.delete("/boards/{boardId}/items/{itemId}", response_model=Deleted,
@@ -146,10 +142,9 @@ async def add_item(session: Session, account_id: AccountId, boardId: BoardId,
                openapi_extra=_skill("delete_board_item"),
                description="Removes the item (the post or profile itself stays). Free.",
                responses=problems(404))
-async def delete_item(session: Session, account_id: AccountId, boardId: BoardId,
-                      itemId: Annotated[str, Path(max_length=64)]) -> JSONResponse:
-    return JSONResponse(
-        await service.delete_item(session, account_id, boardId, itemId, clock.now()))
+async def delete_item(ctx: Context, account_id: AccountId, boardId: BoardId,
+                      itemId: Annotated[str, Path(max_length=64)]) -> Deleted:
+    return await service.delete_item(ctx.session, account_id, boardId, itemId, ctx.now)
 
 
 @router.post("/boards/{boardId}/share", response_model=ShareOut,
@@ -159,10 +154,10 @@ async def delete_item(session: Session, account_id: AccountId, boardId: BoardId,
              "key, until it is revoked (DELETE on this path). A board already shared answers "
              "its live link. Free.",
              responses=problems(404))
-async def share_board(request: Request, session: Session, account_id: AccountId,
-                      boardId: BoardId) -> JSONResponse:
-    return JSONResponse(await service.share(
-        session, request.app.state.signer, account_id, boardId, _base_url(request), clock.now()))
+async def share_board(request: Request, ctx: Context, account_id: AccountId,
+                      boardId: BoardId) -> ShareOut:
+    return await service.share(ctx.session, request.app.state.signer, account_id, boardId,
+                               ctx.runtime.settings.base_url, ctx.now)
 
 
 @router.delete("/boards/{boardId}/share", response_model=ShareRevoked,
@@ -171,8 +166,9 @@ async def share_board(request: Request, session: Session, account_id: AccountId,
                description="The share link stops working at once (410 `share_revoked`); "
                "sharing again makes a new link. Free.",
                responses=problems(404))
-async def unshare_board(session: Session, account_id: AccountId, boardId: BoardId) -> JSONResponse:
-    return JSONResponse(await service.revoke_share(session, account_id, boardId))
+async def unshare_board(session: Session, account_id: AccountId,
+                        boardId: BoardId) -> ShareRevoked:
+    return await service.revoke_share(session, account_id, boardId)
 
 
 @router.get("/shared/boards/{token}", response_model=SharedBoard,

@@ -3,6 +3,7 @@ catalog's snake_case records)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -87,6 +88,16 @@ class BoardOut(ResponseModel):
     createdAt: Timestamp
     updatedAt: Timestamp
 
+    @classmethod
+    def of(cls, board: Board, item_count: int, share_url: str | None) -> BoardOut:
+        share = None
+        if share_url is not None:
+            share = ShareOut(url=share_url, sharedAt=isoformat(board.shared_at))
+        return cls(
+            id=board.id, name=board.name, itemCount=item_count, share=share,
+            createdAt=isoformat(board.created_at), updatedAt=isoformat(board.updated_at),
+        )
+
 
 class BoardList(ResponseModel):
     results: list[BoardOut]
@@ -100,6 +111,21 @@ class BoardItemOut(ResponseModel):
     updatedAt: Timestamp
     post: FlatPost | None = Field(description="kind post: the post's current record")
     profile: ProfileRecord | None = Field(description="kind profile: the profile's current record")
+
+    @classmethod
+    def of(
+        cls, item: BoardItem, post: Mapping[str, Any] | None, profile: Mapping[str, Any] | None
+    ) -> BoardItemOut:
+        """The item with its post's or profile's record as the catalog built it, not
+        validated again: that would only rewrite whole numbers (a projection's views) as
+        floats. Routes answering one render it as it is (`ModelResponse`)."""
+        return cls(
+            id=item.id, kind="post" if item.post_id is not None else "profile",
+            note=item.note, addedAt=isoformat(item.created_at),
+            updatedAt=isoformat(item.updated_at),
+            post=None if post is None else FlatPost.model_construct(**post),
+            profile=None if profile is None else ProfileRecord.model_construct(**profile),
+        )
 
 
 class BoardDetail(BoardOut):
@@ -130,23 +156,3 @@ class Deleted(ResponseModel):
 class ShareRevoked(ResponseModel):
     id: str = Field(description="The board")
     share: None = Field(description="Always null: the board is no longer shared")
-
-
-def board_record(board: Board, item_count: int, share_url: str | None) -> dict[str, Any]:
-    share = None
-    if share_url is not None:
-        share = {"url": share_url, "sharedAt": isoformat(board.shared_at)}
-    return {
-        "id": board.id, "name": board.name, "itemCount": item_count, "share": share,
-        "createdAt": isoformat(board.created_at), "updatedAt": isoformat(board.updated_at),
-    }
-
-
-def item_record(
-    item: BoardItem, post: dict[str, Any] | None, profile: dict[str, Any] | None
-) -> dict[str, Any]:
-    return {
-        "id": item.id, "kind": "post" if item.post_id is not None else "profile",
-        "note": item.note, "addedAt": isoformat(item.created_at),
-        "updatedAt": isoformat(item.updated_at), "post": post, "profile": profile,
-    }

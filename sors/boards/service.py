@@ -11,18 +11,28 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.boards import repository as repo
+from sors.boards.errors import BoardItemLimitReached, BoardLimitReached, ShareRevoked
 from sors.boards.models import Board, BoardItem
-from sors.boards.schemas import BoardItemIn, board_record, item_record
+from sors.boards.schemas import (
+    BoardDetail,
+    BoardItemIn,
+    BoardItemOut,
+    BoardOut,
+    Deleted,
+    ItemSaved,
+    SharedBoard,
+    ShareOut,
+)
+from sors.boards.schemas import ShareRevoked as Unshared  # the answer, not the error
 from sors.catalog.records import repository as catalog_repo
 from sors.catalog.records import service as catalog
 from sors.catalog.records.build import flat_post
 from sors.kit.clock import isoformat
-from sors.kit.errors import ApiError, NotFound, PostNotFound, ProfileNotFound
+from sors.kit.errors import NotFound, PostNotFound, ProfileNotFound
 from sors.kit.ids import new_id
 from sors.kit.security import Signer, TokenError
 
@@ -30,24 +40,6 @@ MAX_BOARDS = 100
 MAX_ITEMS = 500
 SHARE_PURPOSE = "board-share"
 SHARE_PATH = "/api/v1/shared/boards/"
-
-
-class BoardLimitReached(ApiError):
-    status = 409
-    code = "board_limit_reached"
-    title = "Board limit reached"
-
-
-class BoardItemLimitReached(ApiError):
-    status = 409
-    code = "board_item_limit_reached"
-    title = "Board item limit reached"
-
-
-class ShareRevoked(ApiError):
-    status = 410
-    code = "share_revoked"
-    title = "Share link revoked"
 
 
 def share_url(base_url: str, board: Board) -> str | None:
@@ -70,7 +62,7 @@ async def _owned(
 
 async def create_board(
     session: AsyncSession, account_id: str, name: str, base_url: str, now: datetime
-) -> dict[str, Any]:
+) -> BoardOut:
     await repo.lock_account_boards(session, account_id)
     if await repo.count_boards(session, account_id) >= MAX_BOARDS:
         raise BoardLimitReached(
@@ -79,26 +71,28 @@ async def create_board(
     board = Board(id=new_id("brd"), account_id=account_id, name=name, created_at=now,
                   updated_at=now)
     await repo.add(session, board)
-    return board_record(board, 0, share_url(base_url, board))
+    return BoardOut.of(board, 0, share_url(base_url, board))
 
 
-async def list_boards(session: AsyncSession, account_id: str, base_url: str) -> list[dict[str, Any]]:
-    return [board_record(b, n, share_url(base_url, b))
+async def list_boards(session: AsyncSession, account_id: str, base_url: str) -> list[BoardOut]:
+    return [BoardOut.of(b, n, share_url(base_url, b))
             for b, n in await repo.list_boards(session, account_id)]
 
 
 async def get_board(
     session: AsyncSession, account_id: str, board_id: str, base_url: str
-) -> dict[str, Any]:
+) -> BoardDetail:
+    """The board with its items (as built, see `BoardItemOut.of`)."""
     board = await _owned(session, account_id, board_id)
     items = await item_records(session, await repo.items(session, board.id))
-    return {**board_record(board, len(items), share_url(base_url, board)), "items": items}
+    out = BoardOut.of(board, len(items), share_url(base_url, board))
+    return BoardDetail(**dict(out), items=items)
 
 
-async def delete_board(session: AsyncSession, account_id: str, board_id: str) -> dict[str, Any]:
+async def delete_board(session: AsyncSession, account_id: str, board_id: str) -> Deleted:
     board = await _owned(session, account_id, board_id, for_update=True)
     await repo.delete_board(session, board.id)
-    return {"id": board_id, "status": "deleted"}
+    return Deleted(id=board_id, status="deleted")
 
 
 # ---- items ----------------------------------------------------------------------------------
@@ -106,7 +100,9 @@ async def delete_board(session: AsyncSession, account_id: str, board_id: str) ->
 
 async def add_item(
     session: AsyncSession, account_id: str, board_id: str, body: BoardItemIn, now: datetime
-) -> dict[str, Any]:
+) -> ItemSaved:
+    """The item saved (as built, see `BoardItemOut.of`)."""
+
     board = await _owned(session, account_id, board_id, for_update=True)
     if body.postId is not None:
         if not await catalog_repo.posts_by_ids(session, [body.postId]):
@@ -130,22 +126,22 @@ async def add_item(
     board.updated_at = now
     await session.flush()
     [record] = await item_records(session, [item])
-    return {"created": created, "item": record}
+    return ItemSaved(created=created, item=record)
 
 
 async def delete_item(
     session: AsyncSession, account_id: str, board_id: str, item_id: str, now: datetime
-) -> dict[str, Any]:
+) -> Deleted:
     board = await _owned(session, account_id, board_id, for_update=True)
     if await repo.get_item(session, board.id, item_id) is None:
         raise NotFound(f"No item {item_id!r} on board {board_id!r}.")
     await repo.delete_item(session, item_id)
     board.updated_at = now
     await session.flush()
-    return {"id": item_id, "status": "deleted"}
+    return Deleted(id=item_id, status="deleted")
 
 
-async def item_records(session: AsyncSession, items: Sequence[BoardItem]) -> list[dict[str, Any]]:
+async def item_records(session: AsyncSession, items: Sequence[BoardItem]) -> list[BoardItemOut]:
     """Each item with its post's or profile's current record, read in one statement each."""
     posts = await catalog_repo.posts_by_ids(
         session, [i.post_id for i in items if i.post_id is not None]
@@ -153,9 +149,10 @@ async def item_records(session: AsyncSession, items: Sequence[BoardItem]) -> lis
     profile_rows = await catalog_repo.get_profiles(
         session, [i.profile_id for i in items if i.profile_id is not None]
     )
-    profiles = {p["id"]: p for p in await catalog.profile_records(session, list(profile_rows.values()))}
+    profile_records = await catalog.profile_records(session, list(profile_rows.values()))
+    profiles = {p["id"]: p for p in profile_records}
     return [
-        item_record(
+        BoardItemOut.of(
             i,
             flat_post(posts[i.post_id]) if i.post_id is not None else None,
             profiles[i.profile_id] if i.profile_id is not None else None,
@@ -170,7 +167,7 @@ async def item_records(session: AsyncSession, items: Sequence[BoardItem]) -> lis
 async def share(
     session: AsyncSession, signer: Signer, account_id: str, board_id: str, base_url: str,
     now: datetime,
-) -> dict[str, Any]:
+) -> ShareOut:
     """The board's share link; the live one when it is already shared."""
     board = await _owned(session, account_id, board_id, for_update=True)
     if board.share_token is None:
@@ -180,20 +177,21 @@ async def share(
         )
         board.shared_at = now
         await session.flush()
-    return {"url": share_url(base_url, board), "sharedAt": isoformat(board.shared_at)}
+    return ShareOut(url=share_url(base_url, board), sharedAt=isoformat(board.shared_at))
 
 
-async def revoke_share(session: AsyncSession, account_id: str, board_id: str) -> dict[str, Any]:
+async def revoke_share(session: AsyncSession, account_id: str, board_id: str) -> Unshared:
     board = await _owned(session, account_id, board_id, for_update=True)
     board.share_token = None
     board.shared_at = None
     await session.flush()
-    return {"id": board.id, "share": None}
+    return Unshared(id=board.id, share=None)
 
 
-async def shared_board(session: AsyncSession, signer: Signer, token: str) -> dict[str, Any]:
-    """What a share link shows. A token that does not verify is 404; one that verifies but
-    is no longer the board's live link (revoked, or the board deleted) is 410 / 404."""
+async def shared_board(session: AsyncSession, signer: Signer, token: str) -> SharedBoard:
+    """What a share link shows (as built, see `BoardItemOut.of`). A token that does not
+    verify is 404; one that verifies but is no longer the board's live link (revoked, or the
+    board deleted) is 410 / 404."""
     try:
         data = signer.verify(SHARE_PURPOSE, token, None)
     except TokenError:
@@ -207,7 +205,7 @@ async def shared_board(session: AsyncSession, signer: Signer, token: str) -> dic
     if board.share_token != token:
         raise ShareRevoked("This share link was revoked by the board's owner.")
     items = await item_records(session, await repo.items(session, board.id))
-    return {
-        "id": board.id, "name": board.name, "itemCount": len(items), "items": items,
-        "sharedAt": isoformat(board.shared_at), "updatedAt": isoformat(board.updated_at),
-    }
+    return SharedBoard(
+        id=board.id, name=board.name, itemCount=len(items), items=items,
+        sharedAt=isoformat(board.shared_at), updatedAt=isoformat(board.updated_at),
+    )

@@ -11,16 +11,16 @@ import asyncio
 import os
 import tempfile
 import uuid
-from datetime import UTC
+from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import make_msgid, parseaddr
+from email.utils import make_msgid, parseaddr, parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import aiosmtplib
 import structlog
 
-from sors.kit import clock
+from sors.kit.clock import utcnow
 
 if TYPE_CHECKING:
     from sors.config import Settings
@@ -55,8 +55,17 @@ def ensure_message_id(msg: EmailMessage) -> str:
     return str(msg["Message-ID"])
 
 
+def dated(msg: EmailMessage) -> datetime:
+    """When the message says it was written: its Date header, which its builder set from the
+    caller's clock (`sors.email.messages`, simulated time included); an undated message is
+    dated by the wall clock."""
+    raw = msg["Date"]
+    return parsedate_to_datetime(str(raw)) if raw else utcnow()
+
+
 class FileBackend:
-    """Writes each message to `outbox_dir` as `<UTC timestamp>-<uuid>.eml`.
+    """Writes each message to `outbox_dir` as `<UTC timestamp>-<uuid>.eml`, the timestamp
+    being the message's date (`dated`).
 
     The file appears complete or not at all (temporary file + rename in the same directory),
     so a reader polling the outbox never sees half a message. Files are private (0600): some
@@ -69,13 +78,13 @@ class FileBackend:
     async def send(self, msg: EmailMessage) -> str:
         message_id = ensure_message_id(msg)
         data = msg.as_bytes()
-        path = await asyncio.to_thread(self._write, data)
+        path = await asyncio.to_thread(self._write, data, dated(msg))
         log.info("email.written", message_id=message_id, path=str(path), to=str(msg["To"]))
         return message_id
 
-    def _write(self, data: bytes) -> Path:
+    def _write(self, data: bytes, at: datetime) -> Path:
         self.outbox_dir.mkdir(parents=True, exist_ok=True)
-        stamp = clock.now().astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        stamp = at.astimezone(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         final = self.outbox_dir / f"{stamp}-{uuid.uuid4().hex}.eml"
         fd, tmp = tempfile.mkstemp(dir=self.outbox_dir, prefix=".tmp-", suffix=".eml")
         try:

@@ -21,7 +21,6 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from sors.config import Settings
-from sors.kit import clock
 
 IDEMPOTENCY_HEADER = "X-Sors-Idempotency-Key"
 
@@ -120,28 +119,36 @@ def render(name: str, **context: Any) -> tuple[str, str]:
     return text, html
 
 
+@dataclass(frozen=True, slots=True)
+class Sending:
+    """What every email is built with: the settings (sender, links), the time it is dated
+    (the caller's clock), and the outbox key it travels with."""
+
+    settings: Settings
+    now: datetime
+    idempotency_key: str | None
+
+
 def _build(
-    *,
     to: str,
     subject: str,
     template: str,
     context: Mapping[str, Any],
-    settings: Settings,
-    now: datetime | None,
-    idempotency_key: str | None,
+    sending: Sending,
     extra_headers: Mapping[str, str] | None = None,
 ) -> EmailMessage:
+    settings = sending.settings
     text, html = render(template, base_url=settings.base_url.rstrip("/"), **context)
     msg = EmailMessage()
     msg["From"] = settings.email.sender
     msg["To"] = to
     msg["Subject"] = _one_line(subject)
-    msg["Date"] = format_datetime(now or clock.now())
+    msg["Date"] = format_datetime(sending.now)
     _, from_addr = parseaddr(settings.email.sender)
     msg["Message-ID"] = make_msgid(domain=from_addr.rpartition("@")[2] or "sors.local")
     msg["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation auto-replies, please
-    if idempotency_key:
-        msg[IDEMPOTENCY_HEADER] = _one_line(idempotency_key)
+    if sending.idempotency_key:
+        msg[IDEMPOTENCY_HEADER] = _one_line(sending.idempotency_key)
     for key, value in (extra_headers or {}).items():
         msg[key] = value
     # Quoted-printable keeps the .eml files in the outbox readable with a plain pager.
@@ -151,52 +158,30 @@ def _build(
 
 
 # --- the emails ----------------------------------------------------------------------------
+# Each takes what it says, then `settings`, `now` and (from the outbox) `idempotency_key`.
 
 
 def feedback_resolved(
-    to: str,
-    feedback_id: str,
-    message_excerpt: str,
-    resolution_note: str | None,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, feedback_id: str, message_excerpt: str, resolution_note: str | None, *,
+    settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
-    return _build(
-        to=to,
-        subject=f"Your sors report {feedback_id} is resolved",
-        template="feedback_resolved",
-        context={
-            "feedback_id": feedback_id,
-            "message_excerpt": excerpt(message_excerpt, 500),
-            "resolution_note": (resolution_note or "").strip(),
-        },
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
-    )
+    context = {
+        "feedback_id": feedback_id,
+        "message_excerpt": excerpt(message_excerpt, 500),
+        "resolution_note": (resolution_note or "").strip(),
+    }
+    return _build(to, f"Your sors report {feedback_id} is resolved", "feedback_resolved",
+                  context, Sending(settings, now, idempotency_key))
 
 
 def alert_confirmation(
-    to: str,
-    confirm_url: str,
-    handle: str,
-    platform: str,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, confirm_url: str, handle: str, platform: str, *,
+    settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
-    return _build(
-        to=to,
-        subject=f"Confirm viral alerts for @{handle} on {platform_name(platform)}",
-        template="alert_confirmation",
-        context={"confirm_url": confirm_url, "handle": handle, "platform": platform},
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
-    )
+    subject = f"Confirm viral alerts for @{handle} on {platform_name(platform)}"
+    context = {"confirm_url": confirm_url, "handle": handle, "platform": platform}
+    return _build(to, subject, "alert_confirmation", context,
+                  Sending(settings, now, idempotency_key))
 
 
 def _digest_subject(items: Sequence[DigestItem]) -> str:
@@ -208,15 +193,22 @@ def _digest_subject(items: Sequence[DigestItem]) -> str:
     return f"{count} new {noun} from {who}"
 
 
+def _digest_post(post: DigestItem) -> dict[str, object]:
+    return {
+        "url": post.post_url,
+        "handle": post.handle,
+        "platform": post.platform,
+        "views": post.views,
+        "score": post.outlier_score,
+        "window": post.score_window,
+        "rising": post.rising_score,
+        "caption": excerpt(post.caption_excerpt),
+    }
+
+
 def alert_digest(
-    to: str,
-    items: Sequence[DigestItem],
-    stop_urls: Mapping[str, str],
-    unsubscribe_url: str,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, items: Sequence[DigestItem], stop_urls: Mapping[str, str], unsubscribe_url: str,
+    *, settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
     """One email bundling every pending hit of an address, grouped by alert.
 
@@ -234,30 +226,14 @@ def alert_digest(
             "handle": posts[0].handle,
             "platform": posts[0].platform,
             "stop_url": stop_urls.get(alert_id),
-            "posts": [
-                {
-                    "url": post.post_url,
-                    "handle": post.handle,
-                    "platform": post.platform,
-                    "views": post.views,
-                    "score": post.outlier_score,
-                    "window": post.score_window,
-                    "rising": post.rising_score,
-                    "caption": excerpt(post.caption_excerpt),
-                }
-                for post in posts
-            ],
+            "posts": [_digest_post(post) for post in posts],
         }
         for alert_id, posts in groups.items()
     ]
+    context = {"sections": sections, "count": len(items), "unsubscribe_url": unsubscribe_url}
     return _build(
-        to=to,
-        subject=_digest_subject(items),
-        template="alert_digest",
-        context={"sections": sections, "count": len(items), "unsubscribe_url": unsubscribe_url},
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
+        to, _digest_subject(items), "alert_digest", context,
+        Sending(settings, now, idempotency_key),
         extra_headers={
             "List-Unsubscribe": f"<{unsubscribe_url}>",
             "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
@@ -266,108 +242,48 @@ def alert_digest(
 
 
 def api_key_issued(
-    to: str,
-    api_key: str,
-    credits: int,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, api_key: str, credits: int, *,
+    settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
-    return _build(
-        to=to,
-        subject="Your sors API key",
-        template="api_key_issued",
-        context={"api_key": api_key, "credits": credits},
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
-    )
+    return _build(to, "Your sors API key", "api_key_issued",
+                  {"api_key": api_key, "credits": credits}, Sending(settings, now, idempotency_key))
 
 
 def webhook_disabled(
-    to: str,
-    endpoint_id: str,
-    url: str,
-    last_error: str | None,
-    attempts: int,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, endpoint_id: str, url: str, last_error: str | None, attempts: int, *,
+    settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
-    return _build(
-        to=to,
-        subject=f"Your sors webhook {endpoint_id} was disabled",
-        template="webhook_disabled",
-        context={
-            "endpoint_id": endpoint_id,
-            "url": url,
-            "last_error": excerpt(last_error or "", 300),
-            "attempts": attempts,
-        },
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
-    )
+    context = {
+        "endpoint_id": endpoint_id,
+        "url": url,
+        "last_error": excerpt(last_error or "", 300),
+        "attempts": attempts,
+    }
+    return _build(to, f"Your sors webhook {endpoint_id} was disabled", "webhook_disabled",
+                  context, Sending(settings, now, idempotency_key))
 
 
 def trial_ending(
-    to: str,
-    plan_name: str,
-    trial_end: str,
-    price: str,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, plan_name: str, trial_end: str, price: str, *,
+    settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
-    return _build(
-        to=to,
-        subject=f"Your sors {plan_name} trial ends {trial_end[:10]}",
-        template="trial_ending",
-        context={"plan_name": plan_name, "trial_end": trial_end, "price": price},
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
-    )
+    subject = f"Your sors {plan_name} trial ends {trial_end[:10]}"
+    context = {"plan_name": plan_name, "trial_end": trial_end, "price": price}
+    return _build(to, subject, "trial_ending", context, Sending(settings, now, idempotency_key))
 
 
 def payment_failed(
-    to: str,
-    plan_name: str,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, plan_name: str, *,
+    settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
-    return _build(
-        to=to,
-        subject=f"Payment for your sors {plan_name} plan failed",
-        template="payment_failed",
-        context={"plan_name": plan_name},
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
-    )
+    return _build(to, f"Payment for your sors {plan_name} plan failed", "payment_failed",
+                  {"plan_name": plan_name}, Sending(settings, now, idempotency_key))
 
 
 def member_invite(
-    to: str,
-    invited_by: str | None,
-    role: str,
-    accept_url: str,
-    *,
-    settings: Settings | None = None,
-    now: datetime | None = None,
-    idempotency_key: str | None = None,
+    to: str, invited_by: str | None, role: str, accept_url: str, *,
+    settings: Settings, now: datetime, idempotency_key: str | None = None,
 ) -> EmailMessage:
-    return _build(
-        to=to,
-        subject="You are invited to a sors workspace",
-        template="member_invite",
-        context={"invited_by": invited_by, "role": role, "accept_url": accept_url},
-        settings=settings,
-        now=now,
-        idempotency_key=idempotency_key,
-    )
+    context = {"invited_by": invited_by, "role": role, "accept_url": accept_url}
+    return _build(to, "You are invited to a sors workspace", "member_invite", context,
+                  Sending(settings, now, idempotency_key))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from typing import Literal
+from enum import StrEnum
 
 import structlog
 from sqlalchemy import update
@@ -23,7 +23,6 @@ from sors.config import Settings
 from sors.email import backends
 from sors.email.messages import IDEMPOTENCY_HEADER
 from sors.email.models import OutboxEmail
-from sors.kit import clock
 from sors.kit.ids import new_id
 
 log = structlog.get_logger("sors.email")
@@ -68,11 +67,13 @@ async def set_charge(session: AsyncSession, email_id: str, entry_id: str | None)
     )
 
 
-async def mark_sent(session: AsyncSession, email_id: str, message_id: str) -> None:
+async def mark_sent(
+    session: AsyncSession, email_id: str, message_id: str, sent_at: datetime
+) -> None:
     await session.execute(
         update(OutboxEmail)
         .where(OutboxEmail.id == email_id)
-        .values(status="sent", message_id=message_id, sent_at=clock.now())
+        .values(status="sent", message_id=message_id, sent_at=sent_at)
     )
 
 
@@ -94,9 +95,15 @@ async def deliver(settings: Settings, msg: EmailMessage) -> str:
     return await backends.get_backend(settings).send(msg)
 
 
+class SendStatus(StrEnum):
+    SENT = "sent"
+    DUPLICATE = "duplicate"  # the key was already taken (sent, or left by a crash)
+    FAILED = "failed"  # nothing was delivered; the key is free again
+
+
 @dataclass(frozen=True, slots=True)
 class SendResult:
-    status: Literal["sent", "duplicate", "failed"]
+    status: SendStatus
     email_id: str | None = None
     permanent: bool = False  # a failure that retrying the same message will not fix
 
@@ -111,13 +118,12 @@ async def send_once(
     account_id: str | None,
     build: Callable[[str], EmailMessage],
 ) -> SendResult:
-    """Reserve, send, record. `duplicate`: the key was already taken (sent, or left by a
-    crash); `failed`: delivery failed and the key is free again. `build` gets the
-    idempotency key and returns the message."""
+    """Reserve, send, record (see `SendStatus`). `build` gets the idempotency key and
+    returns the message."""
     async with maker() as s, s.begin():
         email_id = await reserve(s, key=key, kind=kind, to=to, account_id=account_id)
     if email_id is None:
-        return SendResult("duplicate")
+        return SendResult(SendStatus.DUPLICATE)
     msg = build(key)
     if msg[IDEMPOTENCY_HEADER] is None:
         msg[IDEMPOTENCY_HEADER] = key
@@ -127,10 +133,10 @@ async def send_once(
         log.warning("email.failed", kind=kind, key=key, error=str(exc), permanent=exc.permanent)
         async with maker() as s, s.begin():
             await release(s, email_id, str(exc))
-        return SendResult("failed", email_id, exc.permanent)
+        return SendResult(SendStatus.FAILED, email_id, exc.permanent)
     async with maker() as s, s.begin():
-        await mark_sent(s, email_id, message_id)
-    return SendResult("sent", email_id)
+        await mark_sent(s, email_id, message_id, backends.dated(msg))
+    return SendResult(SendStatus.SENT, email_id)
 
 
 def utc_day(at: datetime) -> str:

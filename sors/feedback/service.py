@@ -60,6 +60,7 @@ async def list_feedback(
 async def _send_resolved(settings: Settings, *, to: str, feedback: Feedback) -> str:
     excerpt = feedback.message if len(feedback.message) <= 200 else feedback.message[:197] + "…"
     msg = messages.feedback_resolved(
-        to, feedback.id, excerpt, feedback.resolution_note or "", settings=settings
+        to, feedback.id, excerpt, feedback.resolution_note or "", settings=settings,
+        now=feedback.resolved_at or feedback.created_at,  # resolved_at was just set
     )
     return await backends.get_backend(settings).send(msg)

@@ -113,7 +113,7 @@ class RateLimited(ApiError):
 
 
 # ---- the errors of the feature domains, until each moves into its own `errors.py` --------
-# (catalog, crawling, alerts, webhooks: their owners move them; kit keeps them meanwhile so
+# (catalog, crawling: their owners move them; kit keeps them meanwhile so
 # that no importer breaks.)
 
 
@@ -127,36 +127,6 @@ class ProfileNotFound(ApiError):
     status = 404
     code = "profile_not_found"
     title = "Profile not found"
-
-
-class AlertNotFound(ApiError):
-    status = 404
-    code = "alert_not_found"
-    title = "Alert not found"
-
-
-class AlertLimitReached(ApiError):
-    status = 409
-    code = "alert_limit_reached"
-    title = "Alert limit reached"
-
-
-class UnconfirmedAddressLimit(ApiError):
-    status = 409
-    code = "unconfirmed_address_limit"
-    title = "Too many unconfirmed addresses"
-
-
-class WebhookLimitReached(ApiError):
-    status = 409
-    code = "webhook_limit_reached"
-    title = "Webhook endpoint limit reached"
-
-
-class WebhookDisabled(ApiError):
-    status = 409
-    code = "webhook_disabled"
-    title = "Webhook endpoint disabled"
 
 
 class MissingTarget(ApiError):
@@ -175,9 +145,3 @@ class ShortLinkNotSupported(ApiError):
     status = 422
     code = "short_link_not_supported"
     title = "Short links are not supported"
-
-
-class UnsafeUrl(ApiError):
-    status = 422
-    code = "unsafe_url"
-    title = "URL refused"

@@ -1,4 +1,5 @@
-"""JSON responses rendered with orjson (UTC datetimes end in Z, as the contract wants)."""
+"""JSON responses rendered with orjson (UTC datetimes end in Z, as the contract wants), and
+`ModelResponse` for a response model rendered as it was built."""
 
 from __future__ import annotations
 
@@ -29,9 +30,10 @@ class ProblemResponse(JSONResponse):
 
 
 class ModelResponse(JSONResponse):
-    """A response model rendered by pydantic-core's JSON serializer (no dict in between),
-    for hot paths that build their model with `model_construct`; the route's
-    `response_model` still documents it."""
+    """A response model rendered by pydantic-core's JSON serializer as it was built, with no
+    second validation: for hot paths that build with `Model.model_construct(...)`, and for
+    bodies that carry another domain's records as that domain made them (plain mappings in
+    the model's place, which the serializer writes as they are)."""
 
     def __init__(self, model: BaseModel, status_code: int = 200,
                  headers: Mapping[str, str] | None = None) -> None:
@@ -39,4 +41,4 @@ class ModelResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         model: BaseModel = content
-        return model.__pydantic_serializer__.to_json(model)
+        return model.__pydantic_serializer__.to_json(model, warnings=False)

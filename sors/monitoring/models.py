@@ -7,6 +7,7 @@ the account's cursor into the profile's newly stored posts (the updates feed).
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -14,6 +15,16 @@ from sqlalchemy.orm import Mapped, mapped_column
 from sors.kit.db import Base
 
 FREQUENCIES = ("daily", "every_3_days", "weekly")
+
+
+class StartedBy(StrEnum):
+    USER = "user"  # the account asked for it: its watchlist, kept whatever alerts do
+    ALERT = "alert"  # an alert did, and it ends with the last active alert on the profile
+
+
+class PausedReason(StrEnum):
+    NO_CREDITS = "insufficient_credits"  # resumes when the balance covers a refresh again
+    PLAN_LIMIT = "plan_limit"  # past the plan's watchlist limit; resumes after an upgrade
 
 
 class TrackedProfile(Base):

@@ -10,7 +10,7 @@ from sqlalchemy import delete, select, text, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Post, Profile
-from sors.monitoring.models import TrackedProfile
+from sors.monitoring.models import PausedReason, StartedBy, TrackedProfile
 
 Row = Mapping[str, Any]
 
@@ -153,11 +153,12 @@ async def due_entries(
     return [(e, p) for e, p in (await session.execute(stmt)).all()]
 
 
-_RESUME_FUNDED = text("""
+_RESUME_FUNDED = text(f"""
 UPDATE tracked_profiles t
    SET paused_reason = NULL, paused_at = NULL, next_crawl_at = :now, updated_at = :now
   FROM accounts a
- WHERE a.id = t.account_id AND t.paused_reason = 'insufficient_credits' AND a.balance >= :cost
+ WHERE a.id = t.account_id AND t.paused_reason = '{PausedReason.NO_CREDITS}'
+   AND a.balance >= :cost
 RETURNING t.account_id
 """)
 
@@ -172,7 +173,7 @@ async def resume_account(session: AsyncSession, account_id: str, now: datetime) 
         update(TrackedProfile)
         .where(
             TrackedProfile.account_id == account_id,
-            TrackedProfile.paused_reason == "insufficient_credits",
+            TrackedProfile.paused_reason == PausedReason.NO_CREDITS,
         )
         .values(paused_reason=None, paused_at=None, next_crawl_at=now, updated_at=now)
         .returning(TrackedProfile.profile_id)
@@ -199,7 +200,7 @@ async def user_entries(session: AsyncSession, account_id: str) -> list[TrackedPr
     """The entries the account started itself (the watchlist), oldest first, locked."""
     stmt = (
         select(TrackedProfile)
-        .where(TrackedProfile.account_id == account_id, TrackedProfile.started_by == "user")
+        .where(TrackedProfile.account_id == account_id, TrackedProfile.started_by == StartedBy.USER)
         .order_by(TrackedProfile.created_at, TrackedProfile.profile_id)
         .with_for_update()
     )

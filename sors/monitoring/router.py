@@ -7,12 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends, Query
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.kit import clock
 from sors.kit.errors import ValidationFailed
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.responses import ModelResponse
+from sors.kit.routing import Context, SorsRoute, get_session
 from sors.monitoring import service
 from sors.monitoring.schemas import (
     TrackedUpdates,
@@ -22,7 +21,6 @@ from sors.monitoring.schemas import (
     Untracked,
     UntrackIn,
     clamp_limit,
-    entry_record,
 )
 from sors.subscriptions.limits import PLAN_LIMIT_NOTE
 
@@ -46,10 +44,12 @@ def _skill(key: str) -> dict[str, str]:
     response_model=TrackingEntry,
     responses=problems(403, 404, body=True, notes={403: PLAN_LIMIT_NOTE}),
 )
-async def track_profile(session: Session, account_id: AccountId, body: TrackIn) -> JSONResponse:
-    profile = await service.resolve_profile(session, body)
-    entry = await service.track(session, account_id, profile, body.frequency, clock.now())
-    return JSONResponse(entry_record(entry, profile))
+async def track_profile(ctx: Context, account_id: AccountId, body: TrackIn) -> TrackingEntry:
+    profile = await service.resolve_profile(ctx.session, body)
+    entry = await service.track(
+        ctx.session, account_id, profile, body.frequency, ctx.now, ctx.runtime.settings
+    )
+    return TrackingEntry.of(entry, profile)
 
 
 @router.delete(
@@ -62,16 +62,16 @@ async def track_profile(session: Session, account_id: AccountId, body: TrackIn) 
     responses=problems(404, body=True),
 )
 async def untrack_profile(
-    session: Session,
+    ctx: Context,
     account_id: AccountId,
     profileId: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
     body: Annotated[UntrackIn | None, Body()] = None,
-) -> JSONResponse:
+) -> Untracked:
     profile_id = profileId or (body.profileId if body else None)
     if not profile_id:
         raise ValidationFailed.single("profileId", "profileId is required (query or body).")
-    await service.untrack(session, account_id, profile_id)
-    return JSONResponse({"profileId": profile_id, "status": "untracked"})
+    await service.untrack(ctx.session, account_id, profile_id, ctx.now, ctx.runtime)
+    return Untracked(profileId=profile_id, status="untracked")
 
 
 @router.get(
@@ -82,9 +82,9 @@ async def untrack_profile(
     response_model=TrackingList,
     responses=problems(),
 )
-async def list_tracked(session: Session, account_id: AccountId) -> JSONResponse:
+async def list_tracked(session: Session, account_id: AccountId) -> TrackingList:
     entries = await service.list_tracking(session, account_id)
-    return JSONResponse({"results": [entry_record(e, p) for e, p in entries]})
+    return TrackingList(results=[TrackingEntry.of(e, p) for e, p in entries])
 
 
 @router.get(
@@ -100,5 +100,6 @@ async def tracked_updates(
     session: Session,
     account_id: AccountId,
     limit: Annotated[int | None, Query()] = None,
-) -> JSONResponse:
-    return JSONResponse(await service.updates(session, account_id, clamp_limit(limit)))
+) -> ModelResponse:
+    # Rendered as built: the posts are the catalog's records (see service.updates).
+    return ModelResponse(await service.updates(session, account_id, clamp_limit(limit)))

@@ -37,7 +37,7 @@ async def refresh_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     started = 0
     while True:
         async with maker() as s, s.begin():
-            out = await service.refresh_due(s, now, limit=BATCH)
+            out = await service.refresh_due(s, now, rt.settings, limit=BATCH)
         started += out.started
         if out.seen < BATCH:
             return started

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -67,6 +67,22 @@ class TrackingEntry(ResponseModel):
     startedBy: Literal["user", "alert"]
     createdAt: Timestamp
 
+    @classmethod
+    def of(cls, entry: TrackedProfile, profile: Profile) -> TrackingEntry:
+        return cls(
+            profileId=profile.id,
+            platform=profile.platform,
+            handle=profile.handle,
+            followerCount=profile.follower_count,
+            frequency=entry.frequency,
+            # A paused entry has no next refresh until credits arrive.
+            nextCrawlAt=None if entry.paused_reason else isoformat(entry.next_crawl_at),
+            lastCheckedAt=isoformat(profile.last_crawled_at),
+            pausedReason=entry.paused_reason,
+            startedBy=entry.started_by,
+            createdAt=isoformat(entry.created_at),
+        )
+
 
 class TrackingList(ResponseModel):
     results: list[TrackingEntry]
@@ -86,19 +102,3 @@ def clamp_limit(raw: int | None) -> int:
     if raw is None:
         return DEFAULT_UPDATES
     return max(1, min(MAX_UPDATES, raw))
-
-
-def entry_record(entry: TrackedProfile, profile: Profile) -> dict[str, Any]:
-    return {
-        "profileId": profile.id,
-        "platform": profile.platform,
-        "handle": profile.handle,
-        "followerCount": profile.follower_count,
-        "frequency": entry.frequency,
-        # A paused entry has no next refresh until credits arrive.
-        "nextCrawlAt": None if entry.paused_reason else isoformat(entry.next_crawl_at),
-        "lastCheckedAt": isoformat(profile.last_crawled_at),
-        "pausedReason": entry.paused_reason,
-        "startedBy": entry.started_by,
-        "createdAt": isoformat(entry.created_at),
-    }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,9 +15,10 @@ from sors.catalog.models import Profile
 from sors.catalog.records import repository as catalog_repo
 from sors.catalog.records import service as catalog
 from sors.catalog.records.build import flat_post
+from sors.catalog.records.schemas import FlatPost
+from sors.config import Settings
 from sors.events import service as events
 from sors.jobs import service as jobs
-from sors.kit import clock
 from sors.kit.clock import isoformat
 from sors.kit.errors import (
     NotFound,
@@ -30,8 +30,8 @@ from sors.kit.errors import (
 from sors.kit.ids import new_id
 from sors.kit.runtime import Runtime
 from sors.monitoring import repository as repo
-from sors.monitoring.models import TrackedProfile
-from sors.monitoring.schemas import ProfileTarget
+from sors.monitoring.models import PausedReason, StartedBy, TrackedProfile
+from sors.monitoring.schemas import ProfileTarget, TrackedUpdates
 from sors.platforms import handles, urls
 from sors.subscriptions import limits
 
@@ -41,8 +41,6 @@ CADENCE = {
     "weekly": timedelta(days=7),
 }
 REFRESH_SKILL = "tracking_refresh"
-PAUSED_NO_CREDITS = "insufficient_credits"
-PAUSED_PLAN_LIMIT = "plan_limit"
 
 _CRAWL_FIRST = (
     "Crawl it first with POST /api/v1/crawls (crawl_profile); once that job completes the "
@@ -128,7 +126,7 @@ async def resolve_profile(session: AsyncSession, target: ProfileTarget) -> Profi
 
 
 def new_entry(
-    account_id: str, profile_id: str, frequency: str, started_by: str, now: datetime
+    account_id: str, profile_id: str, frequency: str, started_by: StartedBy, now: datetime
 ) -> TrackedProfile:
     return TrackedProfile(
         account_id=account_id,
@@ -145,35 +143,38 @@ def new_entry(
 
 
 async def track(
-    session: AsyncSession, account_id: str, profile: Profile, frequency: str, now: datetime
+    session: AsyncSession, account_id: str, profile: Profile, frequency: str, now: datetime,
+    settings: Settings,
 ) -> TrackedProfile:
     entry = await repo.get_entry(session, account_id, profile.id, for_update=True)
-    if entry is None or entry.started_by != "user":
-        await _within_watchlist(session, account_id, now)
+    if entry is None or entry.started_by != StartedBy.USER:
+        await _within_watchlist(session, account_id, now, settings)
     if entry is None:
-        entry = new_entry(account_id, profile.id, frequency, "user", now)
+        entry = new_entry(account_id, profile.id, frequency, StartedBy.USER, now)
         await repo.add_entry(session, entry)
         return entry
     if entry.frequency != frequency and entry.paused_reason is None:
         # The new cadence counts from the last refresh, not from the original schedule.
         entry.next_crawl_at = entry.next_crawl_at - CADENCE[entry.frequency] + CADENCE[frequency]
     entry.frequency = frequency
-    entry.started_by = "user"
+    entry.started_by = StartedBy.USER
     entry.updated_at = now
     await session.flush()
     return entry
 
 
-async def _within_watchlist(session: AsyncSession, account_id: str, now: datetime) -> None:
+async def _within_watchlist(
+    session: AsyncSession, account_id: str, now: datetime, settings: Settings
+) -> None:
     """One more profile on the watchlist must fit the plan's watchlist limit."""
-    standing = await limits.standing(session, account_id, now)
+    standing = await limits.standing(session, account_id, now, settings)
     cap = standing.watchlist_limit
     if cap is None:
         return
     watched = [
         e
         for e in await repo.user_entries(session, account_id)
-        if e.paused_reason != PAUSED_PLAN_LIMIT
+        if e.paused_reason != PausedReason.PLAN_LIMIT
     ]
     if len(watched) >= cap:
         raise limits.PlanLimitReached("watchlistLimit", cap, standing)
@@ -184,15 +185,17 @@ async def apply_plan_limit(
 ) -> int:
     """The plan's watchlist limit over what exists: entries past it pause (the newest first,
     the oldest last) and, after an upgrade, resume oldest first (due at once). Nothing is
-    deleted. Returns how many entries changed."""
+    deleted. Returns how many entries changed. Also the listener of a plan change
+    (`subscriptions.state.PLAN_CHANGED`)."""
     cap = (await limits.standing(session, account_id, now, rt.settings)).watchlist_limit
     changed = 0
     for i, entry in enumerate(await repo.user_entries(session, account_id)):
         over = cap is not None and i >= cap
-        if over and entry.paused_reason != PAUSED_PLAN_LIMIT:
-            entry.paused_reason, entry.paused_at, entry.updated_at = PAUSED_PLAN_LIMIT, now, now
+        if over and entry.paused_reason != PausedReason.PLAN_LIMIT:
+            entry.paused_reason, entry.paused_at = PausedReason.PLAN_LIMIT, now
+            entry.updated_at = now
             changed += 1
-        elif not over and entry.paused_reason == PAUSED_PLAN_LIMIT:
+        elif not over and entry.paused_reason == PausedReason.PLAN_LIMIT:
             entry.paused_reason, entry.paused_at = None, None
             entry.next_crawl_at, entry.updated_at = now, now
             changed += 1
@@ -207,14 +210,17 @@ async def start_for_alert(
     whether this started it."""
     if await repo.get_entry(session, account_id, profile_id) is not None:
         return False
-    await repo.add_entry(session, new_entry(account_id, profile_id, frequency, "alert", now))
+    entry = new_entry(account_id, profile_id, frequency, StartedBy.ALERT, now)
+    await repo.add_entry(session, entry)
     return True
 
 
-async def untrack(session: AsyncSession, account_id: str, profile_id: str) -> None:
+async def untrack(
+    session: AsyncSession, account_id: str, profile_id: str, now: datetime, rt: Runtime
+) -> None:
     if not await repo.delete_entry(session, account_id, profile_id):
         raise NotFound(f"Profile {profile_id} is not monitored by this account.")
-    await apply_plan_limit(session, account_id, clock.now())  # a paused one may fit again
+    await apply_plan_limit(session, account_id, now, rt)  # a paused one may fit again
 
 
 async def list_tracking(
@@ -223,7 +229,7 @@ async def list_tracking(
     return await repo.list_entries(session, account_id)
 
 
-async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[str, Any]:
+async def updates(session: AsyncSession, account_id: str, limit: int) -> TrackedUpdates:
     # Locking the account's entries serialises concurrent reads of the feed, so two calls
     # never hand out the same posts.
     await repo.list_entries(session, account_id, for_update=True)
@@ -235,11 +241,17 @@ async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[st
         last[r["profile_id"]] = (r["first_seen_at"], r["id"])
     for profile_id, (seen_at, post_id) in last.items():
         await repo.advance_cursor(session, account_id, profile_id, seen_at, post_id)
-    return {"results": [flat_post(r) for r in rows], "hasMore": has_more}
+    # The posts as the catalog builds them, not validated again: that would only rewrite
+    # the whole numbers of a projection as floats (the route renders them as they are).
+    posts = [FlatPost.model_construct(**flat_post(r)) for r in rows]
+    return TrackedUpdates(results=posts, hasMore=has_more)
 
 
-async def resume_paused(session: AsyncSession, account_id: str, now: datetime, rt: Runtime) -> int:
-    """Credits arrived: paused entries resume and are due at once."""
+async def resume_paused(
+    session: AsyncSession, account_id: str, now: datetime, rt: Runtime
+) -> int:
+    """Credits arrived (the listener of `payments.service.CREDITS_ARRIVING`): paused
+    entries resume and are due at once."""
     return await repo.resume_account(session, account_id, now)
 
 
@@ -253,7 +265,9 @@ class RefreshOutcome:
     paused: int = 0
 
 
-async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> RefreshOutcome:
+async def refresh_due(
+    session: AsyncSession, now: datetime, settings: Settings, *, limit: int
+) -> RefreshOutcome:
     """Start the due refreshes of up to `limit` entries, in the caller's transaction: each
     one charged (job_ref = its job, so a failed crawl refunds exactly once) and queued, or
     paused when the balance cannot cover it. The entries stay locked until the caller
@@ -274,6 +288,8 @@ async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> Re
                 account_id=account_id,
                 payload={"platform": platform, "handle": handle, "profileId": profile_id},
                 credits=cost,
+                now=now,
+                max_attempts=settings.jobs.max_attempts,
                 dedupe_key=f"refresh:{account_id}:{profile_id}",
                 origin="monitoring",
                 target=f"{platform}:{handle}",
@@ -281,7 +297,7 @@ async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> Re
             job_id = job.id
             if created:
                 await billing.charge(session, ChargeRequest(
-                    account_id, cost, REFRESH_SKILL,
+                    account_id, cost, REFRESH_SKILL, at=now,
                     reason=f"refresh of {platform} @{handle}", job_ref=job_id,
                 ))
         except InsufficientCredits:
@@ -290,7 +306,7 @@ async def refresh_due(session: AsyncSession, now: datetime, *, limit: int) -> Re
                 session,
                 account_id,
                 profile_id,
-                paused_reason=PAUSED_NO_CREDITS,
+                paused_reason=PausedReason.NO_CREDITS,
                 paused_at=now,
                 updated_at=now,
             )
@@ -320,7 +336,7 @@ _NEW_POSTS_IN_EVENT = 100
 async def announce_changes(session: AsyncSession, profile_id: str, handle: str,
                            platform: str, at: datetime, field: str = "caption") -> None:
     """`post.changed` to every account monitoring a profile whose posts' `field` (captions
-    and titles, or thumbnails) was seen changed at `at`."""
+    and titles, or thumbnails) was seen changed at `at` (when the event happened)."""
     trackers = await repo.trackers(session, profile_id)
     wanted = await events.accounts_wanting(session, trackers, "post.changed")
     if not wanted:
@@ -335,12 +351,13 @@ async def announce_changes(session: AsyncSession, profile_id: str, handle: str,
                      "changedAt": isoformat(c["changed_at"])} for c in changes],
     }
     for account_id in sorted(wanted):
-        await events.emit(session, account_id, "post.changed", data)
+        await events.emit(session, account_id, "post.changed", data, at=at)
 
 
 async def announce_new_posts(session: AsyncSession, profile_id: str, seen_at: datetime) -> None:
     """`tracking.new_posts` to every account monitoring a profile whose crawl just stored
-    new posts (those first seen at `seen_at`), with the posts in the flattened shape."""
+    new posts (those first seen at `seen_at`, when the event happened), with the posts in the
+    flattened shape."""
     trackers = await repo.trackers(session, profile_id)
     wanted = await events.accounts_wanting(session, trackers, "tracking.new_posts")
     if not wanted:
@@ -354,4 +371,4 @@ async def announce_new_posts(session: AsyncSession, profile_id: str, seen_at: da
         "truncated": len(posts) > _NEW_POSTS_IN_EVENT,
     }
     for account_id in sorted(wanted):
-        await events.emit(session, account_id, "tracking.new_posts", data)
+        await events.emit(session, account_id, "tracking.new_posts", data, at=seen_at)

@@ -116,7 +116,7 @@ def _email_key_after_commit(ctx: RequestContext, cs: CheckoutSession, key: str) 
                 to=to,
                 account_id=account_id,
                 build=lambda k: messages.api_key_issued(
-                    to, key, credits, settings=settings, idempotency_key=k
+                    to, key, credits, settings=settings, now=ctx.now, idempotency_key=k
                 ),
             )
         except Exception:  # the key was shown on the page (or can be revealed there)

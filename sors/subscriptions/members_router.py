@@ -66,8 +66,8 @@ def _email_after_commit(
         await outbox.send_once(
             rt.database.sessionmaker, settings, key=f"member_invite:{member_id}",
             kind="member_invite", to=to, account_id=account_id,
-            build=lambda k: messages.member_invite(to, invited_by, role, url,
-                                                   settings=settings, idempotency_key=k),
+            build=lambda k: messages.member_invite(to, invited_by, role, url, settings=settings,
+                                                   now=ctx.now, idempotency_key=k),
         )
 
     ctx.after_commit.append(send)

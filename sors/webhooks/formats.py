@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, get_args
+from typing import Any, Literal, NotRequired, Required, TypedDict, get_args
 from urllib.parse import quote
 
 from sors.events.service import envelope
@@ -103,6 +103,25 @@ class Markup:
 # ---- Slack ----------------------------------------------------------------------------------
 
 
+class SlackText(TypedDict):
+    type: Literal["mrkdwn"]
+    text: str
+
+
+class SlackBlock(TypedDict):
+    type: Literal["section", "context"]
+    text: NotRequired[SlackText]
+    fields: NotRequired[list[SlackText]]
+    elements: NotRequired[list[SlackText]]
+
+
+class SlackMessage(TypedDict):
+    """An incoming-webhook message: the notification `text`, and its `blocks`."""
+
+    text: str
+    blocks: list[SlackBlock]
+
+
 def slack_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -114,10 +133,10 @@ def _slack_link(text: str, url: str) -> str:
 SLACK = Markup(slack_escape, "*", _slack_link)
 
 
-def slack(m: Message) -> dict[str, Any]:
+def slack(m: Message) -> SlackMessage:
     title = slack_escape(m.title)
     heading = f"*{_slack_link(title, m.url)}*" if m.url else f"*{title}*"
-    blocks: list[dict[str, Any]] = [{"type": "section", "text": {
+    blocks: list[SlackBlock] = [{"type": "section", "text": {
         "type": "mrkdwn", "text": fit_lines([heading, *map(SLACK.line, m.lines)], SLACK_SECTION),
     }}]
     if m.fields:
@@ -136,6 +155,38 @@ def slack(m: Message) -> dict[str, Any]:
 
 # ---- Discord --------------------------------------------------------------------------------
 
+
+class DiscordField(TypedDict):
+    name: str
+    value: str
+    inline: bool
+
+
+class DiscordFooter(TypedDict):
+    text: str
+
+
+class DiscordEmbed(TypedDict, total=False):
+    title: Required[str]
+    url: str
+    description: str
+    fields: list[DiscordField]
+    timestamp: str | None
+    footer: DiscordFooter
+    color: int
+
+
+class DiscordMentions(TypedDict):
+    parse: list[str]
+
+
+class DiscordMessage(TypedDict):
+    """An incoming-webhook message: `content` (the notification) and one embed."""
+
+    content: str
+    embeds: list[DiscordEmbed]
+    allowed_mentions: DiscordMentions
+
 _DISCORD_MARKUP = re.compile(r"([\\*_~`|<>\[\]])|^([#>-])", re.MULTILINE)
 
 
@@ -153,19 +204,18 @@ def _discord_link(text: str, url: str) -> str:
 DISCORD = Markup(discord_escape, "**", _discord_link)
 
 
-def _embed_size(embed: Mapping[str, Any]) -> int:
+def _embed_size(embed: DiscordEmbed) -> int:
     fields = embed.get("fields", [])
-    return (units(embed.get("title", "")) + units(embed.get("description", ""))
+    return (units(embed["title"]) + units(embed.get("description", ""))
             + sum(units(f["name"]) + units(f["value"]) for f in fields)
-            + units(embed.get("footer", {}).get("text", "")))
+            + units(embed.get("footer", {"text": ""})["text"]))
 
 
-def discord(m: Message) -> dict[str, Any]:
-    title = clip(m.title, DISCORD_TITLE)
-    embed: dict[str, Any] = {"title": title}
+def discord(m: Message) -> DiscordMessage:
+    lines = [DISCORD.line(line) for line in m.lines]
+    embed: DiscordEmbed = {"title": clip(m.title, DISCORD_TITLE)}
     if m.url:
         embed["url"] = safe_url(m.url)
-    lines = [DISCORD.line(line) for line in m.lines]
     embed["description"] = fit_lines(lines, DISCORD_DESCRIPTION)
     embed["fields"] = [
         {"name": clip(discord_escape(name), DISCORD_FIELD_NAME),
@@ -191,12 +241,14 @@ def discord(m: Message) -> dict[str, Any]:
     }
 
 
-_WRITERS: dict[str, Callable[[Message], dict[str, Any]]] = {"slack": slack, "discord": discord}
+_WRITERS: dict[str, Callable[[Message], Mapping[str, object]]] = {
+    "slack": slack, "discord": discord,
+}
 assert {"standard", *_WRITERS} == set(FORMATS)  # every format the API accepts has a writer
 
 
 def body(format_: str, event_id: str, type_: str, occurred_at: datetime,
-         data: Mapping[str, Any]) -> dict[str, Any]:
+         data: Mapping[str, Any]) -> Mapping[str, object]:
     """What an endpoint of `format_` receives for this event."""
     if format_ == "standard":
         return envelope(event_id, type_, occurred_at, dict(data))

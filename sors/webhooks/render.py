@@ -129,7 +129,18 @@ def scalar_fields(data: Mapping[str, Any], skip: tuple[str, ...] = ()) -> list[t
 # ---- posts ----------------------------------------------------------------------------------
 
 
-def _creator(post: Mapping[str, Any], profile: Mapping[str, Any] | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Creator:
+    """Who posted, as far as the event says (any of it may be missing)."""
+
+    handle: Any
+    display_name: Any
+    follower_count: Any
+    url: Any
+    platform: Any
+
+
+def _creator(post: Mapping[str, Any], profile: Mapping[str, Any] | None) -> Creator:
     """Who posted: the event's `profile`, else the post record's nested one, else the
     flattened post's own columns."""
     nested = profile or post.get("profile") or {}
@@ -137,25 +148,25 @@ def _creator(post: Mapping[str, Any], profile: Mapping[str, Any] | None) -> dict
     def pick(key: str) -> Any:
         return nested.get(key) if nested.get(key) is not None else post.get(key)
 
-    return {"handle": pick("handle"), "display_name": pick("display_name"),
-            "follower_count": pick("follower_count"), "url": nested.get("url"),
-            "platform": pick("platform")}
+    return Creator(handle=pick("handle"), display_name=pick("display_name"),
+                   follower_count=pick("follower_count"), url=nested.get("url"),
+                   platform=pick("platform"))
 
 
 def creator_line(post: Mapping[str, Any], profile: Mapping[str, Any] | None) -> Line:
     who = _creator(post, profile)
-    handle = f"@{who['handle']}" if who["handle"] else "an unknown creator"
-    name: Span = Link(handle, who["url"]) if who["url"] else Strong(handle)
+    handle = f"@{who.handle}" if who.handle else "an unknown creator"
+    name: Span = Link(handle, who.url) if who.url else Strong(handle)
     spans: list[Span] = ["by "]
-    if who["display_name"] and who["display_name"] != who["handle"]:
-        spans += [Strong(excerpt(who["display_name"], 80)), " (", name, ")"]
+    if who.display_name and who.display_name != who.handle:
+        spans += [Strong(excerpt(who.display_name, 80)), " (", name, ")"]
     else:
         spans.append(name)
-    platform = PLATFORMS.get(who["platform"] or "", who["platform"])
+    platform = PLATFORMS.get(who.platform or "", who.platform)
     if platform:
         spans.append(f" on {platform}")
-    if _number(who["follower_count"]):
-        spans.append(f" · {compact(who['follower_count'])} followers")
+    if _number(who.follower_count):
+        spans.append(f" · {compact(who.follower_count)} followers")
     return tuple(spans)
 
 
@@ -204,7 +215,7 @@ def _post_card(m: Message, data: Mapping[str, Any]) -> Message:
                             for k, x in v.items() if _number(x) or isinstance(x, bool))
         elif _number(v) or isinstance(v, bool):
             m.fields.append((label(key), plain_value(v, key) or ""))
-    subject = f"@{who['handle']}" if who["handle"] else "a post"
+    subject = f"@{who.handle}" if who.handle else "a post"
     m.title, m.url = f"{title_of(m.event_type)}: {subject}", post.get("url")
     return m
 

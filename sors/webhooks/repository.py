@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,6 +15,7 @@ from sors.events.models import (
     WebhookEvent,
     WebhookSettings,
 )
+from sors.webhooks.schemas import DeliveryStatus
 
 # ---- endpoints ----------------------------------------------------------------------------
 
@@ -56,7 +56,7 @@ async def delete_endpoint(session: AsyncSession, endpoint_id: str) -> None:
     await session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id))
 
 
-async def get_settings_row(session: AsyncSession, account_id: str) -> WebhookSettings | None:
+async def settings_row(session: AsyncSession, account_id: str) -> WebhookSettings | None:
     return await session.get(WebhookSettings, account_id)
 
 
@@ -94,7 +94,8 @@ async def get_delivery(
 
 
 async def list_deliveries(
-    session: AsyncSession, endpoint_id: str, *, limit: int, before: str | None, status: str | None
+    session: AsyncSession, endpoint_id: str, *, limit: int, before: str | None,
+    status: DeliveryStatus | None,
 ) -> list[tuple[WebhookDelivery, WebhookEvent]]:
     stmt = (
         select(WebhookDelivery, WebhookEvent)
@@ -126,16 +127,17 @@ async def attempts_of(
     return out
 
 
-async def add_attempt(session: AsyncSession, values: dict[str, Any]) -> None:
-    session.add(WebhookAttempt(**values))
+async def add_attempt(session: AsyncSession, attempt: WebhookAttempt) -> None:
+    session.add(attempt)
     await session.flush()
 
 
 async def fail_pending(session: AsyncSession, endpoint_id: str, now: datetime, error: str) -> int:
     stmt = (
         update(WebhookDelivery)
-        .where(WebhookDelivery.endpoint_id == endpoint_id, WebhookDelivery.status == "pending")
-        .values(status="failed", next_attempt_at=None, finished_at=now, error=error)
+        .where(WebhookDelivery.endpoint_id == endpoint_id,
+               WebhookDelivery.status == DeliveryStatus.PENDING)
+        .values(status=DeliveryStatus.FAILED, next_attempt_at=None, finished_at=now, error=error)
         .returning(WebhookDelivery.id)
     )
     return len((await session.execute(stmt)).all())

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.kit import clock
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute, get_session
 from sors.webhooks import service, ssrf
 from sors.webhooks.schemas import (
     DeletedOut,
     DeliveryList,
     DeliveryOut,
+    DeliveryState,
+    DeliveryStatus,
     SecretOut,
     SettingsIn,
     SettingsOut,
@@ -37,8 +38,8 @@ def _skill(key: str) -> dict[str, str]:
     return {"x-sors-skill": key}
 
 
-def _policy(request: Request) -> ssrf.Policy:
-    return ssrf.Policy.from_settings(request.app.state.settings)
+def _policy(ctx: Context) -> ssrf.Policy:
+    return ssrf.Policy.from_settings(ctx.runtime.settings)
 
 
 def _endpoint_links(expr: str) -> dict[str, dict]:
@@ -58,8 +59,8 @@ def _endpoint_links(expr: str) -> dict[str, dict]:
     description='The balance under which a credits.low event fires (default 100). Free.',
     responses=problems(),
 )
-async def get_settings(session: Session, account_id: AccountId) -> dict:
-    return await service.get_settings(session, account_id)
+async def read_settings(session: Session, account_id: AccountId) -> SettingsOut:
+    return await service.threshold(session, account_id)
 
 
 @router.put("/webhooks/settings", response_model=SettingsOut,
@@ -68,8 +69,8 @@ async def get_settings(session: Session, account_id: AccountId) -> dict:
     description='Sets `creditsLowThreshold`. Free.',
     responses=problems(body=True),
 )
-async def put_settings(session: Session, account_id: AccountId, body: SettingsIn) -> dict:
-    return await service.put_settings(session, account_id, body, clock.now())
+async def put_settings(ctx: Context, account_id: AccountId, body: SettingsIn) -> SettingsOut:
+    return await service.set_threshold(ctx.session, account_id, body, ctx.now)
 
 
 @router.post("/webhooks", response_model=WebhookCreated,
@@ -78,8 +79,8 @@ async def put_settings(session: Session, account_id: AccountId, body: SettingsIn
     description='Registers an https URL for events (all types unless `events` lists some), in `format` `standard` (the default), `slack` or `discord`; the signing secret is shown only in this answer. At most 10 endpoints (409); a private or otherwise unsafe URL is 422 `unsafe_url`. Free.',
     responses=problems(409, body=True, links=_endpoint_links("$response.body#/id")),
 )
-async def create(request: Request, session: Session, account_id: AccountId, body: WebhookIn) -> dict:
-    return await service.create(session, account_id, body, _policy(request), clock.now())
+async def create(ctx: Context, account_id: AccountId, body: WebhookIn) -> WebhookCreated:
+    return await service.create(ctx.session, account_id, body, _policy(ctx), ctx.now)
 
 
 @router.get("/webhooks", response_model=WebhookList, summary="Webhook endpoints",
@@ -87,8 +88,8 @@ async def create(request: Request, session: Session, account_id: AccountId, body
     description="This account's webhook endpoints, oldest first. Free.",
     responses=problems(links=_endpoint_links("$response.body#/results/0/id")),
 )
-async def list_endpoints(session: Session, account_id: AccountId) -> dict:
-    return {"results": await service.list_endpoints(session, account_id, clock.now())}
+async def list_endpoints(ctx: Context, account_id: AccountId) -> WebhookList:
+    return WebhookList(results=await service.list_endpoints(ctx.session, account_id, ctx.now))
 
 
 @router.get("/webhooks/{webhookId}", response_model=WebhookOut, summary="A webhook endpoint",
@@ -96,8 +97,8 @@ async def list_endpoints(session: Session, account_id: AccountId) -> dict:
     description="One endpoint of this account (another account's is 404). Free.",
     responses=problems(404),
 )
-async def get(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
-    return await service.get(session, account_id, webhookId, clock.now())
+async def get(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> WebhookOut:
+    return await service.get(ctx.session, account_id, webhookId, ctx.now)
 
 
 @router.patch("/webhooks/{webhookId}", response_model=WebhookOut,
@@ -106,9 +107,9 @@ async def get(session: Session, account_id: AccountId, webhookId: EndpointId) ->
     description='Changes any of url, description, events, enabled, format; `enabled: true` re-enables an endpoint the service disabled. Free.',
     responses=problems(404, body=True),
 )
-async def update(request: Request, session: Session, account_id: AccountId,
-                 webhookId: EndpointId, body: WebhookPatch) -> dict:
-    return await service.update(session, account_id, webhookId, body, _policy(request), clock.now())
+async def update(ctx: Context, account_id: AccountId,
+                 webhookId: EndpointId, body: WebhookPatch) -> WebhookOut:
+    return await service.update(ctx.session, account_id, webhookId, body, _policy(ctx), ctx.now)
 
 
 @router.delete("/webhooks/{webhookId}", response_model=DeletedOut,
@@ -117,7 +118,7 @@ async def update(request: Request, session: Session, account_id: AccountId,
     description='Deletes the endpoint and its delivery log. Free.',
     responses=problems(404),
 )
-async def delete(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
+async def delete(session: Session, account_id: AccountId, webhookId: EndpointId) -> DeletedOut:
     return await service.delete(session, account_id, webhookId)
 
 
@@ -127,8 +128,8 @@ async def delete(session: Session, account_id: AccountId, webhookId: EndpointId)
     description='A new signing secret; for 24 h deliveries carry signatures by both. Free.',
     responses=problems(404),
 )
-async def rotate_secret(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
-    return await service.rotate_secret(session, account_id, webhookId, clock.now())
+async def rotate_secret(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> SecretOut:
+    return await service.rotate_secret(ctx.session, account_id, webhookId, ctx.now)
 
 
 @router.post("/webhooks/{webhookId}/test", response_model=TestOut,
@@ -137,8 +138,8 @@ async def rotate_secret(session: Session, account_id: AccountId, webhookId: Endp
     description='Queues a webhook.test event to this endpoint only (409 while it is disabled). Free.',
     responses=problems(404, 409),
 )
-async def test(session: Session, account_id: AccountId, webhookId: EndpointId) -> dict:
-    return await service.send_test(session, account_id, webhookId, clock.now())
+async def test(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> TestOut:
+    return await service.send_test(ctx.session, account_id, webhookId, ctx.now)
 
 
 @router.get("/webhooks/{webhookId}/deliveries", response_model=DeliveryList,
@@ -155,10 +156,11 @@ async def deliveries(
     webhookId: EndpointId,
     limit: Annotated[int, Query()] = 50,
     before: Annotated[str | None, Query(max_length=64)] = None,
-    status: Annotated[Literal["pending", "succeeded", "failed"] | None, Query()] = None,
-) -> dict:
+    status: Annotated[DeliveryState | None, Query()] = None,
+) -> DeliveryList:
     return await service.deliveries(
-        session, account_id, webhookId, limit=min(100, max(1, limit)), before=before, status=status
+        session, account_id, webhookId, limit=min(100, max(1, limit)), before=before,
+        status=DeliveryStatus(status) if status else None,
     )
 
 
@@ -168,6 +170,6 @@ async def deliveries(
     description='One more attempt now, outside the schedule (409 while the endpoint is disabled). Free.',
     responses=problems(404, 409),
 )
-async def retry(session: Session, account_id: AccountId, webhookId: EndpointId,
-                deliveryId: Annotated[str, Path(max_length=64)]) -> dict:
-    return await service.retry(session, account_id, webhookId, deliveryId, clock.now())
+async def retry(ctx: Context, account_id: AccountId, webhookId: EndpointId,
+                deliveryId: Annotated[str, Path(max_length=64)]) -> DeliveryOut:
+    return await service.retry(ctx.session, account_id, webhookId, deliveryId, ctx.now)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from enum import StrEnum
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, field_validator
 
@@ -76,6 +77,16 @@ class SettingsIn(RequestModel):
 # ---- records --------------------------------------------------------------------------------
 
 
+class DeliveryStatus(StrEnum):
+    PENDING = "pending"  # an attempt is due (now, or at `next_attempt_at`)
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"  # for good: the schedule ran out, or the endpoint was disabled
+
+
+DeliveryState = Literal["pending", "succeeded", "failed"]  # a DeliveryStatus, in the document
+assert set(get_args(DeliveryState)) == set(DeliveryStatus)
+
+
 class WebhookOut(ResponseModel):
     id: str
     url: str
@@ -90,6 +101,23 @@ class WebhookOut(ResponseModel):
     )
     createdAt: str
     updatedAt: str
+
+    @classmethod
+    def of(cls, ep: WebhookEndpoint, now: datetime) -> WebhookOut:
+        prev = ep.previous_secret_expires_at
+        return cls(
+            id=ep.id,
+            url=ep.url,
+            description=ep.description,
+            events=list(ep.events),
+            enabled=ep.enabled,
+            format=ep.format,
+            disabledReason=ep.disabled_reason,
+            disabledAt=isoformat(ep.disabled_at),
+            previousSecretExpiresAt=isoformat(prev) if prev is not None and prev > now else None,
+            createdAt=isoformat(ep.created_at),
+            updatedAt=isoformat(ep.updated_at),
+        )
 
 
 class WebhookCreated(WebhookOut):
@@ -123,7 +151,7 @@ class DeliveryOut(ResponseModel):
     endpointId: str
     eventId: str
     eventType: str
-    status: Literal["pending", "succeeded", "failed"]
+    status: DeliveryState
     attempts: int
     responseStatus: int | None
     durationMs: int | None
@@ -133,6 +161,32 @@ class DeliveryOut(ResponseModel):
     createdAt: str
     finishedAt: str | None
     attemptLog: list[AttemptOut]
+
+    @classmethod
+    def of(
+        cls, d: WebhookDelivery, ev: WebhookEvent, attempts: list[WebhookAttempt]
+    ) -> DeliveryOut:
+        pending = d.status == DeliveryStatus.PENDING
+        return cls(
+            deliveryId=d.id,
+            endpointId=d.endpoint_id,
+            eventId=ev.id,
+            eventType=ev.type,
+            status=d.status,
+            attempts=d.attempts,
+            responseStatus=d.response_status,
+            durationMs=d.duration_ms,
+            error=d.error,
+            lastAttemptAt=isoformat(d.last_attempt_at),
+            nextRetryAt=isoformat(d.next_attempt_at) if pending else None,
+            createdAt=isoformat(d.created_at),
+            finishedAt=isoformat(d.finished_at),
+            attemptLog=[
+                AttemptOut(attemptedAt=isoformat(a.attempted_at), responseStatus=a.response_status,
+                           durationMs=a.duration_ms, error=a.error)
+                for a in attempts
+            ],
+        )
 
 
 class DeliveryList(ResponseModel):
@@ -148,45 +202,3 @@ class TestOut(ResponseModel):
 
 class SettingsOut(ResponseModel):
     creditsLowThreshold: int
-
-
-def endpoint_record(ep: WebhookEndpoint, now: datetime) -> dict[str, Any]:
-    prev = ep.previous_secret_expires_at
-    return {
-        "id": ep.id,
-        "url": ep.url,
-        "description": ep.description,
-        "events": list(ep.events),
-        "enabled": ep.enabled,
-        "format": ep.format,
-        "disabledReason": ep.disabled_reason,
-        "disabledAt": isoformat(ep.disabled_at),
-        "previousSecretExpiresAt": isoformat(prev) if prev is not None and prev > now else None,
-        "createdAt": isoformat(ep.created_at),
-        "updatedAt": isoformat(ep.updated_at),
-    }
-
-
-def delivery_record(
-    d: WebhookDelivery, ev: WebhookEvent, attempts: list[WebhookAttempt]
-) -> dict[str, Any]:
-    return {
-        "deliveryId": d.id,
-        "endpointId": d.endpoint_id,
-        "eventId": ev.id,
-        "eventType": ev.type,
-        "status": d.status,
-        "attempts": d.attempts,
-        "responseStatus": d.response_status,
-        "durationMs": d.duration_ms,
-        "error": d.error,
-        "lastAttemptAt": isoformat(d.last_attempt_at),
-        "nextRetryAt": isoformat(d.next_attempt_at) if d.status == "pending" else None,
-        "createdAt": isoformat(d.created_at),
-        "finishedAt": isoformat(d.finished_at),
-        "attemptLog": [
-            {"attemptedAt": isoformat(a.attempted_at), "responseStatus": a.response_status,
-             "durationMs": a.duration_ms, "error": a.error}
-            for a in attempts
-        ],
-    }

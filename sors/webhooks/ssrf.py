@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import SplitResult, urlsplit
 
+from sors.config import Settings
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 # Networks that are never a customer's public endpoint, beyond what `is_global` says.
@@ -53,7 +55,7 @@ class Policy:
     allow_loopback: bool = False  # tests only: a receiver on 127.0.0.1
 
     @classmethod
-    def from_settings(cls, settings: object) -> Policy:
+    def from_settings(cls, settings: Settings) -> Policy:
         return cls(
             allow_http=bool(settings.webhooks.allow_http),
             allow_loopback=bool(settings.webhooks.allow_loopback),

@@ -12,13 +12,13 @@ from typing import Any
 from sors.events.service import JOB_TYPE
 from sors.jobs.engine import JobContext
 from sors.queue.models import Job
-from sors.webhooks import sender, service, ssrf
+from sors.webhooks import attempts, sender, ssrf
 
 
 async def deliver(ctx: JobContext, job: Job) -> dict[str, Any]:
     delivery_id = job.payload["deliveryId"]
     async with ctx.db.transaction() as s:
-        attempt = await service.prepare_attempt(
+        attempt = await attempts.prepare_attempt(
             s, delivery_id, int(job.payload.get("attempt", 0)), ctx.now()
         )
     if attempt is None:
@@ -30,9 +30,9 @@ async def deliver(ctx: JobContext, job: Job) -> dict[str, Any]:
     )
     await ctx.runtime.clock.refresh()  # the attempt took time
     async with ctx.db.transaction() as s:
-        disabled = await service.record_attempt(s, delivery_id, outcome, ctx.now())
+        disabled = await attempts.record_attempt(s, delivery_id, outcome, ctx.now())
     if disabled is not None:
-        await service.notify_disabled(ctx.db.sessionmaker, ctx.settings, disabled)
+        await attempts.notify_disabled(ctx.db.sessionmaker, ctx.settings, disabled)
     return {"deliveryId": delivery_id, "attempted": True, "ok": outcome.ok,
             "responseStatus": outcome.status}
 

@@ -89,14 +89,14 @@ def text_of(msg) -> str:
 
 
 async def test_monitoring_and_viral_alert_lifecycle(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
     feed_a = pick_new_posts("feed.a", day_at(1, 12))
     feed_b = pick_new_posts("feed.b", day_at(3, 13))
     outlier = pick_outlier()
     steady, steady_days = pick_steady()
 
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pids = {h: await seed_profile(db, "tiktok", h, T0) for h in (feed_a, feed_b, outlier, steady)}
     account_id, key = await create_account(db, credits=2000, email="owner@example.com")
     h = auth(key)
@@ -161,8 +161,8 @@ async def test_monitoring_and_viral_alert_lifecycle(
     assert new_emails(outbox, seen_files) == []  # no confirmation for the account's own address
 
     # --- day 1, 08:00 in New York: refreshes run, outliers are found, no email before 09:00
-    await set_time(db, day_at(1, 12), app)
-    first, ran, second = await run_once(db, settings)
+    await set_time(db, day_at(1, 12))
+    first, ran, second = await run_once(runtime)
     assert first["monitoring.refresh"] == 3 and ran == 3  # A (daily), X, Y; B not yet
     assert second["alerts.detect"] > 0 and second["alerts.digests"] == 0
     assert new_emails(outbox, seen_files) == []
@@ -195,8 +195,8 @@ async def test_monitoring_and_viral_alert_lifecycle(
     assert (await client.get("/api/v1/tracking/updates", headers=h)).json()["results"] == []
 
     # --- 09:00 in New York: the digest goes out, with the outlier posts, 5 credits
-    await set_time(db, day_at(1, 13), app)
-    first, ran, second = await run_once(db, settings)
+    await set_time(db, day_at(1, 13))
+    first, ran, second = await run_once(runtime)
     assert ran == 0 and first["alerts.digests"] == 1
     [digest] = new_emails(outbox, seen_files)
     assert digest["To"] == "owner@example.com"
@@ -228,8 +228,8 @@ async def test_monitoring_and_viral_alert_lifecycle(
     assert await balance_and_ledger_sum(db, account_id) == (2000 - 35, 2000 - 35)
 
     # A second run the same day sends nothing.
-    await set_time(db, day_at(1, 15), app)
-    first, ran, second = await run_once(db, settings)
+    await set_time(db, day_at(1, 15))
+    first, ran, second = await run_once(runtime)
     assert first["alerts.digests"] == second["alerts.digests"] == 0 and ran == 0
     assert new_emails(outbox, seen_files) == []
 
@@ -272,8 +272,8 @@ async def test_monitoring_and_viral_alert_lifecycle(
     # --- day by day at 09:00 New York until the steady alert's third email ends it
     digests_sent = 1
     for d in range(2, MAX_DAYS + 1):
-        await set_time(db, day_at(d, 13), app)
-        first, ran, second = await run_once(db, settings)
+        await set_time(db, day_at(d, 13))
+        first, ran, second = await run_once(runtime)
         got = new_emails(outbox, seen_files)
         assert len(got) == (1 if d in steady_days else 0), (d, steady_days)
         digests_sent += len(got)
@@ -301,6 +301,6 @@ async def test_monitoring_and_viral_alert_lifecycle(
     assert balance == ledger
 
     # Nothing more for the ended alerts, whatever comes.
-    await set_time(db, day_at(d + 1, 13), app)
-    await run_once(db, settings)
+    await set_time(db, day_at(d + 1, 13))
+    await run_once(runtime)
     assert new_emails(outbox, seen_files) == []

@@ -179,7 +179,7 @@ def test_digest_shortens_long_captions() -> None:
 
 def test_digest_needs_items() -> None:
     with pytest.raises(ValueError):
-        alert_digest("a@example.com", [], {}, UNSUB, settings=SETTINGS)
+        alert_digest("a@example.com", [], {}, UNSUB, settings=SETTINGS, now=NOW)
 
 
 def test_user_text_cannot_inject_headers() -> None:
@@ -238,7 +238,9 @@ def test_feedback_resolved_escapes_the_users_message() -> None:
 
 def test_feedback_resolved_without_a_note() -> None:
     text, html = _parts(
-        feedback_resolved("c@example.com", "fbk_1", "It is slow today.", None, settings=SETTINGS)
+        feedback_resolved(
+            "c@example.com", "fbk_1", "It is slow today.", None, settings=SETTINGS, now=NOW
+        )
     )
     assert "Our note" not in text and "Our note" not in html
 

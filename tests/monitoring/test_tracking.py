@@ -32,7 +32,7 @@ T0 = datetime(2026, 5, 4, 6, 0, tzinfo=UTC)
 async def test_track_by_id_handle_or_url_and_update_cadence(
     client: httpx.AsyncClient, db, app
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pid = await seed_profile(db, "tiktok", "track.me", T0)
     _, key = await create_account(db, credits=0)
     h = auth(key)
@@ -79,7 +79,7 @@ async def test_track_by_id_handle_or_url_and_update_cadence(
 
 
 async def test_unknown_profiles_and_bad_input(client: httpx.AsyncClient, db, app) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pid = await seed_profile(db, "youtube", "known.channel", T0)
     _, key = await create_account(db)
     h = auth(key)
@@ -122,7 +122,7 @@ async def test_unknown_profiles_and_bad_input(client: httpx.AsyncClient, db, app
 
 
 async def test_untrack_by_query_or_body(client: httpx.AsyncClient, db, app) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pid = await seed_profile(db, "instagram", "untrack.me", T0)
     _, key = await create_account(db)
     _, other = await create_account(db)
@@ -150,7 +150,7 @@ async def test_untrack_by_query_or_body(client: httpx.AsyncClient, db, app) -> N
 async def test_updates_feed_hands_out_each_new_post_once_oldest_first(
     client: httpx.AsyncClient, db, app
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     handle = "feed.case"
     posts = [hand_post(handle, i, T0 - timedelta(days=10 - i)) for i in range(5)]
     async with db.transaction() as s:
@@ -206,19 +206,19 @@ async def test_updates_feed_hands_out_each_new_post_once_oldest_first(
 
 
 async def test_due_refresh_is_charged_queued_and_run(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pid = await seed_profile(db, "tiktok", "refresh.me", T0)
     account_id, key = await create_account(db, credits=25)
     h = auth(key)
     await client.post("/api/v1/tracking", json={"profileId": pid, "frequency": "daily"}, headers=h)
 
-    first, ran, _ = await run_once(db, settings)
+    first, ran, _ = await run_once(runtime)
     assert first["monitoring.refresh"] == 0 and ran == 0  # not due yet
 
-    await set_time(db, T0 + timedelta(days=1, minutes=1), app)
-    first, ran, second = await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=1, minutes=1))
+    first, ran, second = await run_once(runtime)
     assert first["monitoring.refresh"] == 1 and ran == 1 and second["monitoring.refresh"] == 0
     job = (await rows(db, "SELECT * FROM jobs WHERE account_id = :a", a=account_id))[0]
     assert job["type"] == "refresh" and job["status"] == "completed", job
@@ -237,20 +237,20 @@ async def test_due_refresh_is_charged_queued_and_run(
     assert entry["lastCheckedAt"] == "2026-05-05T06:01:00Z"
 
     # Ran again the same minute: nothing is due, nothing charged.
-    first, ran, _ = await run_once(db, settings)
+    first, ran, _ = await run_once(runtime)
     assert first["monitoring.refresh"] == 0 and ran == 0
 
     # Next day the balance (15) pays one more; the day after it cannot: paused, nothing runs.
-    await set_time(db, T0 + timedelta(days=2, minutes=1), app)
-    await run_once(db, settings)
-    await set_time(db, T0 + timedelta(days=3, minutes=1), app)
-    first, ran, _ = await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=2, minutes=1))
+    await run_once(runtime)
+    await set_time(db, T0 + timedelta(days=3, minutes=1))
+    first, ran, _ = await run_once(runtime)
     assert first["monitoring.refresh"] == 0 and ran == 0
     entry = (await client.get("/api/v1/tracking", headers=h)).json()["results"][0]
     assert entry["pausedReason"] == "insufficient_credits" and entry["nextCrawlAt"] is None
     assert await balance_and_ledger_sum(db, account_id) == (5, 5)
-    await set_time(db, T0 + timedelta(days=5), app)
-    first, ran, _ = await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=5))
+    first, ran, _ = await run_once(runtime)
     assert ran == 0 and first["monitoring.resume"] == 0
     assert await balance_and_ledger_sum(db, account_id) == (5, 5)
 
@@ -259,7 +259,7 @@ async def test_due_refresh_is_charged_queued_and_run(
 
     async with db.transaction() as s:
         await billing.grant(s, account_id, 100, reason="support")
-    first, ran, _ = await run_once(db, settings)
+    first, ran, _ = await run_once(runtime)
     assert first["monitoring.resume"] == 1 and first["monitoring.refresh"] == 1 and ran == 1
     entry = (await client.get("/api/v1/tracking", headers=h)).json()["results"][0]
     assert entry["pausedReason"] is None and entry["nextCrawlAt"] == "2026-05-10T06:00:00Z"
@@ -267,10 +267,10 @@ async def test_due_refresh_is_charged_queued_and_run(
 
 
 async def test_failed_refresh_is_refunded_once(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
     # A stored profile that the platform no longer has: its refresh crawl fails for good.
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     async with db.transaction() as s:
         [pid] = await ingest_crawls(
             s, [hand_crawl("ghost.gone", [hand_post("ghost.gone", 1, T0 - timedelta(days=1))], T0)]
@@ -279,8 +279,8 @@ async def test_failed_refresh_is_refunded_once(
     await client.post(
         "/api/v1/tracking", json={"profileId": pid, "frequency": "daily"}, headers=auth(key)
     )
-    await set_time(db, T0 + timedelta(days=1), app)
-    first, ran, _ = await run_once(db, settings)
+    await set_time(db, T0 + timedelta(days=1))
+    first, ran, _ = await run_once(runtime)
     assert first["monitoring.refresh"] == 1 and ran == 1
     job = (
         await rows(
@@ -299,9 +299,9 @@ async def test_failed_refresh_is_refunded_once(
 
 
 async def test_two_schedulers_never_refresh_an_entry_twice(
-    client: httpx.AsyncClient, db, app, settings
+    client: httpx.AsyncClient, db, runtime, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     handles = [f"race.case{i}" for i in range(6)]
     world = SimWorld(0)
     async with db.transaction() as s:
@@ -311,10 +311,10 @@ async def test_two_schedulers_never_refresh_an_entry_twice(
         await client.post(
             "/api/v1/tracking", json={"profileId": pid, "frequency": "daily"}, headers=auth(key)
         )
-    await set_time(db, T0 + timedelta(days=1), app)
-    a, b = Scheduler(db, settings), Scheduler(db, settings)
+    await set_time(db, T0 + timedelta(days=1))
+    a, b = Scheduler(runtime), Scheduler(runtime)
     results = await asyncio.gather(a.tick(), b.tick(), a.tick(), b.tick())
     assert sum(r.get("monitoring.refresh", 0) for r in results) == len(pids)
     assert await scalar(db, "SELECT count(*) FROM jobs WHERE type = 'refresh'") == len(pids)
     assert await balance_and_ledger_sum(db, account_id) == (1000 - 10 * len(pids),) * 2
-    assert await run_jobs_until_idle(db, settings) == len(pids)
+    assert await run_jobs_until_idle(runtime) == len(pids)

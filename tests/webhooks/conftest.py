@@ -13,8 +13,8 @@ __all__ = ["sim_time_restored"]
 @pytest.fixture
 def loopback_allowed(settings, monkeypatch) -> None:
     """The operator settings tests use: plain http and loopback receivers allowed."""
-    monkeypatch.setattr(settings, "webhooks_allow_http", True)
-    monkeypatch.setattr(settings, "webhooks_allow_loopback", True)
+    monkeypatch.setattr(settings.webhooks, "allow_http", True)
+    monkeypatch.setattr(settings.webhooks, "allow_loopback", True)
 
 
 @pytest.fixture

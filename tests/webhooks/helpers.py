@@ -12,8 +12,8 @@ from sors.jobs.scheduler import Scheduler
 from tests.factories import auth
 
 
-async def tick(db, settings) -> dict[str, int]:
-    return await Scheduler(db, settings).tick()
+async def tick(runtime) -> dict[str, int]:
+    return await Scheduler(runtime).tick()
 
 
 async def create_endpoint(client: httpx.AsyncClient, key: str, url: str, **body: Any) -> dict[str, Any]:
@@ -41,7 +41,7 @@ async def alert_and_tracking(client: httpx.AsyncClient, db, app, key: str) -> di
     from tests.factories.world import seed_profile, set_time
 
     outlier, feed = pick_outlier(), pick_new_posts("feed.a", day_at(1, 12))
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pids = {h: await seed_profile(db, "tiktok", h, T0) for h in (outlier, feed)}
     r = await client.post("/api/v1/alerts", json={
         "email": "owner@example.com", "platform": "tiktok", "handle": outlier,

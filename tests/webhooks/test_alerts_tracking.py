@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("sim_time_restored")
 
 
 async def test_alert_triggered_and_tracking_new_posts(
-    client: httpx.AsyncClient, db, settings, app, receiver
+    client: httpx.AsyncClient, db, runtime, settings, app, receiver
 ) -> None:
     _, key = await create_account(db, credits=1000, email="owner@example.com")
     h = auth(key)
@@ -26,10 +26,10 @@ async def test_alert_triggered_and_tracking_new_posts(
 
     # Day 1, 12:00 UTC: refreshes run, detection finds the viral post; the digest waits
     # for 23:00, the webhook does not.
-    await set_time(db, day_at(1, 12), app)
-    _, ran, second = await run_once(db, settings)
+    await set_time(db, day_at(1, 12))
+    _, ran, second = await run_once(runtime)
     assert ran >= 2 and second["alerts.detect"] > 0 and second["alerts.digests"] == 0
-    await run_jobs_until_idle(db, settings, timeout=120)
+    await run_jobs_until_idle(runtime, timeout=120)
 
     hits = await rows(db, "SELECT post_id FROM alert_hits WHERE alert_id = :a ORDER BY post_id", a=alert_id)
     triggered = [r.verify(ep["secret"]) for r in receiver.of_type("alert.triggered")]

@@ -58,8 +58,8 @@ async def test_chat_formats_follow_the_same_address_rules(client: httpx.AsyncCli
                                                           monkeypatch) -> None:
     _, key = await create_account(db)
     h = auth(key)
-    monkeypatch.setattr(settings, "webhooks_allow_http", False)
-    monkeypatch.setattr(settings, "webhooks_allow_loopback", False)
+    monkeypatch.setattr(settings.webhooks, "allow_http", False)
+    monkeypatch.setattr(settings.webhooks, "allow_loopback", False)
     for fmt in ("standard", "slack", "discord"):
         for url in ("https://127.0.0.1/hook", "https://10.0.0.8/hook", "http://hooks.example.com/x",
                     "https://localhost/hook", "https://169.254.169.254/latest"):
@@ -68,10 +68,10 @@ async def test_chat_formats_follow_the_same_address_rules(client: httpx.AsyncCli
     assert await count(db, "SELECT count(*) FROM webhook_endpoints") == 0
 
     # With the operator's loopback and http settings, every format is accepted alike.
-    monkeypatch.setattr(settings, "webhooks_allow_http", True)
-    monkeypatch.setattr(settings, "webhooks_allow_loopback", True)
+    monkeypatch.setattr(settings.webhooks, "allow_http", True)
+    monkeypatch.setattr(settings.webhooks, "allow_loopback", True)
     ep = await create_endpoint(client, key, URL, format="discord")
-    monkeypatch.setattr(settings, "webhooks_allow_loopback", False)
+    monkeypatch.setattr(settings.webhooks, "allow_loopback", False)
     r = await client.patch(f"/api/v1/webhooks/{ep['id']}", json={"url": "http://127.0.0.1:8/x"}, headers=h)
     assert r.status_code == 422 and r.json()["code"] == "unsafe_url"
 

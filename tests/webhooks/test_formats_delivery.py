@@ -59,9 +59,9 @@ async def endpoints(client, key, receiver, events_: list[str]) -> dict[str, dict
 
 
 async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
-    client: httpx.AsyncClient, db, settings, app, receiver
+    client: httpx.AsyncClient, db, runtime, settings, app, receiver
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     _, key = await create_account(db, credits=130)
     h = auth(key)
     eps = await endpoints(client, key, receiver, ["job.completed", "job.failed", "credits.low"])
@@ -72,7 +72,7 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
         assert r.status_code == 200, r.text
     for ep in eps.values():
         assert (await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=h)).status_code == 200
-    await run_jobs_until_idle(db, settings, timeout=120)
+    await run_jobs_until_idle(runtime, timeout=120)
 
     std = by_event(receiver, "/hook/standard")
     slack, discord = by_event(receiver, "/hook/slack"), by_event(receiver, "/hook/discord")
@@ -136,22 +136,22 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
 
 
 async def test_a_rewritten_title_arrives_as_a_chat_message(
-    client: httpx.AsyncClient, db, settings, app, receiver
+    client: httpx.AsyncClient, db, runtime, settings, app, receiver
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     profile_id = await ingest(db, crawl_at(T0, 1000, "I tried the 5am routine"))
     _, key = await create_account(db, credits=100)
     await endpoints(client, key, receiver, ["post.changed"])
     r = await client.post("/api/v1/tracking", headers=auth(key),
                           json={"profileId": profile_id, "frequency": "daily"})
     assert r.status_code == 200, r.text
-    await set_time(db, T0 + timedelta(hours=10), app)
+    await set_time(db, T0 + timedelta(hours=10))
     async with db.transaction() as s:
         await jobs.enqueue(s, type="refresh", account_id=None, credits=0, origin="catalog",
                            payload={"platform": "tiktok", "handle": HANDLE, "profileId": profile_id},
                            target=f"tiktok:{HANDLE}")
-    await run_jobs_until_idle(db, settings, adapter=RetitlingAdapter(2500, "5am for 30 days <3"))
-    await run_jobs_until_idle(db, settings)
+    await run_jobs_until_idle(runtime, adapter=RetitlingAdapter(2500, "5am for 30 days <3"))
+    await run_jobs_until_idle(runtime)
 
     [env] = by_event(receiver, "/hook/standard").values()
     [change] = env["data"]["changes"]
@@ -171,12 +171,12 @@ async def test_a_rewritten_title_arrives_as_a_chat_message(
 
 
 async def test_a_post_event_without_renderer_code_and_an_unknown_event_stay_within_limits(
-    client: httpx.AsyncClient, db, settings, app, receiver
+    client: httpx.AsyncClient, db, runtime, settings, app, receiver
 ) -> None:
     """`post.rising` (or any event carrying `post` and `profile`) renders as a post card
     from its shape; a caption of 6,000 emoji and markup, a long name and 40 extra numbers
     still fit; an event of unknown shape is one generic message."""
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     handle = "long.caption"
     caption = ("🔥 *bold* _it_ <@123> @everyone [x](https://evil.example) | " * 120)[:6000]
     post = replace(hand_post(handle, 1, T0 - timedelta(hours=5), views=48_612), caption=caption)
@@ -199,7 +199,7 @@ async def test_a_post_event_without_renderer_code_and_an_unknown_event_stay_with
         mystery = await events.emit(
             s, account_id, "mystery.event", {"note": "x" * 5000, "count": 12_345, "nested": {"a": 1}},
             endpoint_ids=[ep["id"] for ep in eps.values()], at=T0)
-    await run_jobs_until_idle(db, settings)
+    await run_jobs_until_idle(runtime)
 
     std = by_event(receiver, "/hook/standard")
     assert std[rising]["data"]["post"] == record  # the standard body is untouched
@@ -240,14 +240,14 @@ async def test_a_post_event_without_renderer_code_and_an_unknown_event_stay_with
 
 
 async def test_a_viral_alert_and_new_posts_arrive_as_post_cards(
-    client: httpx.AsyncClient, db, settings, app, receiver
+    client: httpx.AsyncClient, db, runtime, settings, app, receiver
 ) -> None:
     _, key = await create_account(db, credits=1000, email="owner@example.com")
     await endpoints(client, key, receiver, ["alert.triggered", "tracking.new_posts"])
     await alert_and_tracking(client, db, app, key)
-    await set_time(db, day_at(1, 12), app)
-    await run_once(db, settings)
-    await run_jobs_until_idle(db, settings, timeout=120)
+    await set_time(db, day_at(1, 12))
+    await run_once(runtime)
+    await run_jobs_until_idle(runtime, timeout=120)
 
     std = by_event(receiver, "/hook/standard")
     slack, discord = by_event(receiver, "/hook/slack"), by_event(receiver, "/hook/discord")

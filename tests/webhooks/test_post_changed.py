@@ -39,9 +39,9 @@ class RetitlingAdapter:
 
 
 async def test_a_rewritten_title_is_kept_shown_in_history_and_announced(
-    client: httpx.AsyncClient, db, settings, app, receiver
+    client: httpx.AsyncClient, db, runtime, settings, app, receiver
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     # 0 views at publication, 1,000 at T0 (10 h: 100/h), 1,500 at T0+5 h (the old title).
     profile_id = await ingest(db, crawl_at(T0, 1000, "I tried the 5am routine"))
     await ingest(db, crawl_at(T0 + timedelta(hours=5), 1500, "I tried the 5am routine"))
@@ -53,16 +53,16 @@ async def test_a_rewritten_title_is_kept_shown_in_history_and_announced(
 
     # T0+10 h: a refresh sees the new title.
     seen = T0 + timedelta(hours=10)
-    await set_time(db, seen, app)
+    await set_time(db, seen)
     async with db.transaction() as s:
         await jobs.enqueue(s, type="refresh", account_id=None, credits=0, origin="catalog",
                            payload={"platform": "tiktok", "handle": HANDLE,
                                     "profileId": profile_id}, target=f"tiktok:{HANDLE}")
     adapter = RetitlingAdapter(2500, "I tried the 5am routine for 30 days (it changed me)")
-    await run_jobs_until_idle(db, settings, adapter=adapter)
+    await run_jobs_until_idle(runtime, adapter=adapter)
     # T0+12 h: 3,500 views: 500/h under the new title.
     await ingest(db, crawl_at(T0 + timedelta(hours=12), 3500, adapter.caption))
-    await run_jobs_until_idle(db, settings)  # the webhook deliveries
+    await run_jobs_until_idle(runtime)  # the webhook deliveries
 
     [post] = await rows(db, "SELECT id FROM posts WHERE profile_id = :p", p=profile_id)
     history = (await client.get(f"/api/v1/posts/{post['id']}/history", headers=auth(key))).json()
@@ -112,17 +112,17 @@ class Thumbnails:
 
 
 async def test_a_swapped_thumbnail_is_seen_by_its_hash_kept_and_announced(
-    client: httpx.AsyncClient, db, settings, app, receiver, monkeypatch
+    client: httpx.AsyncClient, db, runtime, settings, app, receiver, monkeypatch
 ) -> None:
     from sors.keeper import schedule
 
     source = Thumbnails()
 
-    async def adapter(_maker):
+    async def adapter(_maker, _settings):
         return source
 
     monkeypatch.setattr(schedule, "_adapter", adapter)
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     thumb = "https://i.ytimg.com/vi/abcdefghijk/hqdefault.jpg"
 
     def crawl(at: datetime, views: int):
@@ -137,7 +137,7 @@ async def test_a_swapped_thumbnail_is_seen_by_its_hash_kept_and_announced(
 
     async def tick() -> int:
         async with db.transaction() as s:
-            return await schedule.thumbnail_changes(s, T0)
+            return await schedule.thumbnail_changes(s, T0, runtime)
 
     assert await tick() == 0  # the first look keeps the hash
     assert await tick() == 0 and source.asked == [thumb]  # nothing new crawled: not asked
@@ -150,7 +150,7 @@ async def test_a_swapped_thumbnail_is_seen_by_its_hash_kept_and_announced(
     source.image = picture("stripes")
     assert await tick() == 1
     await ingest(db, crawl(T0 + timedelta(hours=12), 3500))
-    await run_jobs_until_idle(db, settings)  # webhook deliveries
+    await run_jobs_until_idle(runtime)  # webhook deliveries
 
     [post] = await rows(db, "SELECT id FROM posts WHERE profile_id = :p", p=profile_id)
     history = (await client.get(f"/api/v1/posts/{post['id']}/history", headers=auth(key))).json()

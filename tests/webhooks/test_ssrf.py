@@ -118,9 +118,11 @@ async def _endpoint_row(db, account_id: str, url: str) -> str:
     return wid
 
 
-async def test_refused_at_delivery(client: httpx.AsyncClient, db, settings, resolver, monkeypatch) -> None:
+async def test_refused_at_delivery(
+    client: httpx.AsyncClient, db, runtime, settings, resolver, monkeypatch
+) -> None:
     """Every refused form, and the rebinding name, fail at delivery without a request."""
-    monkeypatch.setattr(settings, "webhooks_timeout_seconds", 2.0)
+    monkeypatch.setattr(settings.webhooks, "timeout_seconds", 2.0)
     account_id, key = await create_account(db)
     urls = [*REFUSED_URLS, "https://rebind.example.com/hook", "https://mixed.example.com/hook"]
     ids = {await _endpoint_row(db, account_id, u): (u, key) for u in urls}
@@ -131,27 +133,29 @@ async def test_refused_at_delivery(client: httpx.AsyncClient, db, settings, reso
     ids[r.json()["id"]] = ("https://rebind.example.com/ok", key2)
     for wid, (_, k) in ids.items():
         assert (await client.post(f"/api/v1/webhooks/{wid}/test", headers=auth(k))).status_code == 200
-    await run_jobs_until_idle(db, settings, timeout=120)
+    await run_jobs_until_idle(runtime, timeout=120)
     for wid, (url, k) in ids.items():
         [d] = await deliveries(client, k, wid)
         assert d["status"] == "pending" and d["attempts"] == 1, url
         assert d["error"].startswith("refused:") and d["responseStatus"] is None, (url, d["error"])
 
 
-async def test_loopback_needs_the_operator_setting(client: httpx.AsyncClient, db, settings, monkeypatch) -> None:
+async def test_loopback_needs_the_operator_setting(
+    client: httpx.AsyncClient, db, runtime, settings, monkeypatch
+) -> None:
     """A receiver saved while loopback was allowed is refused at delivery once it is not:
     the address rules are applied to every attempt, not only at creation."""
     from tests.webhooks.receiver import running_receiver
 
-    monkeypatch.setattr(settings, "webhooks_allow_http", True)
-    monkeypatch.setattr(settings, "webhooks_allow_loopback", True)
+    monkeypatch.setattr(settings.webhooks, "allow_http", True)
+    monkeypatch.setattr(settings.webhooks, "allow_loopback", True)
     _, key = await create_account(db)
     h = auth(key)
     with running_receiver() as receiver:
         wid = (await client.post("/api/v1/webhooks", json={"url": receiver.url}, headers=h)).json()["id"]
-        monkeypatch.setattr(settings, "webhooks_allow_loopback", False)
+        monkeypatch.setattr(settings.webhooks, "allow_loopback", False)
         await client.post(f"/api/v1/webhooks/{wid}/test", headers=h)
-        await run_jobs_until_idle(db, settings, timeout=120)
+        await run_jobs_until_idle(runtime, timeout=120)
         assert receiver.received == []
     [d] = await deliveries(client, key, wid)
     assert d["error"].startswith("refused:") and "127.0.0.1" in d["error"]
