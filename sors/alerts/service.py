@@ -17,6 +17,7 @@ from sors.alerts.models import Alert, AlertAddress
 from sors.alerts.schemas import SETTINGS_FIELDS, AlertIn, alert_record
 from sors.catalog.models import Profile
 from sors.catalog.records import service as catalog
+from sors.catalog.records.errors import PostNotFound
 from sors.email.addresses import normalize_email
 from sors.events import service as events
 from sors.kit import clock
@@ -24,7 +25,6 @@ from sors.kit.clock import isoformat
 from sors.kit.errors import (
     AlertLimitReached,
     AlertNotFound,
-    PostNotFound,
     Unauthorized,
     UnconfirmedAddressLimit,
 )
@@ -242,13 +242,17 @@ async def expire_due(session: AsyncSession, now: datetime, *, limit: int) -> int
     return ended
 
 
-async def detect(session: AsyncSession, now: datetime, *, limit: int) -> tuple[int, int]:
+async def detect(
+    session: AsyncSession, now: datetime, *, limit: int, min_age_hours: float
+) -> tuple[int, int]:
     hits, checked = await repo.detect(session, now, limit=limit)
-    await _announce_hits(session, hits)  # alert.triggered, now, not at the digest
+    await _announce_hits(session, hits, now, min_age_hours)  # now, not at the digest
     return len(hits), checked
 
 
-async def _announce_hits(session: AsyncSession, hits: Sequence[tuple[str, str]]) -> None:
+async def _announce_hits(
+    session: AsyncSession, hits: Sequence[tuple[str, str]], now: datetime, min_age_hours: float
+) -> None:
     """For each new (alert, post) hit, when detected (the email digest is separate and
     later): `alert.triggered` for a score alert, `post.rising` for a rising alert, with the
     records GET /alerts and GET /posts/{postId} answer."""
@@ -273,9 +277,10 @@ async def _announce_hits(session: AsyncSession, hits: Sequence[tuple[str, str]])
         if account_id not in wanted[kind]:
             continue
         try:
-            post = await catalog.get_post(
-                session, post_id, include_transcript=False, include_visual_analysis=False
-            )
+            post = (await catalog.get_post(
+                session, post_id, now=now, min_age_hours=min_age_hours,
+                include_transcript=False, include_visual_analysis=False,
+            )).model_dump(exclude_unset=True)
         except PostNotFound:
             continue
         detected = isoformat(clock.now())

@@ -26,7 +26,7 @@ from sors.kit import clock
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute, get_session
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["boards"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -109,10 +109,11 @@ async def list_boards(request: Request, session: Session, account_id: AccountId)
             "or profile's current record; `Accept: text/csv` answers the items as CSV. "
             "Another account's board is 404. Free.",
             responses=_with_csv(problems(404)))
-async def get_board(request: Request, session: Session, account_id: AccountId,
+async def get_board(request: Request, ctx: Context, account_id: AccountId,
                     boardId: BoardId) -> Response:
     return _answer(request, await service.get_board(
-        session, account_id, boardId, _base_url(request)))
+        ctx.session, account_id, boardId, _base_url(request), ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))
 
 
 @router.delete("/boards/{boardId}", response_model=Deleted, summary="Delete a board",
@@ -136,9 +137,11 @@ async def delete_board(session: Session, account_id: AccountId, boardId: BoardId
                       "(`profile_not_found`)"}, links={"DeleteBoardItem": link(
                  "delete_board_item", **{"path.boardId": "$request.path.boardId",
                                          "path.itemId": "$response.body#/item/id"})}))
-async def add_item(session: Session, account_id: AccountId, boardId: BoardId,
+async def add_item(ctx: Context, account_id: AccountId, boardId: BoardId,
                    body: BoardItemIn) -> JSONResponse:
-    return JSONResponse(await service.add_item(session, account_id, boardId, body, clock.now()))
+    return JSONResponse(await service.add_item(
+        ctx.session, account_id, boardId, body, ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))
 
 
 @router.delete("/boards/{boardId}/items/{itemId}", response_model=Deleted,
@@ -182,6 +185,8 @@ async def unshare_board(session: Session, account_id: AccountId, boardId: BoardI
             "as CSV. A link that does not verify is 404; a revoked one is 410 "
             "`share_revoked`. Free.",
             responses=_with_csv(problems(404, 410, key=False)))
-async def get_shared_board(request: Request, session: Session,
+async def get_shared_board(request: Request, ctx: Context,
                            token: Annotated[str, Path(max_length=255)]) -> Response:
-    return _answer(request, await service.shared_board(session, request.app.state.signer, token))
+    return _answer(request, await service.shared_board(
+        ctx.session, request.app.state.signer, token, ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))

@@ -41,8 +41,6 @@ def _err(name: str, status: int, code: str, title: str) -> type[ApiError]:
 MalformedRequest = _err("MalformedRequest", 400, "malformed_request", "Malformed request")
 Unauthorized = _err("Unauthorized", 401, "unauthorized", "Unauthorized")
 NotFound = _err("NotFound", 404, "not_found", "Not found")
-PostNotFound = _err("PostNotFound", 404, "post_not_found", "Post not found")
-ProfileNotFound = _err("ProfileNotFound", 404, "profile_not_found", "Profile not found")
 JobNotFound = _err("JobNotFound", 404, "job_not_found", "Job not found")
 AlertNotFound = _err("AlertNotFound", 404, "alert_not_found", "Alert not found")
 AlertLimitReached = _err("AlertLimitReached", 409, "alert_limit_reached", "Alert limit reached")
@@ -58,10 +56,6 @@ SubscriptionExists = _err(
 )
 PayloadTooLarge = _err("PayloadTooLarge", 413, "payload_too_large", "Payload too large")
 MissingTarget = _err("MissingTarget", 422, "missing_target", "Missing target")
-UnsupportedUrl = _err("UnsupportedUrl", 422, "unsupported_url", "Unsupported URL")
-ShortLinkNotSupported = _err(
-    "ShortLinkNotSupported", 422, "short_link_not_supported", "Short links are not supported"
-)
 IdempotencyKeyReused = _err(
     "IdempotencyKeyReused", 422, "idempotency_key_reused", "Idempotency key reused"
 )

@@ -12,7 +12,7 @@ from sors.kit.errors import ValidationFailed
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute, get_session
 from sors.monitoring import service
 from sors.monitoring.schemas import (
     TrackedUpdates,
@@ -97,8 +97,10 @@ async def list_tracked(session: Session, account_id: AccountId) -> JSONResponse:
     responses=problems(),
 )
 async def tracked_updates(
-    session: Session,
+    ctx: Context,
     account_id: AccountId,
     limit: Annotated[int | None, Query()] = None,
 ) -> JSONResponse:
-    return JSONResponse(await service.updates(session, account_id, clamp_limit(limit)))
+    return JSONResponse(await service.updates(
+        ctx.session, account_id, clamp_limit(limit), ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))

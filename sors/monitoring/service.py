@@ -15,18 +15,12 @@ from sors.catalog.models import Profile
 from sors.catalog.records import repository as catalog_repo
 from sors.catalog.records import service as catalog
 from sors.catalog.records.build import flat_post
+from sors.catalog.records.errors import ProfileNotFound, ShortLinkNotSupported, UnsupportedUrl
 from sors.events import service as events
 from sors.jobs import service as jobs
 from sors.kit import clock
 from sors.kit.clock import isoformat
-from sors.kit.errors import (
-    InsufficientCredits,
-    NotFound,
-    ProfileNotFound,
-    ShortLinkNotSupported,
-    UnsupportedUrl,
-    ValidationFailed,
-)
+from sors.kit.errors import InsufficientCredits, NotFound, ValidationFailed
 from sors.kit.ids import new_id
 from sors.monitoring import repository as repo
 from sors.monitoring.models import TrackedProfile
@@ -220,7 +214,9 @@ async def list_tracking(
     return await repo.list_entries(session, account_id)
 
 
-async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[str, Any]:
+async def updates(
+    session: AsyncSession, account_id: str, limit: int, now: datetime, min_age_hours: float
+) -> dict[str, Any]:
     # Locking the account's entries serialises concurrent reads of the feed, so two calls
     # never hand out the same posts.
     await repo.list_entries(session, account_id, for_update=True)
@@ -232,7 +228,8 @@ async def updates(session: AsyncSession, account_id: str, limit: int) -> dict[st
         last[r["profile_id"]] = (r["first_seen_at"], r["id"])
     for profile_id, (seen_at, post_id) in last.items():
         await repo.advance_cursor(session, account_id, profile_id, seen_at, post_id)
-    return {"results": [flat_post(r) for r in rows], "hasMore": has_more}
+    return {"results": [flat_post(r, now, min_age_hours).model_dump() for r in rows],
+            "hasMore": has_more}
 
 
 async def resume_paused(session: AsyncSession, account_id: str, now: datetime) -> int:
@@ -335,14 +332,17 @@ async def announce_changes(session: AsyncSession, profile_id: str, handle: str,
         await events.emit(session, account_id, "post.changed", data)
 
 
-async def announce_new_posts(session: AsyncSession, profile_id: str, seen_at: datetime) -> None:
+async def announce_new_posts(
+    session: AsyncSession, profile_id: str, seen_at: datetime, min_age_hours: float
+) -> None:
     """`tracking.new_posts` to every account monitoring a profile whose crawl just stored
     new posts (those first seen at `seen_at`), with the posts in the flattened shape."""
     trackers = await repo.trackers(session, profile_id)
     wanted = await events.accounts_wanting(session, trackers, "tracking.new_posts")
     if not wanted:
         return
-    posts = await catalog.posts_first_seen(session, profile_id, seen_at)
+    posts = [p.model_dump()
+             for p in await catalog.posts_first_seen(session, profile_id, seen_at, min_age_hours)]
     if not posts:
         return
     data = {

@@ -18,7 +18,9 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog.ingest.freshness import Policy
 from sors.catalog.ingest.service import ingest_crawls
+from sors.config import Settings
 from sors.kit.db import binary_sql, execute_rows
 from sors.platforms.base import CrawlSnapshot, ProfileSnapshot
 
@@ -83,10 +85,11 @@ def _fill(profile: ProfileSnapshot, stored: Sequence[object]) -> ProfileSnapshot
 
 
 async def import_snapshots(
-    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], observed_at: datetime
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], observed_at: datetime,
+    settings: Settings,
 ) -> ImportSummary:
-    """Ingest one file's snapshots in the caller's transaction; what was new, updated and
-    skipped (with why)."""
+    """Ingest one file's snapshots in the caller's transaction, scored and tiered as
+    `settings` say; what was new, updated and skipped (with why)."""
     out = ImportSummary()
     if not snapshots:
         return out
@@ -139,5 +142,8 @@ async def import_snapshots(
         profile = _fill(snap.profile, row) if row is not None else snap.profile
         todo.append(dataclasses.replace(snap, profile=profile, posts=fresh))
     if todo:
-        await ingest_crawls(session, todo)
+        await ingest_crawls(
+            session, todo, min_age_hours=settings.jobs.baseline_min_age_hours,
+            policy=Policy.from_settings(settings),
+        )
     return out

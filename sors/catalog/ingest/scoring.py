@@ -29,6 +29,7 @@ from sors.catalog.ingest.bulk import POST_COLS, POST_UPDATED, arrays, columns
 from sors.catalog.models import WINDOWS
 from sors.catalog.vectors import embeddings
 from sors.catalog.vectors.schema import HOT_POSTS
+from sors.config import JobSettings
 from sors.kit.db import binary_sql, execute_rows
 
 BASELINE_MIN_POSTS = 3
@@ -285,7 +286,7 @@ _RECOMPUTE = {hot: binary_sql(text(_recompute_sql(hot))) for hot in (False, True
 
 # A window's mean baseline counts only posts at least this old (SORS_BASELINE_MIN_AGE_HOURS,
 # `settings.jobs.baseline_min_age_hours`; this is its default).
-DEFAULT_MIN_AGE_HOURS = 48.0
+DEFAULT_MIN_AGE_HOURS = JobSettings().baseline_min_age_hours
 
 
 async def recompute_scores(

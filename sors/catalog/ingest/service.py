@@ -16,8 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.ingest import freshness, projections
 from sors.catalog.ingest.bulk import arrays, columns
+from sors.catalog.ingest.freshness import DEFAULT_POLICY
 from sors.catalog.ingest.profiles import upsert_profiles
-from sors.catalog.ingest.scoring import recompute_scores
+from sors.catalog.ingest.scoring import DEFAULT_MIN_AGE_HOURS, recompute_scores
 from sors.catalog.models import ProfileCategory
 from sors.catalog.vectors import embeddings
 from sors.kit.db import binary_sql, execute_rows
@@ -94,10 +95,17 @@ def engagement_rate(views: int | None, likes: int | None, comments: int | None) 
     return (likes + (comments or 0)) / views
 
 
-async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> list[str]:
+async def ingest_crawls(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], *,
+    min_age_hours: float = DEFAULT_MIN_AGE_HOURS, policy: freshness.Policy = DEFAULT_POLICY,
+) -> list[str]:
     """Ingest snapshots (one per profile) in the caller's transaction; returns profile ids in
     the order given. A batch that names a profile twice is ingested in order, in parts that
-    name it once: the later crawl is the later state, as separate crawls would leave it."""
+    name it once: the later crawl is the later state, as separate crawls would leave it.
+
+    `min_age_hours` (`settings.jobs.baseline_min_age_hours`) and `policy` (the keeper's
+    tiers, `freshness.Policy.from_settings`) come from the settings of the process that
+    crawled; their defaults are the settings' defaults, for the demo seed and tests."""
     parts: list[list[CrawlSnapshot]] = [[]]
     seen: set[tuple[str, str]] = set()
     for snap in snapshots:
@@ -109,24 +117,28 @@ async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot
         parts[-1].append(snap)
     out: list[str] = []
     for part in parts:
-        out += await _ingest(session, part) if part else []
+        out += await _ingest(session, part, min_age_hours, policy) if part else []
     return out
 
 
-async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> list[str]:
+async def _ingest(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], min_age_hours: float,
+    policy: freshness.Policy,
+) -> list[str]:
     profile_ids, fresh = await upsert_profiles(session, snapshots)
     staged = await _stage_posts(session, snapshots, profile_ids)
     await _mark_deleted(session, snapshots, profile_ids, fresh, staged)
     # The crawled posts are written with their scores: one new row version per post.
     inserted = set(await recompute_scores(
-        session, profile_ids, [s.fetched_at for s in snapshots], staged
+        session, profile_ids, [s.fetched_at for s in snapshots], staged,
+        min_age_hours=min_age_hours,
     ))
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
     await projections.update(session, profile_ids, [s.fetched_at for s in snapshots])
     await _classify(session, snapshots, profile_ids)
     await embeddings.enqueue(session, embeddings.ingest_ids(staged))
     # After the scores: a recent outlier makes a profile "hot".
-    await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
+    await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots], policy)
     return profile_ids
 
 

@@ -26,19 +26,12 @@ from sors.catalog.vectors.embedder import Embedder, EmbedderUnavailable, get_emb
 from sors.catalog.vectors.schema import HOT_POSTS, RECENT_DAYS, RECENT_POSTS, index_statements
 from sors.config import Settings
 from sors.kit.db import binary_sql, driver, execute_rows
-from sors.kit.errors import ApiError
 
 log = logging.getLogger(__name__)
 
 # Characters of a post's text that are embedded (a static model averages token vectors:
 # the opening says what the post is about, and the bound keeps ingest fast).
 MAX_CHARS = 2000
-
-
-class SemanticUnavailable(ApiError):
-    status = 503
-    code = "semantic_unavailable"
-    title = "Search by meaning is unavailable"
 
 
 # Every written vector goes to the subsets its post belongs to, in the same statement.
@@ -92,14 +85,14 @@ async def enqueue(session: AsyncSession, post_ids: Sequence[str]) -> None:
         await execute_rows(session, _ENQUEUE, {"ids": list(post_ids)})
 
 
-async def embed_pending(session: AsyncSession, *, limit: int = 20_000) -> int:
-    """Embed up to `limit` named posts (the oldest named first) and put their vectors under
-    the search index; how many were taken."""
+async def embed_pending(session: AsyncSession, settings: Settings, *, limit: int = 20_000) -> int:
+    """Embed up to `limit` named posts (the oldest named first) with the model `settings`
+    name and put their vectors under the search index; how many were taken."""
     if not await available(session):
         return 0
     ids = [r[0] for r in await session.execute(_TAKE_PENDING, {"n": limit})]
     if ids:
-        await refresh_now(session, ids)
+        await refresh_now(session, settings, ids)
     return len(ids)
 
 _TEXTS = binary_sql(text("""
@@ -210,13 +203,13 @@ async def _vectors_for(session: AsyncSession) -> None:
     pg.adapters.register_dumper(_Vector, type("VectorDumper", (_VectorDumper,), {"oid": info.oid}))
 
 
-async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
-    """Embed and store `{post_id: text}` in the caller's transaction; how many were written
-    (0 where pgvector or the model is missing)."""
+async def write(session: AsyncSession, settings: Settings, texts: Mapping[str, str]) -> int:
+    """Embed and store `{post_id: text}` in the caller's transaction with the model
+    `settings` name; how many were written (0 where pgvector or the model is missing)."""
     texts = {k: v for k, v in texts.items() if v and v.strip()}  # nothing said: no vector
     if not texts or not await available(session):
         return 0
-    model = embedder_or_none()
+    model = embedder_or_none(settings)
     if model is None:
         return 0
     ids = list(texts)
@@ -246,12 +239,12 @@ async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> None:
     await enqueue(session, post_ids)
 
 
-async def refresh_now(session: AsyncSession, post_ids: Sequence[str]) -> int:
+async def refresh_now(session: AsyncSession, settings: Settings, post_ids: Sequence[str]) -> int:
     """Embed posts now from everything stored about them."""
     if not post_ids or not await available(session):
         return 0
     rows = await execute_rows(session, _TEXTS, {"ids": list(post_ids)})
-    return await write(session, {
+    return await write(session, settings, {
         r[0]: post_text(r[2], r[3] if r[1] == "youtube" else None, r[5], r[4]) for r in rows
     })
 
@@ -279,13 +272,14 @@ SELECT p.id, p.platform, p.caption, p.extra ->> 'description', t.text, v.on_scre
 """))
 
 
-async def backfill(session: AsyncSession, *, limit: int) -> int:
-    """Embed up to `limit` posts that have no vector of the current model (stored before
-    search by meaning existed, or before a model change), in post id order from where the
-    last call stopped; once a pass finds none left, later calls cost one row read."""
+async def backfill(session: AsyncSession, settings: Settings, *, limit: int) -> int:
+    """Embed up to `limit` posts that have no vector of the current model (the one
+    `settings` name; stored before search by meaning existed, or before a model change), in
+    post id order from where the last call stopped; once a pass finds none left, later calls
+    cost one row read."""
     if limit <= 0 or not await available(session):
         return 0
-    model = embedder_or_none()
+    model = embedder_or_none(settings)
     if model is None:
         return 0
     if model.key != "wordllama:256":
@@ -299,7 +293,7 @@ async def backfill(session: AsyncSession, *, limit: int) -> int:
         return 0
     rows = await execute_rows(session, _BACKFILL_BATCH,
                               {"model": model.key, "cursor": cursor, "n": limit})
-    written = await write(session, {
+    written = await write(session, settings, {
         r[0]: post_text(r[2], r[3] if r[1] == "youtube" else None, r[5], r[4]) for r in rows
     })
     await session.execute(text(
