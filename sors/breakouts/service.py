@@ -11,6 +11,7 @@ from sors.breakouts.schemas import IDEA_KINDS, BreakoutOut, BreakoutsIn, Breakou
 from sors.catalog.records import repository as catalog
 from sors.catalog.records.build import flat_post
 from sors.catalog.records.paging import DEFAULT_SCORE_METHOD, DEFAULT_SCORE_WINDOW, since
+from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 
 DEFAULT_TIME_FRAME = "one_month"
@@ -53,28 +54,28 @@ async def find_breakouts(
         pid: flat_post(p, now, min_age_hours)
         for pid, p in (await catalog.posts_by_ids(session, wanted)).items()
     }
-    return BreakoutsOut.model_construct(
-        timeFrame=time_frame,
-        scoreWindow=q.score_window,
-        scoreMethod=q.score_method,
-        minCreators=q.min_creators,
-        minScore=q.min_score,
-        categoryId=body.categoryId,
-        breakouts=[
-            BreakoutOut.model_construct(
-                kind=r["kind"],
-                idea=r["idea"],
-                categoryId=r["category_id"],
-                creatorCount=r["creators"],
-                postCount=r["posts"],
-                medianScore=round(float(r["median_score"]), 4),
-                outlierShare=round(float(r["outlier_share"]), 4),
-                ordinaryShare=_round(r["ordinary_share"]),
-                lift=round(float(r["lift"]), 4),
-                firstPost=posts[r["first_id"]],
-                latestPost=posts[r["latest_id"]],
-                evidence=[posts[i] for i in r["evidence"] or []],
-            )
+    return assemble(BreakoutsOut, {
+        "timeFrame": time_frame,
+        "scoreWindow": q.score_window,
+        "scoreMethod": q.score_method,
+        "minCreators": q.min_creators,
+        "minScore": q.min_score,
+        "categoryId": body.categoryId,
+        "breakouts": [
+            assemble(BreakoutOut, {
+                "kind": r["kind"],
+                "idea": r["idea"],
+                "categoryId": r["category_id"],
+                "creatorCount": r["creators"],
+                "postCount": r["posts"],
+                "medianScore": round(float(r["median_score"]), 4),
+                "outlierShare": round(float(r["outlier_share"]), 4),
+                "ordinaryShare": _round(r["ordinary_share"]),
+                "lift": round(float(r["lift"]), 4),
+                "firstPost": posts[r["first_id"]],
+                "latestPost": posts[r["latest_id"]],
+                "evidence": [posts[i] for i in r["evidence"] or []],
+            })
             for r in rows
         ],
-    )
+    })

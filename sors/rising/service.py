@@ -13,6 +13,7 @@ from sors.catalog.ingest.trajectory import Curve
 from sors.catalog.records.build import flat_fields
 from sors.catalog.trends.repository import TrendFilter
 from sors.kit.clock import isoformat
+from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 from sors.rising import repository as repo
 from sors.rising.schemas import CurvePoint, Rising, RisingIn, RisingPost, SnapshotPoint
@@ -25,8 +26,8 @@ def _band(curve: Curve | None) -> list[CurvePoint]:
     if not curve:
         return []
     return [
-        CurvePoint.model_construct(ageHours=a, p10=curve[a][0], p50=curve[a][1], p90=curve[a][2],
-                                   postCount=curve[a][3])
+        assemble(CurvePoint, {"ageHours": a, "p10": curve[a][0], "p50": curve[a][1],
+                              "p90": curve[a][2], "postCount": curve[a][3]})
         for a in CURVE_AGES_HOURS
         if a in curve and curve[a][1] is not None
     ]
@@ -45,19 +46,17 @@ async def rising(
     )
     stored = await curves.curves_for(session, sorted({r["profile_id"] for r in rows}))
     snaps = await repo.snapshots(session, [r["id"] for r in rows])
-    posts = [
-        RisingPost.model_construct(
-            **flat_fields(r, now, min_age_hours),
-            curve=_band(stored.get((r["profile_id"], r["fmt"]))),
-            snapshots=[
-                SnapshotPoint.model_construct(
-                    ageHours=round((at - r["published_at"]).total_seconds() / 3600.0, 2),
-                    views=views)
-                for at, views in snaps.get(r["id"], [])
-            ],
-        )
-        for r in rows
-    ]
-    return Rising.model_construct(
-        generatedAt=isoformat(now), maxAgeHours=max_age, query=body.query, posts=posts
-    )
+    posts = []
+    for r in rows:
+        fields = flat_fields(r, now, min_age_hours)
+        fields["curve"] = _band(stored.get((r["profile_id"], r["fmt"])))
+        fields["snapshots"] = [
+            assemble(SnapshotPoint, {
+                "ageHours": round((at - r["published_at"]).total_seconds() / 3600.0, 2),
+                "views": views,
+            })
+            for at, views in snaps.get(r["id"], [])
+        ]
+        posts.append(assemble(RisingPost, fields))
+    return assemble(Rising, {"generatedAt": isoformat(now), "maxAgeHours": max_age,
+                             "query": body.query, "posts": posts})

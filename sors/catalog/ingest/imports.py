@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -67,21 +68,21 @@ _NEWER_POST = "the catalog has newer figures for this post"
 _NEWER_PROFILE = "the catalog saw this profile after the file was captured"
 
 
-def _fill(profile: ProfileSnapshot, stored: Sequence[object]) -> ProfileSnapshot:
-    """The file's profile, with what it does not carry taken from the catalog."""
+def _fill(profile: ProfileSnapshot, stored: tuple[Any, ...]) -> ProfileSnapshot:
+    """The file's profile, with what it does not carry taken from the catalog (`stored`: a
+    row of `_PROFILES`)."""
     _, _, name, bio, avatar, followers, approximate, user_id = stored
-    changes: dict[str, object] = {}
-    if profile.display_name is None:
-        changes["display_name"] = name
-    if profile.bio is None:
-        changes["bio"] = bio
-    if profile.avatar_url is None:
-        changes["avatar_url"] = avatar
-    if profile.follower_count is None:
-        changes.update(follower_count=followers, follower_count_approximate=approximate)
-    if profile.platform_user_id is None:
-        changes["platform_user_id"] = user_id
-    return dataclasses.replace(profile, **changes)  # type: ignore[arg-type]
+    p = profile
+    counted = p.follower_count is not None
+    return dataclasses.replace(
+        p,
+        display_name=name if p.display_name is None else p.display_name,
+        bio=bio if p.bio is None else p.bio,
+        avatar_url=avatar if p.avatar_url is None else p.avatar_url,
+        follower_count=p.follower_count if counted else followers,
+        follower_count_approximate=p.follower_count_approximate if counted else approximate,
+        platform_user_id=user_id if p.platform_user_id is None else p.platform_user_id,
+    )
 
 
 async def import_snapshots(

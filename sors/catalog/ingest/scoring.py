@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.ingest.bulk import POST_COLS, POST_UPDATED, arrays, columns
+from sors.catalog.ingest.bulk import POST_COLS, POST_UPDATED, StagedPost, arrays, columns
 from sors.catalog.models import WINDOWS
 from sors.catalog.vectors import embeddings
 from sors.catalog.vectors.schema import HOT_POSTS
@@ -293,7 +292,7 @@ async def recompute_scores(
     session: AsyncSession,
     profile_ids: Sequence[str],
     at: Sequence[datetime],
-    staged: Sequence[dict[str, Any]] = (),
+    staged: Sequence[StagedPost] = (),
     *,
     min_age_hours: float = DEFAULT_MIN_AGE_HOURS,
 ) -> list[str]:

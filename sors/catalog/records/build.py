@@ -2,11 +2,13 @@
 `catalog.records.repository`): the post columns under their own names, the owner's columns
 prefixed `profile_`.
 
-The records are response models made with `model_construct`: the rows are the catalog's
-own, typed by their columns, so the hot reads render them without validating them again
-(`kit.responses.ModelResponse`). What a record says depends on when it is read (a projection
-is shown until the post is 30 days old) and on the baseline's minimum age
-(`settings.jobs.baseline_min_age_hours`): both are handed in.
+The records are response models put together with `kit.responses.assemble`: the rows are
+the catalog's own, typed by their columns, so the hot reads render them without validating
+them again (`kit.responses.ModelResponse`), with their keys in the order built here.
+
+What a record says depends on when it is read (a projection is shown until the post is 30
+days old) and on the baseline's minimum age (`settings.jobs.baseline_min_age_hours`): both
+are handed in.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from sors.catalog.records.schemas import (
     WindowAverage,
 )
 from sors.kit.clock import isoformat
+from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 from sors.platforms.handles import InvalidHandle
 from sors.platforms.urls import profile_url
@@ -61,37 +64,37 @@ def window_score(row: Mapping[Any, Any], window: str, method: str) -> float | No
 
 
 def outlier_scores(row: Mapping[Any, Any]) -> OutlierScores:
-    return OutlierScores.model_construct(**{w: window_score(row, w, "mean") for w in WINDOWS})
+    return assemble(OutlierScores, {w: window_score(row, w, "mean") for w in WINDOWS})
 
 
 def robust_scores(row: Mapping[Any, Any]) -> RobustScores:
     """Per window: the score against the median of the creator's other posts of the same
     format, with the median and how many posts it was taken over."""
     medians = ((row.get("baselines") or {}).get("median")) or {}
-    out: dict[str, RobustScore] = {}
+    out: dict[str, object] = {}
     for w in WINDOWS:
         m = medians.get(w) or {}
-        out[w] = RobustScore.model_construct(
-            score=window_score(row, w, "median"),
-            median_views=_round(m.get("views"), 2),
-            post_count=int(m.get("post_count") or 0),
-        )
-    return RobustScores.model_construct(**out)
+        out[w] = assemble(RobustScore, {
+            "score": window_score(row, w, "median"),
+            "median_views": _round(m.get("views"), 2),
+            "post_count": int(m.get("post_count") or 0),
+        })
+    return assemble(RobustScores, out)
 
 
 def age_adjusted_score(row: Mapping[Any, Any]) -> AgeAdjustedScore:
     """The score against the median views of the creator's other posts at the same age."""
     a = ((row.get("baselines") or {}).get("age")) or {}
-    return AgeAdjustedScore.model_construct(
-        score=window_score(row, "", "age_adjusted"),
-        expected_views=_round(a.get("expected_views"), 2),
-        post_count=int(a.get("post_count") or 0),
-        age_hours=_round(a.get("age_hours"), 2),
-    )
+    return assemble(AgeAdjustedScore, {
+        "score": window_score(row, "", "age_adjusted"),
+        "expected_views": _round(a.get("expected_views"), 2),
+        "post_count": int(a.get("post_count") or 0),
+        "age_hours": _round(a.get("age_hours"), 2),
+    })
 
 
 def _views(stored: Mapping[str, int | float] | None) -> ProjectedViews | None:
-    return None if stored is None else ProjectedViews.model_construct(**stored)
+    return None if stored is None else assemble(ProjectedViews, dict(stored))
 
 
 def projection(row: Mapping[Any, Any], now: datetime) -> Projection | None:
@@ -103,20 +106,13 @@ def projection(row: Mapping[Any, Any], now: datetime) -> Projection | None:
         return None
     if (now - published).total_seconds() > PROJECTION_MAX_AGE_HOURS * 3600:
         return None
-    return Projection.model_construct(
-        as_of=isoformat(datetime.fromisoformat(proj["as_of"])),
-        age_hours=proj.get("age_hours"),
-        percentile_now=proj.get("percentile_now"),
-        vs_median_now=proj.get("vs_median_now"),
-        expected_views_now=ExpectedViewsNow.model_construct(**proj["expected_views_now"]),
-        accelerating=proj.get("accelerating"),
-        rising=proj.get("rising"),
-        projected_views_7d=_views(proj.get("projected_views_7d")),
-        projected_views_30d=_views(proj.get("projected_views_30d")),
-        projected_outlier_score=proj.get("projected_outlier_score"),
-        confidence=proj.get("confidence"),
-        curve_post_count=proj.get("curve_post_count"),
-    )
+    # In the order it was stored (jsonb's own), as the records have always listed it.
+    fields: dict[str, object] = dict(proj)
+    fields["as_of"] = isoformat(datetime.fromisoformat(proj["as_of"]))
+    fields["expected_views_now"] = assemble(ExpectedViewsNow, dict(proj["expected_views_now"]))
+    for horizon in ("projected_views_7d", "projected_views_30d"):
+        fields[horizon] = _views(proj.get(horizon))
+    return assemble(Projection, fields)
 
 
 def score_status(row: Mapping[Any, Any], min_age_hours: float) -> ScoreStatus:
@@ -133,7 +129,7 @@ def score_status(row: Mapping[Any, Any], min_age_hours: float) -> ScoreStatus:
 
 
 def _core(row: Mapping[Any, Any], now: datetime, min_age_hours: float) -> dict[str, object]:
-    """The fields every post shape shares (`schemas._PostCore`), as keyword arguments."""
+    """The fields every post shape shares (`schemas._PostCore`), in the records' order."""
     return {
         "id": row["id"],
         "platform": row["platform"],
@@ -165,8 +161,8 @@ def _core(row: Mapping[Any, Any], now: datetime, min_age_hours: float) -> dict[s
 
 
 def flat_fields(row: Mapping[Any, Any], now: datetime, min_age_hours: float) -> dict[str, object]:
-    """The flattened post's fields, as keyword arguments: for `FlatPost` and the shapes that
-    extend it (a search's scored post, a rising post)."""
+    """The flattened post's fields: for `FlatPost` and the shapes that extend it (a search's
+    scored post, a rising post)."""
     return {
         **_core(row, now, min_age_hours),
         "profile_id": row["profile_id"],
@@ -179,7 +175,7 @@ def flat_fields(row: Mapping[Any, Any], now: datetime, min_age_hours: float) -> 
 
 def flat_post(row: Mapping[Any, Any], now: datetime, min_age_hours: float) -> FlatPost:
     """The flattened shape: search results, trends, trending, updates, recent posts."""
-    return FlatPost.model_construct(**flat_fields(row, now, min_age_hours))
+    return assemble(FlatPost, flat_fields(row, now, min_age_hours))
 
 
 def post_record(
@@ -189,39 +185,39 @@ def post_record(
 ) -> PostRecord:
     """The post record with its owner nested under `profile`; the transcript, visual
     analysis and breakdown are in the record only when given."""
-    extra = {
-        k: v for k, v in (("transcript", transcript), ("visual_analysis", visual_analysis),
-                          ("analysis", analysis)) if v is not None
-    }
-    owner = PostOwner.model_construct(
-        id=row["profile_id"],
-        platform=row["platform"],
-        handle=row["profile_handle"],
-        display_name=row["profile_display_name"],
-        follower_count=row["profile_follower_count"],
-        is_active=row["profile_is_active"],
-        avatar_url=row["profile_avatar_url"],
-        averages=averages(row["profile_averages"]),
-    )
-    return PostRecord.model_construct(
-        **_core(row, now, min_age_hours), profile=owner, growth=growth, **extra
-    )
+    fields = _core(row, now, min_age_hours)
+    fields["profile"] = assemble(PostOwner, {
+        "id": row["profile_id"],
+        "platform": row["platform"],
+        "handle": row["profile_handle"],
+        "display_name": row["profile_display_name"],
+        "follower_count": row["profile_follower_count"],
+        "is_active": row["profile_is_active"],
+        "avatar_url": row["profile_avatar_url"],
+        "averages": averages(row["profile_averages"]),
+    })
+    fields["growth"] = growth
+    for name, value in (("transcript", transcript), ("visual_analysis", visual_analysis),
+                        ("analysis", analysis)):
+        if value is not None:
+            fields[name] = value
+    return assemble(PostRecord, fields)
 
 
 def averages(raw: Mapping[str, Any] | None) -> ProfileAverages:
     """One entry per window; a window the profile was never scored on reads as empty."""
     raw = raw or {}
-    out: dict[str, WindowAverage] = {}
+    out: dict[str, object] = {}
     for w in WINDOWS:
         a = raw.get(w) or {}
-        out[w] = WindowAverage.model_construct(
-            views=_round(a.get("views"), 2),
-            likes=_round(a.get("likes"), 2),
-            engagement_rate=_round(a.get("engagement_rate"), 4),
-            post_count=int(a.get("post_count") or 0),
-            young_post_count=int(a.get("young_post_count") or 0),
-        )
-    return ProfileAverages.model_construct(**out)
+        out[w] = assemble(WindowAverage, {
+            "views": _round(a.get("views"), 2),
+            "likes": _round(a.get("likes"), 2),
+            "engagement_rate": _round(a.get("engagement_rate"), 4),
+            "post_count": int(a.get("post_count") or 0),
+            "young_post_count": int(a.get("young_post_count") or 0),
+        })
+    return assemble(ProfileAverages, out)
 
 
 def profile_approximations(row: Mapping[Any, Any]) -> dict[str, str]:
@@ -232,12 +228,12 @@ def profile_approximations(row: Mapping[Any, Any]) -> dict[str, str]:
 
 def categories(ids: Sequence[str]) -> list[CategoryRef]:
     known = taxonomy.by_id()
-    return [CategoryRef.model_construct(id=c, name=known[c].name) for c in ids if c in known]
+    return [assemble(CategoryRef, {"id": c, "name": known[c].name}) for c in ids if c in known]
 
 
 def profile_fields(row: Mapping[Any, Any], category_ids: Sequence[str] = ()) -> dict[str, object]:
-    """The profile record's fields, as keyword arguments: for `ProfileRecord` and the shapes
-    that extend it (a profile with its recent posts, a similar profile)."""
+    """The profile record's fields: for `ProfileRecord` and the shapes that extend it (a
+    profile with its recent posts, a similar profile)."""
     url = row["url"]
     if not url:
         try:
@@ -264,38 +260,32 @@ def profile_fields(row: Mapping[Any, Any], category_ids: Sequence[str] = ()) -> 
 
 
 def profile_record(row: Mapping[Any, Any], category_ids: Sequence[str] = ()) -> ProfileRecord:
-    return ProfileRecord.model_construct(**profile_fields(row, category_ids))
+    return assemble(ProfileRecord, profile_fields(row, category_ids))
 
 
 # JSONB stores keys in its own order; the records answer in the documented one.
 def transcript_record(t: TranscriptRecord) -> TranscriptOut:
-    return TranscriptOut.model_construct(
-        text=t.text,
-        language=t.language,
-        source=t.source,
-        segments=[
-            TranscriptSegment.model_construct(
-                start=seg.get("start"), end=seg.get("end"), text=seg.get("text"))
+    return assemble(TranscriptOut, {
+        "text": t.text,
+        "language": t.language,
+        "source": t.source,
+        "segments": [
+            assemble(TranscriptSegment, {k: seg.get(k) for k in ("start", "end", "text")})
             for seg in t.segments or []
         ],
-        created_at=isoformat(t.created_at),
-    )
+        "created_at": isoformat(t.created_at),
+    })
 
 
 def visual_analysis_record(v: VisualAnalysisRecord) -> VisualAnalysisOut:
-    return VisualAnalysisOut.model_construct(
-        scene_count=v.scene_count,
-        avg_scene_seconds=v.avg_scene_seconds,
-        scenes=[
-            Scene.model_construct(
-                index=scene.get("index"), start=scene.get("start"), end=scene.get("end"),
-                on_screen_text=scene.get("on_screen_text"),
-                dominant_colors=scene.get("dominant_colors"))
-            for scene in v.scenes or []
-        ],
-        on_screen_text=v.on_screen_text,
-        created_at=isoformat(v.created_at),
-    )
+    keys = ("index", "start", "end", "on_screen_text", "dominant_colors")
+    return assemble(VisualAnalysisOut, {
+        "scene_count": v.scene_count,
+        "avg_scene_seconds": v.avg_scene_seconds,
+        "scenes": [assemble(Scene, {k: scene.get(k) for k in keys}) for scene in v.scenes or []],
+        "on_screen_text": v.on_screen_text,
+        "created_at": isoformat(v.created_at),
+    })
 
 
 def page_envelope(

@@ -22,6 +22,7 @@ from sors.catalog.records.history_schemas import (
 )
 from sors.catalog.records.schemas import PostGrowth
 from sors.kit.clock import isoformat
+from sors.kit.responses import assemble
 
 MILESTONES: tuple[tuple[str, float], ...] = (("1h", 1.0), ("24h", 24.0), ("7d", 168.0))
 # The longest gap between publication and the first snapshot across which a milestone is
@@ -124,11 +125,11 @@ def history(
 
 def growth_block(post: Mapping[Any, Any], snapshot_count: int, now: datetime) -> PostGrowth:
     """The `growth` block of a post record (snake_case, as the record)."""
-    return PostGrowth.model_construct(
-        age_hours=_r(_hours(now, post["published_at"])),
-        snapshot_count=snapshot_count,
-        views_per_hour_24h=_r(post.get("velocity")),
-    )
+    return assemble(PostGrowth, {
+        "age_hours": _r(_hours(now, post["published_at"])),
+        "snapshot_count": snapshot_count,
+        "views_per_hour_24h": _r(post.get("velocity")),
+    })
 
 
 def _rate(a: tuple[datetime, int | None], b: tuple[datetime, int | None]) -> float | None:

@@ -3,7 +3,7 @@ the result window, a page's place in it, a time frame's start."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Generic, TypeVar
@@ -48,13 +48,15 @@ class Paged(Generic[T]):
     """A page's rows and where the page stands: the matches (counted up to the result
     window), whether there were more than that, whether another page follows."""
 
-    rows: list[T]
+    rows: Sequence[T]
     total: int
     capped: bool
     has_more: bool
 
 
-async def _paged(rows: list[T], p: _Page, count: Callable[[], Awaitable[int]]) -> Paged[T]:
+async def _paged(
+    rows: Sequence[T], p: _Page, count: Callable[[], Awaitable[int]]
+) -> Paged[T]:
     """The page from `limit + 1` fetched rows; `count` is asked only when the rows cannot
     tell the total."""
     more = len(rows) > p.limit

@@ -61,8 +61,7 @@ async def get_post(
         include_analysis=include_analysis,
         ride_along=bill.ride,
     )
-    # `transcript`, `visual_analysis` and `analysis` are in the body only when they exist.
-    return ModelResponse(record, exclude_unset=True)
+    return ModelResponse(record)
 
 
 @router.get(

@@ -43,6 +43,7 @@ from sors.catalog.records.schemas import (
 )
 from sors.kit.clock import isoformat
 from sors.kit.db import RidesAlong
+from sors.kit.responses import assemble
 from sors.platforms import urls
 
 RECENT_POSTS = 12
@@ -51,17 +52,24 @@ R = TypeVar("R", bound=ProfileRecord)
 
 
 async def profile_records(
-    session: AsyncSession, rows: Sequence[Mapping[Any, Any]], model: type[R] = ProfileRecord,
+    session: AsyncSession, rows: Sequence[Mapping[Any, Any]]
+) -> list[ProfileRecord]:
+    """The rows' profile records, their categories read in one statement."""
+    return await profile_records_as(session, rows, ProfileRecord)
+
+
+async def profile_records_as(
+    session: AsyncSession, rows: Sequence[Mapping[Any, Any]], model: type[R],
     **extra: Sequence[object],
 ) -> list[R]:
-    """The rows' profile records (their categories read in one statement), as `model`;
-    `extra`: a field of `model` beyond the record, one value per row."""
+    """The rows' records as `model`, a shape that extends the profile record; `extra`: its
+    fields beyond the record, one value per row."""
     cats = await repo.category_ids(session, [r["id"] for r in rows])
     return [
-        model.model_construct(
+        assemble(model, {
             **profile_fields(r, cats.get(r["id"], ())),
             **{name: values[i] for name, values in extra.items()},
-        )
+        })
         for i, r in enumerate(rows)
     ]
 
@@ -146,7 +154,7 @@ async def get_profile(
             "POST /api/v1/crawls."
         )
     recent = await repo.recent_posts(session, profile_id, limit=RECENT_POSTS)
-    [out] = await profile_records(
+    [out] = await profile_records_as(
         session, [row], ProfileDetail,
         recent_posts=[[flat_post(r, now, min_age_hours) for r in recent]],
     )

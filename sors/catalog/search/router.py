@@ -68,8 +68,7 @@ def _answer(
 ) -> Response:
     """JSON, or CSV (the page's records, paging in headers) when the caller asks for it."""
     if not csv_export.wants_csv(request.headers.get("accept")):
-        # `similarity` is in a result only when the search was by meaning.
-        return ModelResponse(page, exclude_unset=True)
+        return ModelResponse(page)
     envelope = page.model_dump()
     return Response(
         csv_export.render(envelope["results"], columns),

@@ -7,7 +7,7 @@ settings, and return the response models; failures are `ApiError`s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +20,7 @@ from sors.catalog.records.fields import RESULT_WINDOW
 from sors.catalog.records.paging import (
     DEFAULT_SCORE_METHOD,
     DEFAULT_SCORE_WINDOW,
+    Paged,
     _paged,
     page_window,
     since,
@@ -31,7 +32,7 @@ from sors.catalog.records.schemas import (
     ScoredPost,
     SimilarProfile,
 )
-from sors.catalog.records.service import profile_records
+from sors.catalog.records.service import profile_records_as
 from sors.catalog.search import repository as search_repo
 from sors.catalog.search import semantic
 from sors.catalog.search.errors import SemanticUnavailable
@@ -40,6 +41,7 @@ from sors.catalog.vectors import embeddings
 from sors.catalog.vectors.embedder import Embedder
 from sors.config import Settings
 from sors.kit.db import RidesAlong
+from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 
 
@@ -65,11 +67,18 @@ def _scored(
     **similarity: float | None,
 ) -> ScoredPost:
     """A result with the score the search filtered and sorted by (and, for a search by
-    meaning, its `similarity`)."""
-    return ScoredPost.model_construct(
-        **flat_fields(row, now, min_age_hours),
-        score=window_score(row, f.score_window, f.score_method), **similarity,
-    )
+    meaning, its `similarity`: absent from the others)."""
+    fields = flat_fields(row, now, min_age_hours)
+    fields["score"] = window_score(row, f.score_window, f.score_method)
+    return assemble(ScoredPost, {**fields, **similarity})
+
+
+def _page(
+    results: Sequence[object], page: int, size: int, paged: Paged[Any]
+) -> dict[str, object]:
+    """A page's fields, `results` first as the pages have always listed them."""
+    return {"results": results, "page": page, "pageSize": size, "total": paged.total,
+            "totalCapped": paged.capped, "hasMore": paged.has_more}
 
 
 async def search_content(
@@ -91,11 +100,9 @@ async def search_content(
         lambda: search_repo.count_posts(session, f, cap=RESULT_WINDOW, ride_along=ride_along),
     )
     min_age = settings.jobs.baseline_min_age_hours
-    return PostPage.model_construct(
-        results=[_scored(r, f, now, min_age) for r in paged.rows],
-        page=page, pageSize=size, total=paged.total, totalCapped=paged.capped,
-        hasMore=paged.has_more, scoreMethod=f.score_method, scoreWindow=f.score_window,
-    )
+    results = [_scored(r, f, now, min_age) for r in paged.rows]
+    return assemble(PostPage, {**_page(results, page, size, paged),
+                               "scoreMethod": f.score_method, "scoreWindow": f.score_window})
 
 
 async def search_by_meaning(
@@ -132,14 +139,14 @@ async def search_by_meaning(
                 similarity=None if r["similarity"] is None else round(r["similarity"], 4))
         for r in rows[: p.limit]
     ]
-    return PostPage.model_construct(
-        results=results, page=page, pageSize=size,
-        total=int(rows[0]["fused_total"]) if rows else p.offset,
+    paged = Paged(
+        rows[: p.limit], int(rows[0]["fused_total"]) if rows else p.offset,
         # In similarity order similarTo reads only to the page's end: past it, `total` is a
         # floor.
-        totalCapped=bool(body.similarTo) and not body.sortBy and more,
-        hasMore=more, scoreMethod=f.score_method, scoreWindow=f.score_window,
+        bool(body.similarTo) and not body.sortBy and more, more,
     )
+    return assemble(PostPage, {**_page(results, page, size, paged),
+                               "scoreMethod": f.score_method, "scoreWindow": f.score_window})
 
 
 async def meaning_model(session: AsyncSession, settings: Settings) -> Embedder:
@@ -176,14 +183,11 @@ async def similar_profiles(
     rows = [] if centroid is None else await semantic.similar_profiles(
         session, f, qvec=centroid, model=model.key, dims=model.dims, profile_id=target["id"],
         limit=p.limit + 1, offset=p.offset)
-    shown = rows[: p.limit]
-    return ProfilePage.model_construct(
-        results=await profile_records(
-            session, shown, SimilarProfile,
-            similarity=[round(r["similarity"], 4) for r in shown]),
-        page=page, pageSize=size, total=int(rows[0]["fused_total"]) if rows else p.offset,
-        totalCapped=False, hasMore=len(rows) > p.limit,
-    )
+    paged = Paged(rows[: p.limit], int(rows[0]["fused_total"]) if rows else p.offset, False,
+                  len(rows) > p.limit)
+    results = await profile_records_as(session, paged.rows, SimilarProfile,
+                                    similarity=[round(r["similarity"], 4) for r in paged.rows])
+    return assemble(ProfilePage, _page(results, page, size, paged))
 
 
 def profiles_filter(body: SearchProfilesIn) -> search_repo.ProfileFilter:
@@ -209,11 +213,8 @@ async def search_profiles(
         rows, p,
         lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW, ride_along=ride_along),
     )
-    return ProfilePage.model_construct(
-        results=await profile_records(session, paged.rows, SimilarProfile),
-        page=page, pageSize=size, total=paged.total, totalCapped=paged.capped,
-        hasMore=paged.has_more,
-    )
+    results = await profile_records_as(session, paged.rows, SimilarProfile)
+    return assemble(ProfilePage, _page(results, page, size, paged))
 
 
 async def list_categories(session: AsyncSession) -> list[Category]:

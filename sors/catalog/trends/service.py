@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -45,6 +46,7 @@ from sors.config import Settings
 from sors.kit.clock import isoformat
 from sors.kit.db import Database
 from sors.kit.errors import ValidationFailed
+from sors.kit.responses import assemble
 
 TRENDS_DEFAULT_LIMIT = 20
 TRENDS_DEFAULT_TIME_FRAME = "one_week"
@@ -128,6 +130,7 @@ async def _themes(
     model = await meaning_model(session, settings)
     f = search_repo.PostFilter(query=body.query, platforms=body.platforms, score_window=window,
                                published_since=since(time_frame, now))
+    rows: Sequence[Mapping[str, Any]]
     if body.query:
         qvec = embeddings.query_vector(model, body.query)
         rows = await semantic.search_by_meaning(
@@ -269,9 +272,10 @@ async def trending(
         rows = await trends_repo.trending_posts(
             session, since=now - timedelta(days=TRENDING_DAYS), limit=TRENDING_LIMIT
         )
-        body = Trending.model_construct(
-            generatedAt=isoformat(now), posts=[flat_post(r, now, min_age_hours) for r in rows]
-        )
+        body = assemble(Trending, {
+            "generatedAt": isoformat(now),
+            "posts": [flat_post(r, now, min_age_hours) for r in rows],
+        })
         _trending_cache.setdefault(source, {})[min_age_hours] = _Cached(
             body, now, time.monotonic()
         )

@@ -43,7 +43,7 @@ def _words(caption: str | None) -> list[str]:
     return [w for w in _WORD.findall((caption or "").lower()) if w not in _STOP]
 
 
-def _name(members: Sequence[str], background: Counter[str], total: int) -> list[str]:
+def _name(members: Sequence[str | None], background: Counter[str], total: int) -> list[str]:
     inside = Counter(w for caption in members for w in set(_words(caption)))
     n = len(members)
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 import logging
 import struct
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 from psycopg import ProgrammingError
 from psycopg.adapt import Dumper, PyFormat
 from psycopg.pq import Format
 from psycopg.types import TypeInfo
-from sqlalchemy import text
+from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.vectors.embedder import Embedder, EmbedderUnavailable, get_embedder
@@ -231,7 +230,8 @@ async def sweep_recent(session: AsyncSession) -> int:
     """The recent vectors of posts no longer recent, taken out; how many."""
     if not await available(session):
         return 0
-    return (await session.execute(_SWEEP_RECENT)).rowcount or 0  # type: ignore[attr-defined]
+    result = await session.execute(_SWEEP_RECENT)
+    return result.rowcount if isinstance(result, CursorResult) else 0
 
 
 async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> None:
@@ -247,11 +247,6 @@ async def refresh_now(session: AsyncSession, settings: Settings, post_ids: Seque
     return await write(session, settings, {
         r[0]: post_text(r[2], r[3] if r[1] == "youtube" else None, r[5], r[4]) for r in rows
     })
-
-
-def ingest_ids(staged: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The posts ingest names for (re-)embedding: new ones and those whose caption changed."""
-    return [r["id"] for r in staged if r.get("is_new") or r.get("caption_changed")]
 
 
 # ---- the background re-embedding (older posts, a model change) ------------------------

@@ -66,7 +66,8 @@ async def state(db) -> dict:
     return dict(r)
 
 
-async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(db, settings) -> None:
+async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(
+        db, settings) -> None:
     await world(db, settings)  # 16 vectors
     async with db.session() as s:
         assert not await vector_index.due(s, MODEL, train_at=17)
@@ -87,10 +88,10 @@ async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(db, s
         assert not await vector_index.due(s, MODEL, train_at=16)  # built on these 16
     assert await state(db) == {"index_name": built["index"], "index_lists": 10, "index_rows": 16}
 
-    await more_posts(db, 15)  # 31: under twice what it was built on
+    await more_posts(db, settings, 15)  # 31: under twice what it was built on
     async with db.session() as s:
         assert not await vector_index.due(s, MODEL, train_at=16)
-    await more_posts(db, 16)  # 32 (the creator's crawl keeps its first 15 posts)
+    await more_posts(db, settings, 16)  # 32 (the creator's crawl keeps its first 15 posts)
     async with db.session() as s:
         assert await vector_index.due(s, MODEL, train_at=16)
     again = await vector_index.train(db, MODEL, 256, train_at=16)
@@ -109,7 +110,7 @@ async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(db, s
 async def test_a_search_reads_the_index_with_probes_from_its_size_and_finds_the_exact_answer(
         db, client, settings) -> None:
     await world(db, settings)
-    await more_posts(db, 10)
+    await more_posts(db, settings, 10)
     _, key = await create_account(db, credits=10)
     body = {"query": "baking bread at home", "semantic": True}
     exact = await search(client, key, **body)  # no index yet: every vector compared
@@ -146,6 +147,7 @@ async def test_the_scheduler_queues_one_build_and_a_worker_makes_it(
     await world(db, settings)
     monkeypatch.setattr(vector_index, "TRAIN_AT", 16)
     monkeypatch.setattr(vector_index, "CHECK_EVERY", 0)
+    await runtime.clock.refresh()  # what the scheduler does at each tick
     async with db.session() as s:  # what `sors catalog status` shows before
         meaning = (await status(s, runtime.now(), settings))["meaning"]
     assert meaning == {"model": MODEL, "vectors": 16, "waitingToEmbed": 0, "index": None,
