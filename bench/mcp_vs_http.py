@@ -52,7 +52,7 @@ async def _prepare(url: str, data_dir: str, profiles: int) -> str:
                  secret_key="bench-secret-key", log_level="WARNING")
     db = Database(make_engine(s, url))
     try:
-        await seed_world(db, profiles=profiles, seed=7, now=NOW)
+        await seed_world(db, settings=s, profiles=profiles, seed=7, now=NOW)
         _, key = await create_account(db, credits=1_000_000, email="bench@example.com")
     finally:
         await db.dispose()

@@ -107,7 +107,7 @@ async def _world(url: str, data_dir: str, profiles: int) -> None:
     set_settings(s)
     db = Database(make_engine(s, url))
     try:
-        await seed_world(db, profiles=profiles, seed=11, now=NOW)
+        await seed_world(db, settings=s, profiles=profiles, seed=11, now=NOW)
         model = embeddings.embedder_or_none()
         assert model is not None
         # The index over all vectors, as the scheduler's job builds it once there are enough.

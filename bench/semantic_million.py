@@ -73,7 +73,7 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
                         {"c": cursor})]
                     if not ids:
                         break
-                    await embeddings.refresh_now(s, ids)
+                    await embeddings.refresh_now(s, settings, ids)
                     cursor = ids[-1]
             out["embedSeconds"] = round(time.perf_counter() - started, 1)
         model = embeddings.embedder_or_none()

@@ -54,7 +54,8 @@ async def detect(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     hits = 0
     while True:
         async with maker() as s, s.begin():
-            new_hits, checked = await service.detect(s, now, limit=BATCH)
+            new_hits, checked = await service.detect(
+                s, now, limit=BATCH, min_age_hours=rt.settings.jobs.baseline_min_age_hours)
         hits += new_hits
         if checked < BATCH:
             return hits

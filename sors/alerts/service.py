@@ -18,11 +18,12 @@ from sors.alerts.models import Alert, AlertAddress, EndReason
 from sors.alerts.schemas import SETTINGS_FIELDS, AlertIn, AlertOut
 from sors.catalog.models import Profile
 from sors.catalog.records import service as catalog
+from sors.catalog.records.errors import PostNotFound
 from sors.config import Settings
 from sors.email.addresses import normalize_email
 from sors.events import service as events
 from sors.kit.clock import isoformat
-from sors.kit.errors import PostNotFound, Unauthorized
+from sors.kit.errors import Unauthorized
 from sors.kit.ids import new_id
 from sors.monitoring import repository as monitoring_repo
 from sors.monitoring import service as monitoring
@@ -239,9 +240,11 @@ async def expire_due(session: AsyncSession, now: datetime, *, limit: int) -> int
     return ended
 
 
-async def detect(session: AsyncSession, now: datetime, *, limit: int) -> tuple[int, int]:
+async def detect(
+    session: AsyncSession, now: datetime, *, limit: int, min_age_hours: float
+) -> tuple[int, int]:
     hits, checked = await repo.detect(session, now, limit=limit)
-    await _announce_hits(session, hits, now)  # alert.triggered, now, not at the digest
+    await _announce_hits(session, hits, now, min_age_hours)  # now, not at the digest
     return len(hits), checked
 
 
@@ -249,7 +252,7 @@ HitEvent = Literal["alert.triggered", "post.rising"]
 
 
 async def _announce_hits(
-    session: AsyncSession, hits: Sequence[tuple[str, str]], now: datetime
+    session: AsyncSession, hits: Sequence[tuple[str, str]], now: datetime, min_age_hours: float
 ) -> None:
     """For each new (alert, post) hit, when detected (the email digest is separate and
     later): `alert.triggered` for a score alert, `post.rising` for a rising alert, with the
@@ -274,9 +277,10 @@ async def _announce_hits(
         if account_id not in wanted[kind]:
             continue
         try:
-            post = await catalog.get_post(
-                session, post_id, include_transcript=False, include_visual_analysis=False
-            )
+            post = (await catalog.get_post(
+                session, post_id, now=now, min_age_hours=min_age_hours,
+                include_transcript=False, include_visual_analysis=False,
+            )).model_dump(exclude_unset=True)
         except PostNotFound:
             continue
         data: dict[str, object] = {"alert": alert.model_dump(), "post": post}

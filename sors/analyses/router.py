@@ -19,7 +19,7 @@ from sors.enrichment.service import resolve_target
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute, get_session
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["analyses"])
 Session = Annotated[AsyncSession, Depends(get_session)]
@@ -97,12 +97,12 @@ async def get_analysis_result(jobRef: str, session: Session, account_id: Account
 )
 async def search_hooks(
     request: Request,
-    session: Session,
+    ctx: Context,
     _: AccountId,
     bill: Annotated[Bill, Depends(get_bill)],
     body: Annotated[HookSearchIn | None, Body()] = None,
 ) -> Response:
-    envelope = await service.search_hooks(session, body or HookSearchIn())
+    envelope = await service.search_hooks(ctx.session, body or HookSearchIn(), ctx.now)
     if not csv_export.wants_csv(request.headers.get("accept")):
         return JSONResponse(envelope)
     return Response(

@@ -7,6 +7,7 @@ out, evidence); a language model may only phrase the summary (engine_llm).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -128,7 +129,8 @@ async def analysis_result_for(session: AsyncSession, account_id: str, job_ref: s
     post_id = job.payload["postId"]
     analysis = None
     if job.status == "completed":
-        analysis = await analysis_for(session, post_id)
+        analysis = (a.model_dump(mode="json") if (a := await analysis_for(session, post_id))
+                    else None)
     record = job_record(job)
     return {
         "jobRef": job.id,
@@ -163,7 +165,7 @@ def hook_item(row: Any) -> dict[str, Any]:
     }
 
 
-async def search_hooks(session: AsyncSession, body: HookSearchIn) -> dict[str, Any]:
+async def search_hooks(session: AsyncSession, body: HookSearchIn, now: datetime) -> dict[str, Any]:
     page, size = body.page_number, body.page_size
     window = page_window(page, size)
     rows, total = await repo.search_hooks(
@@ -173,7 +175,7 @@ async def search_hooks(session: AsyncSession, body: HookSearchIn) -> dict[str, A
         platforms=body.platforms,
         category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
         min_score=body.minOutlierScore,
-        since=since(body.timeFrame),
+        since=since(body.timeFrame, now),
         sort_by=body.sortBy or "score",
         limit=window.limit,
         offset=window.offset,

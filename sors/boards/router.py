@@ -107,7 +107,8 @@ async def list_boards(ctx: Context, account_id: AccountId) -> BoardList:
 async def get_board(request: Request, ctx: Context, account_id: AccountId,
                     boardId: BoardId) -> Response:
     return _answer(request, await service.get_board(
-        ctx.session, account_id, boardId, ctx.runtime.settings.base_url))
+        ctx.session, account_id, boardId, ctx.runtime.settings.base_url, ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))
 
 
 @router.delete("/boards/{boardId}", response_model=Deleted, summary="Delete a board",
@@ -134,7 +135,9 @@ async def delete_board(session: Session, account_id: AccountId, boardId: BoardId
 async def add_item(ctx: Context, account_id: AccountId, boardId: BoardId,
                    body: BoardItemIn) -> ModelResponse:
     # Rendered as built: the item carries the catalog's record (see BoardItemOut.of).
-    return ModelResponse(await service.add_item(ctx.session, account_id, boardId, body, ctx.now))
+    return ModelResponse(await service.add_item(
+        ctx.session, account_id, boardId, body, ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))
 
 
 @router.delete("/boards/{boardId}/items/{itemId}", response_model=Deleted,
@@ -178,6 +181,8 @@ async def unshare_board(session: Session, account_id: AccountId,
             "as CSV. A link that does not verify is 404; a revoked one is 410 "
             "`share_revoked`. Free.",
             responses=_with_csv(problems(404, 410, key=False)))
-async def get_shared_board(request: Request, session: Session,
+async def get_shared_board(request: Request, ctx: Context,
                            token: Annotated[str, Path(max_length=255)]) -> Response:
-    return _answer(request, await service.shared_board(session, request.app.state.signer, token))
+    return _answer(request, await service.shared_board(
+        ctx.session, request.app.state.signer, token, ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))

@@ -31,8 +31,9 @@ from sors.boards.schemas import ShareRevoked as Unshared  # the answer, not the 
 from sors.catalog.records import repository as catalog_repo
 from sors.catalog.records import service as catalog
 from sors.catalog.records.build import flat_post
+from sors.catalog.records.errors import PostNotFound, ProfileNotFound
 from sors.kit.clock import isoformat
-from sors.kit.errors import NotFound, PostNotFound, ProfileNotFound
+from sors.kit.errors import NotFound
 from sors.kit.ids import new_id
 from sors.kit.security import Signer, TokenError
 
@@ -80,11 +81,12 @@ async def list_boards(session: AsyncSession, account_id: str, base_url: str) -> 
 
 
 async def get_board(
-    session: AsyncSession, account_id: str, board_id: str, base_url: str
+    session: AsyncSession, account_id: str, board_id: str, base_url: str, now: datetime,
+    min_age_hours: float,
 ) -> BoardDetail:
     """The board with its items (as built, see `BoardItemOut.of`)."""
     board = await _owned(session, account_id, board_id)
-    items = await item_records(session, await repo.items(session, board.id))
+    items = await item_records(session, await repo.items(session, board.id), now, min_age_hours)
     out = BoardOut.of(board, len(items), share_url(base_url, board))
     return BoardDetail(**dict(out), items=items)
 
@@ -99,7 +101,8 @@ async def delete_board(session: AsyncSession, account_id: str, board_id: str) ->
 
 
 async def add_item(
-    session: AsyncSession, account_id: str, board_id: str, body: BoardItemIn, now: datetime
+    session: AsyncSession, account_id: str, board_id: str, body: BoardItemIn, now: datetime,
+    min_age_hours: float,
 ) -> ItemSaved:
     """The item saved (as built, see `BoardItemOut.of`)."""
 
@@ -125,7 +128,7 @@ async def add_item(
         item.updated_at = now
     board.updated_at = now
     await session.flush()
-    [record] = await item_records(session, [item])
+    [record] = await item_records(session, [item], now, min_age_hours)
     return ItemSaved(created=created, item=record)
 
 
@@ -141,20 +144,24 @@ async def delete_item(
     return Deleted(id=item_id, status="deleted")
 
 
-async def item_records(session: AsyncSession, items: Sequence[BoardItem]) -> list[BoardItemOut]:
-    """Each item with its post's or profile's current record, read in one statement each."""
+async def item_records(
+    session: AsyncSession, items: Sequence[BoardItem], now: datetime, min_age_hours: float
+) -> list[BoardItemOut]:
+    """Each item with its post's or profile's current record (as of `now`), read in one
+    statement each."""
     posts = await catalog_repo.posts_by_ids(
         session, [i.post_id for i in items if i.post_id is not None]
     )
     profile_rows = await catalog_repo.get_profiles(
         session, [i.profile_id for i in items if i.profile_id is not None]
     )
-    profile_records = await catalog.profile_records(session, list(profile_rows.values()))
-    profiles = {p["id"]: p for p in profile_records}
+    profiles = {p.id: p.model_dump()
+                for p in await catalog.profile_records(session, list(profile_rows.values()))}
     return [
         BoardItemOut.of(
             i,
-            flat_post(posts[i.post_id]) if i.post_id is not None else None,
+            flat_post(posts[i.post_id], now, min_age_hours).model_dump()
+            if i.post_id is not None else None,
             profiles[i.profile_id] if i.profile_id is not None else None,
         )
         for i in items
@@ -188,7 +195,9 @@ async def revoke_share(session: AsyncSession, account_id: str, board_id: str) ->
     return Unshared(id=board.id, share=None)
 
 
-async def shared_board(session: AsyncSession, signer: Signer, token: str) -> SharedBoard:
+async def shared_board(
+    session: AsyncSession, signer: Signer, token: str, now: datetime, min_age_hours: float
+) -> SharedBoard:
     """What a share link shows (as built, see `BoardItemOut.of`). A token that does not
     verify is 404; one that verifies but is no longer the board's live link (revoked, or the
     board deleted) is 410 / 404."""
@@ -204,7 +213,7 @@ async def shared_board(session: AsyncSession, signer: Signer, token: str) -> Sha
         raise NotFound("This board no longer exists.")
     if board.share_token != token:
         raise ShareRevoked("This share link was revoked by the board's owner.")
-    items = await item_records(session, await repo.items(session, board.id))
+    items = await item_records(session, await repo.items(session, board.id), now, min_age_hours)
     return SharedBoard(
         id=board.id, name=board.name, itemCount=len(items), items=items,
         sharedAt=isoformat(board.shared_at), updatedAt=isoformat(board.updated_at),

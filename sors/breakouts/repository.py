@@ -13,7 +13,7 @@ an integer key for the sorted steps.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -271,9 +271,9 @@ ORDER BY g.lift DESC, g.creators DESC, g.median_score DESC, g.kind COLLATE "defa
 """
 
 
-def params_of(q: BreakoutQuery) -> dict[str, Any]:
+def params_of(q: BreakoutQuery) -> dict[str, object]:
     """The statement's parameters (the ones a request's filters leave out are absent)."""
-    params: dict[str, Any] = {
+    params: dict[str, object] = {
         "min_score": q.min_score,
         "min_creators": q.min_creators,
         "limit": q.limit,
@@ -325,7 +325,7 @@ def _sql(q: BreakoutQuery) -> str:
     return sql_for_shape(shape, lambda: text(_statement(q)))
 
 
-async def breakouts(session: AsyncSession, q: BreakoutQuery) -> list[dict[str, Any]]:
+async def breakouts(session: AsyncSession, q: BreakoutQuery) -> Sequence[Mapping[str, Any]]:
     """The answer's rows, run through the session's driver connection (no ORM step), with
     the statement's settings (`_SETTINGS`) for it alone."""
     [before] = await fetch_all(session, _SET, {})

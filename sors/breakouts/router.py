@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.breakouts import service
 from sors.breakouts.schemas import BreakoutsIn, BreakoutsOut
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.responses import ModelResponse
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
 
@@ -29,8 +28,11 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
     responses=problems(402, body=True),
 )
 async def find_breakouts(
-    session: Annotated[AsyncSession, Depends(get_session)],
+    ctx: Context,
     _: Annotated[str, Depends(current_account_id)],
     body: Annotated[BreakoutsIn | None, Body()] = None,
-) -> JSONResponse:
-    return JSONResponse(await service.find_breakouts(session, body or BreakoutsIn()))
+) -> ModelResponse:
+    return ModelResponse(await service.find_breakouts(
+        ctx.session, body or BreakoutsIn(), now=ctx.now,
+        min_age_hours=ctx.runtime.settings.jobs.baseline_min_age_hours,
+    ))

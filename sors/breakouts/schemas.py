@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, WithJsonSchema, field_validator
 
 from sors.catalog.records.fields import PlatformName, ScoreMethod, Window, known_category_id
+from sors.catalog.records.schemas import FlatPost
 from sors.kit.schemas import RequestModel, ResponseModel
 from sors.platforms import taxonomy
 
@@ -40,6 +41,11 @@ class _Out(ResponseModel):
     pass
 
 
+# A flattened post record; the document has said "object" for it from the start (and titles
+# the two single ones as pydantic titles a plain object field).
+EvidencePost = Annotated[FlatPost, WithJsonSchema({"additionalProperties": True, "type": "object"})]
+
+
 class BreakoutOut(_Out):
     kind: IdeaKind
     idea: str
@@ -57,9 +63,9 @@ class BreakoutOut(_Out):
         description="outlierShare ÷ ordinaryShare (the ordinary side smoothed by one: "
         "(n + 1) ÷ (N + 1)): how much more common the idea is among the outliers. The "
         "order: highest lift first")
-    firstPost: dict[str, Any]
-    latestPost: dict[str, Any]
-    evidence: list[dict[str, Any]] = Field(
+    firstPost: EvidencePost = Field(title="Firstpost")
+    latestPost: EvidencePost = Field(title="Latestpost")
+    evidence: list[EvidencePost] = Field(
         description="Each creator's best post for the idea (flattened post records), best "
         "first, for at most 10 creators (creatorCount counts them all)."
     )

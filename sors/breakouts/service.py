@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.breakouts import repository as repo
-from sors.breakouts.schemas import IDEA_KINDS, BreakoutsIn
+from sors.breakouts.schemas import IDEA_KINDS, BreakoutOut, BreakoutsIn, BreakoutsOut
 from sors.catalog.records import repository as catalog
 from sors.catalog.records.build import flat_post
 from sors.catalog.records.paging import DEFAULT_SCORE_METHOD, DEFAULT_SCORE_WINDOW, since
+from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 
 DEFAULT_TIME_FRAME = "one_month"
@@ -30,10 +31,12 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(float(v), 4)
 
 
-async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, Any]:
+async def find_breakouts(
+    session: AsyncSession, body: BreakoutsIn, *, now: datetime, min_age_hours: float
+) -> BreakoutsOut:
     time_frame = body.timeFrame or DEFAULT_TIME_FRAME
     q = repo.BreakoutQuery(
-        since=since(time_frame),
+        since=since(time_frame, now),
         min_score=DEFAULT_MIN_SCORE if body.minScore is None else body.minScore,
         min_creators=body.minCreators or DEFAULT_MIN_CREATORS,
         kinds=[k for k in IDEA_KINDS if k in (body.kinds or DEFAULT_KINDS)],
@@ -47,8 +50,11 @@ async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, 
     )
     rows = await repo.breakouts(session, q)
     wanted = {i for r in rows for i in (r["first_id"], r["latest_id"], *(r["evidence"] or []))}
-    posts = {pid: flat_post(p) for pid, p in (await catalog.posts_by_ids(session, wanted)).items()}
-    return {
+    posts = {
+        pid: flat_post(p, now, min_age_hours)
+        for pid, p in (await catalog.posts_by_ids(session, wanted)).items()
+    }
+    return assemble(BreakoutsOut, {
         "timeFrame": time_frame,
         "scoreWindow": q.score_window,
         "scoreMethod": q.score_method,
@@ -56,7 +62,7 @@ async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, 
         "minScore": q.min_score,
         "categoryId": body.categoryId,
         "breakouts": [
-            {
+            assemble(BreakoutOut, {
                 "kind": r["kind"],
                 "idea": r["idea"],
                 "categoryId": r["category_id"],
@@ -69,7 +75,7 @@ async def find_breakouts(session: AsyncSession, body: BreakoutsIn) -> dict[str, 
                 "firstPost": posts[r["first_id"]],
                 "latestPost": posts[r["latest_id"]],
                 "evidence": [posts[i] for i in r["evidence"] or []],
-            }
+            })
             for r in rows
         ],
-    }
+    })

@@ -11,7 +11,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from sors.cli.common import console, err, fail, with_db
+from sors.cli.common import console, err, fail, with_runtime
+from sors.config import Settings
 from sors.kit.db import Database
 
 # Profiles ingested per statement set inside a file's one transaction (the progress step).
@@ -54,7 +55,7 @@ def import_command(paths: list[Path], format: str | None, observed_at: str | Non
             channels.update({s.profile.platform_user_id: s.profile for s in one.snapshots})
         parsed.append(one)
 
-    results = with_db(lambda db: _ingest_all(db, parsed, quiet=as_json))
+    results = with_runtime(lambda rt: _ingest_all(rt.database, rt.settings, parsed, quiet=as_json))
     report = {"files": results, "failed": failures}
     if as_json:
         print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
@@ -74,7 +75,9 @@ def _is_channels(path: Path, format: str | None) -> bool:
     return b"youtube#channelListResponse" in head
 
 
-async def _ingest_all(db: Database, parsed: list[Any], *, quiet: bool) -> list[dict[str, Any]]:
+async def _ingest_all(
+    db: Database, settings: Settings, parsed: list[Any], *, quiet: bool
+) -> list[dict[str, Any]]:
     from sors.catalog.ingest.imports import ImportSummary, import_snapshots
 
     out = []
@@ -88,7 +91,7 @@ async def _ingest_all(db: Database, parsed: list[Any], *, quiet: bool) -> list[d
             async with db.transaction() as s:  # one file, one transaction
                 for i in range(0, len(one.snapshots), CHUNK):
                     chunk = one.snapshots[i:i + CHUNK]
-                    part = await import_snapshots(s, chunk, one.observed_at)
+                    part = await import_snapshots(s, chunk, one.observed_at, settings)
                     _merge(summary, part)
                     progress.advance(task, sum(max(1, len(c.posts)) for c in chunk))
             for reason in one.skipped:

@@ -9,8 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Profile
+from sors.catalog.records.errors import ShortLinkNotSupported, UnsupportedUrl
 from sors.jobs import service as jobs
-from sors.kit.errors import ShortLinkNotSupported, UnsupportedUrl, ValidationFailed
+from sors.kit.errors import ValidationFailed
 from sors.platforms import urls
 from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.queue.models import Job

@@ -73,7 +73,10 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
             await spend.record_run(s, snap.source_run, job_id=job.id, platform=platform,
                                    handle=handle, at=now)
         await freshness.reactivate(s, snap.profile.platform, snap.profile.handle)
-        [profile_id] = await ingest_crawls(s, [snap])
+        [profile_id] = await ingest_crawls(
+            s, [snap], min_age_hours=ctx.settings.jobs.baseline_min_age_hours,
+            policy=freshness.Policy.from_settings(ctx.settings),
+        )
         new_posts = (
             await s.execute(
                 select(func.count()).select_from(Post).where(
@@ -82,7 +85,8 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
             )
         ).scalar_one()
         if new_posts:
-            await monitoring.announce_new_posts(s, profile_id, snap.fetched_at)
+            await monitoring.announce_new_posts(s, profile_id, snap.fetched_at,
+                                                ctx.settings.jobs.baseline_min_age_hours)
         await monitoring.announce_changes(s, profile_id, snap.profile.handle,
                                           snap.profile.platform, snap.fetched_at)
         result = {"profileId": profile_id, "postsSeen": len(snap.posts),

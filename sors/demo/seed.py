@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sors.catalog.ingest.service import ingest_crawls
 from sors.catalog.models import Category, Post, Profile
 from sors.catalog.vectors import embeddings
+from sors.config import Settings
 from sors.kit.db import Database
 from sors.platforms import taxonomy
 from sors.platforms.base import CrawlSnapshot
@@ -71,6 +72,7 @@ async def ingest_batch(session: AsyncSession, crawls: Sequence[Sequence[CrawlSna
 async def seed_world(
     db: Database,
     *,
+    settings: Settings,
     profiles: int,
     seed: int,
     now: datetime,
@@ -106,7 +108,7 @@ async def seed_world(
     # The world is searchable by meaning at once (not at the scheduler's next ticks).
     while True:
         async with db.transaction() as s:
-            if not await embeddings.embed_pending(s):
+            if not await embeddings.embed_pending(s, settings):
                 break
     posts = counted["posts"]
     return SeedResult(len(handles), posts, time.perf_counter() - started)

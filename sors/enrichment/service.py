@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Post
+from sors.catalog.records.errors import PostNotFound, ShortLinkNotSupported, UnsupportedUrl
 from sors.enrichment import repository as repo
 from sors.enrichment.schemas import (
     TargetIn,
@@ -23,14 +24,7 @@ from sors.enrichment.schemas import (
 from sors.enrichment.storage import LocalMediaStore, MediaStore
 from sors.jobs import service as jobs
 from sors.kit import clock
-from sors.kit.errors import (
-    ApiError,
-    MissingTarget,
-    PostNotFound,
-    ShortLinkNotSupported,
-    UnsupportedUrl,
-    ValidationFailed,
-)
+from sors.kit.errors import ApiError, MissingTarget, ValidationFailed
 from sors.platforms import urls
 from sors.queue.models import Job
 

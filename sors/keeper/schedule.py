@@ -61,9 +61,9 @@ async def embed(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Posts ingest named (new, re-captioned, transcribed) given their vectors; then posts
     stored before search by meaning or before a model change, within the same budget."""
     budget = rt.settings.embeddings.backfill_per_tick
-    named = await embeddings.embed_pending(session, limit=budget)
+    named = await embeddings.embed_pending(session, rt.settings, limit=budget)
     await embeddings.sweep_recent(session)  # a range of its time index: nothing, most ticks
-    return named + await embeddings.backfill(session, limit=budget - named)
+    return named + await embeddings.backfill(session, rt.settings, limit=budget - named)
 
 
 async def vector_index_build(session: AsyncSession, now: datetime, rt: Runtime) -> int:

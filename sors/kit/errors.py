@@ -113,35 +113,10 @@ class RateLimited(ApiError):
 
 
 # ---- the errors of the feature domains, until each moves into its own `errors.py` --------
-# (catalog, crawling: their owners move them; kit keeps them meanwhile so
-# that no importer breaks.)
-
-
-class PostNotFound(ApiError):
-    status = 404
-    code = "post_not_found"
-    title = "Post not found"
-
-
-class ProfileNotFound(ApiError):
-    status = 404
-    code = "profile_not_found"
-    title = "Profile not found"
+# (crawling: its owner moves it; kit keeps it meanwhile so that no importer breaks.)
 
 
 class MissingTarget(ApiError):
     status = 422
     code = "missing_target"
     title = "Missing target"
-
-
-class UnsupportedUrl(ApiError):
-    status = 422
-    code = "unsupported_url"
-    title = "Unsupported URL"
-
-
-class ShortLinkNotSupported(ApiError):
-    status = 422
-    code = "short_link_not_supported"
-    title = "Short links are not supported"

@@ -97,9 +97,11 @@ async def list_tracked(session: Session, account_id: AccountId) -> TrackingList:
     responses=problems(),
 )
 async def tracked_updates(
-    session: Session,
+    ctx: Context,
     account_id: AccountId,
     limit: Annotated[int | None, Query()] = None,
 ) -> ModelResponse:
     # Rendered as built: the posts are the catalog's records (see service.updates).
-    return ModelResponse(await service.updates(session, account_id, clamp_limit(limit)))
+    return ModelResponse(await service.updates(
+        ctx.session, account_id, clamp_limit(limit), ctx.now,
+        ctx.runtime.settings.jobs.baseline_min_age_hours))

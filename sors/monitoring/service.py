@@ -15,18 +15,16 @@ from sors.catalog.models import Profile
 from sors.catalog.records import repository as catalog_repo
 from sors.catalog.records import service as catalog
 from sors.catalog.records.build import flat_post
-from sors.catalog.records.schemas import FlatPost
+from sors.catalog.records.errors import (
+    ProfileNotFound,
+    ShortLinkNotSupported,
+    UnsupportedUrl,
+)
 from sors.config import Settings
 from sors.events import service as events
 from sors.jobs import service as jobs
 from sors.kit.clock import isoformat
-from sors.kit.errors import (
-    NotFound,
-    ProfileNotFound,
-    ShortLinkNotSupported,
-    UnsupportedUrl,
-    ValidationFailed,
-)
+from sors.kit.errors import NotFound, ValidationFailed
 from sors.kit.ids import new_id
 from sors.kit.runtime import Runtime
 from sors.monitoring import repository as repo
@@ -229,7 +227,9 @@ async def list_tracking(
     return await repo.list_entries(session, account_id)
 
 
-async def updates(session: AsyncSession, account_id: str, limit: int) -> TrackedUpdates:
+async def updates(
+    session: AsyncSession, account_id: str, limit: int, now: datetime, min_age_hours: float
+) -> TrackedUpdates:
     # Locking the account's entries serialises concurrent reads of the feed, so two calls
     # never hand out the same posts.
     await repo.list_entries(session, account_id, for_update=True)
@@ -241,9 +241,9 @@ async def updates(session: AsyncSession, account_id: str, limit: int) -> Tracked
         last[r["profile_id"]] = (r["first_seen_at"], r["id"])
     for profile_id, (seen_at, post_id) in last.items():
         await repo.advance_cursor(session, account_id, profile_id, seen_at, post_id)
-    # The posts as the catalog builds them, not validated again: that would only rewrite
-    # the whole numbers of a projection as floats (the route renders them as they are).
-    posts = [FlatPost.model_construct(**flat_post(r)) for r in rows]
+    # The posts as the catalog builds them (not validated again: that would only rewrite
+    # the whole numbers of a projection as floats; the route renders them as they are).
+    posts = [flat_post(r, now, min_age_hours) for r in rows]
     return TrackedUpdates(results=posts, hasMore=has_more)
 
 
@@ -354,7 +354,9 @@ async def announce_changes(session: AsyncSession, profile_id: str, handle: str,
         await events.emit(session, account_id, "post.changed", data, at=at)
 
 
-async def announce_new_posts(session: AsyncSession, profile_id: str, seen_at: datetime) -> None:
+async def announce_new_posts(
+    session: AsyncSession, profile_id: str, seen_at: datetime, min_age_hours: float
+) -> None:
     """`tracking.new_posts` to every account monitoring a profile whose crawl just stored
     new posts (those first seen at `seen_at`, when the event happened), with the posts in the
     flattened shape."""
@@ -362,7 +364,8 @@ async def announce_new_posts(session: AsyncSession, profile_id: str, seen_at: da
     wanted = await events.accounts_wanting(session, trackers, "tracking.new_posts")
     if not wanted:
         return
-    posts = await catalog.posts_first_seen(session, profile_id, seen_at)
+    posts = [p.model_dump()
+             for p in await catalog.posts_first_seen(session, profile_id, seen_at, min_age_hours)]
     if not posts:
         return
     data = {

@@ -5,17 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.responses import ModelResponse
+from sors.kit.routing import Context, SorsRoute
 from sors.rising import service as rising_trends
 from sors.rising.schemas import Rising, RisingIn
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 
 
@@ -36,8 +34,11 @@ def _skill(key: str) -> dict[str, str | bool]:
     responses=problems(402, body=True),
 )
 async def rising_posts(
-    session: Session,
+    ctx: Context,
     _: AccountId,
     body: Annotated[RisingIn | None, Body()] = None,
-) -> JSONResponse:
-    return JSONResponse(await rising_trends.rising(session, body or RisingIn()))
+) -> ModelResponse:
+    return ModelResponse(await rising_trends.rising(
+        ctx.session, body or RisingIn(), now=ctx.now,
+        min_age_hours=ctx.runtime.settings.jobs.baseline_min_age_hours,
+    ))

@@ -3,37 +3,39 @@ age and accelerating, one per creator, each with its projection and what a chart
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.ingest import curves
 from sors.catalog.ingest.curves import CURVE_AGES_HOURS
-from sors.catalog.records.build import flat_post
+from sors.catalog.ingest.trajectory import Curve
+from sors.catalog.records.build import flat_fields
 from sors.catalog.trends.repository import TrendFilter
-from sors.kit import clock
+from sors.kit.clock import isoformat
+from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 from sors.rising import repository as repo
-from sors.rising.schemas import RisingIn
+from sors.rising.schemas import CurvePoint, Rising, RisingIn, RisingPost, SnapshotPoint
 
 DEFAULT_MAX_AGE_HOURS = 72
 DEFAULT_LIMIT = 20
 
 
-def _band(curve: dict[int, tuple[Any, Any, Any, int]] | None) -> list[dict[str, Any]]:
+def _band(curve: Curve | None) -> list[CurvePoint]:
     if not curve:
         return []
     return [
-        {"ageHours": a, "p10": curve[a][0], "p50": curve[a][1], "p90": curve[a][2],
-         "postCount": curve[a][3]}
+        assemble(CurvePoint, {"ageHours": a, "p10": curve[a][0], "p50": curve[a][1],
+                              "p90": curve[a][2], "postCount": curve[a][3]})
         for a in CURVE_AGES_HOURS
         if a in curve and curve[a][1] is not None
     ]
 
 
-async def rising(session: AsyncSession, body: RisingIn) -> dict[str, Any]:
-    now = clock.now()
+async def rising(
+    session: AsyncSession, body: RisingIn, *, now: datetime, min_age_hours: float
+) -> Rising:
     max_age = body.maxAgeHours or DEFAULT_MAX_AGE_HOURS
     f = TrendFilter(published_since=now - timedelta(hours=max_age), query=body.query,
                     platforms=body.platforms)
@@ -46,18 +48,15 @@ async def rising(session: AsyncSession, body: RisingIn) -> dict[str, Any]:
     snaps = await repo.snapshots(session, [r["id"] for r in rows])
     posts = []
     for r in rows:
-        out = flat_post(r)
-        out["curve"] = _band(stored.get((r["profile_id"], r["fmt"])))
-        out["snapshots"] = [
-            {"ageHours": round((at - r["published_at"]).total_seconds() / 3600.0, 2),
-             "views": views}
+        fields = flat_fields(r, now, min_age_hours)
+        fields["curve"] = _band(stored.get((r["profile_id"], r["fmt"])))
+        fields["snapshots"] = [
+            assemble(SnapshotPoint, {
+                "ageHours": round((at - r["published_at"]).total_seconds() / 3600.0, 2),
+                "views": views,
+            })
             for at, views in snaps.get(r["id"], [])
         ]
-        posts.append(out)
-    return {
-        "generatedAt": clock.isoformat(now),
-        "maxAgeHours": max_age,
-        "query": body.query,
-        "posts": posts,
-    }
-
+        posts.append(assemble(RisingPost, fields))
+    return assemble(Rising, {"generatedAt": isoformat(now), "maxAgeHours": max_age,
+                             "query": body.query, "posts": posts})

@@ -67,7 +67,7 @@ async def served(settings: Settings, db: Database) -> AsyncIterator[Served]:
     clear_trending_cache()
     async with db.transaction() as s:
         await set_time(s, NOW)
-    await seed_world(db, profiles=20, seed=5, now=NOW)
+    await seed_world(db, settings=settings, profiles=20, seed=5, now=NOW)
     account_id, key = await create_account(db, credits=10_000_000)
     async with db.transaction() as s:  # the operator: GET /sources answers it too
         await s.execute(text("UPDATE accounts SET is_operator = true WHERE id = :a"),

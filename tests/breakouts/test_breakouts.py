@@ -33,7 +33,6 @@ async def _world_at_t(db, app, snaps: list[CrawlSnapshot]) -> str:
         await ingest(db, snap)
     async with db.transaction() as s:
         await set_time(s, T)
-    app.state.sim_clock = None
     _, key = await create_account(db, credits=100)
     return key
 

@@ -44,8 +44,8 @@ def _query(**kw: Any) -> repo.BreakoutQuery:
     return repo.BreakoutQuery(**{**base, **kw})
 
 
-async def test_stored_ideas_give_the_request_time_answers(db, clean) -> None:
-    await seed_world(db, profiles=24, seed=11, now=T)
+async def test_stored_ideas_give_the_request_time_answers(db, settings, clean) -> None:
+    await seed_world(db, settings=settings, profiles=24, seed=11, now=T)
     await ingest(db, *(_tricky(n, c) for n, c in enumerate(TRICKY)))
     queries = [
         _query(),
@@ -165,14 +165,16 @@ async def test_a_deleted_post_no_longer_counts(db, clean) -> None:
 
 
 
-async def test_ideas_for_a_whole_statement_follow_the_per_caption_rules(db, clean) -> None:
+async def test_ideas_for_a_whole_statement_follow_the_per_caption_rules(
+    db, settings, clean
+) -> None:
     """Migration 0017 extracts a statement's ideas in one set-based function; its results
     are 0014's per-caption definitions', caption by caption (edge cases, the tricky
     captions, and the simulated world's captions)."""
     import importlib
 
     old = importlib.import_module("sors.migrations.versions.0014_post_ideas")
-    await seed_world(db, profiles=30, seed=5, now=T)
+    await seed_world(db, settings=settings, profiles=30, seed=5, now=T)
     edge = ["", " ", "a b", "#x #yy ##zz", "Ünïcödé wörds here and there 2024 2025",
             "@only @mentions https://links.only/x", "the and for with this that", "one two",
             "##ab #a#bb# no#tag #x_y1! #_ #__", "#ÉTÉ #été2024 #日本 #a-b"]

@@ -32,8 +32,8 @@ async def _write(db, sql: str, **params: object) -> None:
         await s.execute(text(sql), params)
 
 
-async def test_the_stored_niche_follows_every_write_of_the_categories(db, clean) -> None:
-    await seed_world(db, profiles=12, seed=5, now=T)
+async def test_the_stored_niche_follows_every_write_of_the_categories(db, settings, clean) -> None:
+    await seed_world(db, settings=settings, profiles=12, seed=5, now=T)
     [baker] = await ingest(db, _baker("baker.one", 1, "Open crumb #crumbshot", 9_000))
     stored, derived = await _stored_and_derived(db)
     assert stored == derived and len(stored) == 13

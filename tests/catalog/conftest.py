@@ -21,13 +21,12 @@ from sqlalchemy import text
 from sors.catalog.ingest.service import ingest_crawls
 from sors.catalog.trends.service import clear_trending_cache
 from sors.demo.seed import seed_world
-from sors.kit import clock as clock_mod
 from sors.kit.db import Database
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
 from sors.platforms.sim.clock import set_time
 from tests.conftest import KEEP_TABLES
 from tests.factories import auth, create_account, reset_tables
-from tests.factories.world import sim_time_restored
+from tests.factories.world import fresh_sim_clock, sim_time_restored
 
 __all__ = ["sim_time_restored"]  # a fixture: the modules that move the simulated clock use it
 
@@ -189,8 +188,8 @@ async def _seed(app: Any, db: Database) -> tuple[str, str]:
     clear_trending_cache()
     async with db.transaction() as s:
         await set_time(s, NOW)
-    app.state.sim_clock = None  # the next request installs the simulated clock afresh
-    await seed_world(db, profiles=SIM_PROFILES, seed=SIM_SEED, now=NOW)
+    await seed_world(db, settings=app.state.runtime.settings, profiles=SIM_PROFILES,
+                     seed=SIM_SEED, now=NOW)
     await _seed_edges(db)
     return await create_account(db, credits=1_000_000)
 
@@ -212,8 +211,7 @@ async def _world_client(app: Any, db: Database) -> AsyncIterator[dict[str, Any]]
         await reset_tables(db, KEEP_TABLES)
         clear_trending_cache()
         await app.state.limiter.reset()
-        app.state.sim_clock = None
-        clock_mod.set_clock(clock_mod.Clock())
+        app.state.runtime.clock = fresh_sim_clock(db)
 
 
 @pytest.fixture

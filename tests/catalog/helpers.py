@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from datetime import timedelta
 from typing import Any
 
 from sors.billing.pricing import get_pricing
@@ -15,6 +16,16 @@ POST_COLUMNS = (
     "id, profile_id, platform, content_type, caption, published_at, views, likes, comments, "
     "engagement_rate, owner_followers, deleted_at, " + ", ".join(f"score_{w}" for w in WINDOWS)
 )
+
+
+async def window_posts(world: World, days: int) -> list[dict[str, Any]]:
+    """The live posts of active profiles published in the last `days` days."""
+    return await world.rows(
+        "SELECT p.id, p.profile_id, p.platform, p.content_type, p.caption, p.score_three_months,"
+        " pr.handle FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
+        "WHERE p.deleted_at IS NULL AND pr.is_active AND p.published_at >= :since",
+        since=world.now - timedelta(days=days),
+    )
 
 
 async def all_posts(world: World) -> list[dict[str, Any]]:

@@ -39,7 +39,8 @@ async def seed_console_world(db: Database, app: Any) -> None:
             # The world's seed lives with the simulated clock: workers crawl and fetch media
             # from that same world, so the posts seeded here exist for them too.
             seed = (await ensure_state(s)).seed
-        await seed_world(db, profiles=PROFILES, seed=seed, now=at)
+        await seed_world(db, settings=app.state.runtime.settings, profiles=PROFILES, seed=seed,
+                         now=at)
     app.state.sim_clock = None
     clear_trending_cache()
 

@@ -175,6 +175,7 @@ async def test_slideshow_transcript_is_its_rendered_text(
         transcript = await transcript_for(s, post.id)
         visual = await visual_analysis_for(s, post.id)
     assert transcript is not None and visual is not None
+    transcript, visual = transcript.model_dump(), visual.model_dump()  # the records' shapes
     assert transcript["source"] == "on_screen_text"
     expected = words(" ".join(post.slides))
     heard = set(words(transcript["text"]))

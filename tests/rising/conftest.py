@@ -93,7 +93,6 @@ async def history(app: Any, db: Database) -> AsyncIterator[History]:
     await reset_tables(db, KEEP_TABLES)
     async with db.transaction() as s:
         await set_time(s, END)
-    app.state.sim_clock = None
     timeline = await build(db, HANDLE)
     account_id, key = await create_account(db, credits=100_000)
     transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5602))

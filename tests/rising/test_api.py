@@ -18,7 +18,6 @@ import pytest
 
 from sors.billing.pricing import get_pricing
 from sors.catalog.records.schemas import PostRecord
-from sors.config import get_settings, set_settings
 from sors.rising.schemas import Rising
 from tests.alerts.test_alerts_api import Inbox, smtp_server  # noqa: F401  (a fixture)
 from tests.console.conftest import sign_in
@@ -50,11 +49,11 @@ class Outcome:
 
 @pytest.fixture
 async def outcome(
-    history: History, db, app, settings, receiver, smtp_server  # noqa: F811
+    history: History, db, runtime, settings, receiver, smtp_server  # noqa: F811
 ) -> AsyncIterator[Outcome]:
     inbox, port = smtp_server
     await build(db, CREATOR, until=ALERT_AT)
-    await set_time(db, ALERT_AT, app)
+    await set_time(db, ALERT_AT)
     account_id, key = await create_account(db, credits=500, email=OWNER)
     c, h = history.client, auth(key)
     endpoint = await create_endpoint(c, key, receiver.url, events=["post.rising"])
@@ -66,17 +65,17 @@ async def outcome(
     alert = r.json()["alert"]
     assert alert["trigger"] == "rising" and alert["startedTracking"]
 
-    original = get_settings()
-    set_settings(settings.with_values(**{"email_backend": "smtp", "smtp_port": port}))
+    original = runtime.settings
+    runtime.settings = settings.with_values(**{"email_backend": "smtp", "smtp_port": port})
     try:
         # The regular (daily) refresh a day after the alert sees the post at ~22.5 h, with one
         # snapshot; at 24 h of age the rising alert pulls the next refresh forward.
         for at in (ALERT_AT + timedelta(days=1), BREAKOUT_AT + timedelta(hours=24, minutes=5)):
-            await set_time(db, at, app)
-            await run_once(db, settings)
-            await run_jobs_until_idle(db, settings, timeout=120)
+            await set_time(db, at)
+            await run_once(runtime)
+            await run_jobs_until_idle(runtime, timeout=120)
     finally:
-        set_settings(original)
+        runtime.settings = original
     [breakout] = await history.rows(
         """SELECT p.id FROM posts p JOIN profiles pr ON pr.id = p.profile_id
             WHERE pr.handle = :h AND p.published_at = :t""", h=CREATOR, t=BREAKOUT_AT)

@@ -3,11 +3,41 @@ short constant statement whatever its row count (no per-row SQL to build or pars
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import NotRequired, SupportsFloat, TypedDict
 
 import orjson
 
-# A crawled post as ingest stages it (catalog.ingest._post_row).
+
+class StagedPost(TypedDict):
+    """A crawled post as ingest stages it (`catalog.ingest.service._post_row`): the columns
+    of `POST_COLS`, then what ingest learns of it against the catalog."""
+
+    id: str
+    profile_id: str
+    platform: str
+    platform_post_id: str
+    url: str
+    content_type: str
+    caption: str | None
+    published_at: datetime
+    duration_seconds: float | None
+    views: int | None
+    likes: int | None
+    comments: int | None
+    shares: int | None
+    engagement_rate: float | None
+    thumbnail_url: str | None
+    approximations: dict[str, str]
+    extra: dict[str, object]  # the source's own extras, as it gave them
+    stats_updated_at: datetime
+    first_seen_at: datetime
+    is_new: bool  # not in the catalog yet
+    caption_changed: NotRequired[bool]
+    caption_before: NotRequired[str | None]
+
+
 POST_COLS = (
     ("id", "text"),
     ("profile_id", "text"),
@@ -63,15 +93,23 @@ def arrays(cols: tuple[tuple[str, str], ...], prefix: str = "") -> str:
 
 
 def columns(
-    rows: list[dict[str, Any]], cols: tuple[tuple[str, str], ...], prefix: str = ""
-) -> dict[str, list]:
+    rows: Sequence[Mapping[str, object]], cols: tuple[tuple[str, str], ...], prefix: str = ""
+) -> dict[str, list[object]]:
     """The bind parameters of `arrays(cols, prefix)` for these rows."""
-    out: dict[str, list] = {}
+    out: dict[str, list[object]] = {}
     for name, typ in cols:
         if typ == "jsonb":
             out[prefix + name] = [orjson.dumps(r[name]).decode() for r in rows]
         elif typ == "float8":  # one Python type per list: sent in binary (kit.db.binary_sql)
-            out[prefix + name] = [None if r[name] is None else float(r[name]) for r in rows]
+            out[prefix + name] = [_float(r[name]) for r in rows]
         else:
             out[prefix + name] = [r[name] for r in rows]
     return out
+
+
+def _float(v: object) -> float | None:
+    if v is None:
+        return None
+    if not isinstance(v, SupportsFloat):
+        raise TypeError(f"a float8 column holds {v!r}")
+    return float(v)

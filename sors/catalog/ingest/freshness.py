@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.config import Settings
+from sors.config import KeeperSettings, Settings
 
 TIERS = ("hot", "active", "silent", "inactive")  # the tiers the keeper refreshes
 
@@ -37,18 +37,26 @@ class Policy:
 
     @classmethod
     def from_settings(cls, s: Settings) -> Policy:
+        return cls.of(s.keeper)
+
+    @classmethod
+    def of(cls, k: KeeperSettings) -> Policy:
         return cls(
             targets={
-                "hot": timedelta(hours=s.keeper.target_hot_hours),
-                "active": timedelta(hours=s.keeper.target_active_hours),
-                "silent": timedelta(hours=s.keeper.target_silent_hours),
-                "inactive": timedelta(hours=s.keeper.target_inactive_hours),
+                "hot": timedelta(hours=k.target_hot_hours),
+                "active": timedelta(hours=k.target_active_hours),
+                "silent": timedelta(hours=k.target_silent_hours),
+                "inactive": timedelta(hours=k.target_inactive_hours),
             },
-            hot_posted=timedelta(days=s.keeper.hot_posted_days),
-            hot_outlier=timedelta(days=s.keeper.hot_outlier_days),
-            hot_score=s.keeper.hot_outlier_score,
-            silent=timedelta(days=s.keeper.silent_days),
+            hot_posted=timedelta(days=k.hot_posted_days),
+            hot_outlier=timedelta(days=k.hot_outlier_days),
+            hot_score=k.hot_outlier_score,
+            silent=timedelta(days=k.silent_days),
         )
+
+
+# The defaults of SORS_CATALOG_*: for the demo seed and tests, which ingest without settings.
+DEFAULT_POLICY = Policy.of(KeeperSettings())
 
 
 # One statement for a whole ingest batch. Posts are read through ix_posts_profile_published
@@ -83,13 +91,11 @@ UPDATE profiles SET catalog_tier = 'renamed'
 
 
 async def retier(
-    session: AsyncSession, profile_ids: Sequence[str], at: Sequence[datetime],
-    policy: Policy | None = None,
+    session: AsyncSession, profile_ids: Sequence[str], at: Sequence[datetime], p: Policy
 ) -> None:
     """After a crawl (in its transaction): each crawled profile's tier and seen time."""
     if not profile_ids:
         return
-    p = policy or Policy.from_settings()
     await session.execute(_RETIER, {
         "ids": list(profile_ids), "ts": list(at), "hot_posted": p.hot_posted,
         "hot_outlier": p.hot_outlier, "hot_score": p.hot_score, "silent": p.silent,

@@ -14,11 +14,14 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog.ingest.freshness import Policy
 from sors.catalog.ingest.service import ingest_crawls
+from sors.config import Settings
 from sors.kit.db import binary_sql, execute_rows
 from sors.platforms.base import CrawlSnapshot, ProfileSnapshot
 
@@ -65,28 +68,29 @@ _NEWER_POST = "the catalog has newer figures for this post"
 _NEWER_PROFILE = "the catalog saw this profile after the file was captured"
 
 
-def _fill(profile: ProfileSnapshot, stored: Sequence[object]) -> ProfileSnapshot:
-    """The file's profile, with what it does not carry taken from the catalog."""
+def _fill(profile: ProfileSnapshot, stored: tuple[Any, ...]) -> ProfileSnapshot:
+    """The file's profile, with what it does not carry taken from the catalog (`stored`: a
+    row of `_PROFILES`)."""
     _, _, name, bio, avatar, followers, approximate, user_id = stored
-    changes: dict[str, object] = {}
-    if profile.display_name is None:
-        changes["display_name"] = name
-    if profile.bio is None:
-        changes["bio"] = bio
-    if profile.avatar_url is None:
-        changes["avatar_url"] = avatar
-    if profile.follower_count is None:
-        changes.update(follower_count=followers, follower_count_approximate=approximate)
-    if profile.platform_user_id is None:
-        changes["platform_user_id"] = user_id
-    return dataclasses.replace(profile, **changes)  # type: ignore[arg-type]
+    p = profile
+    counted = p.follower_count is not None
+    return dataclasses.replace(
+        p,
+        display_name=name if p.display_name is None else p.display_name,
+        bio=bio if p.bio is None else p.bio,
+        avatar_url=avatar if p.avatar_url is None else p.avatar_url,
+        follower_count=p.follower_count if counted else followers,
+        follower_count_approximate=p.follower_count_approximate if counted else approximate,
+        platform_user_id=user_id if p.platform_user_id is None else p.platform_user_id,
+    )
 
 
 async def import_snapshots(
-    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], observed_at: datetime
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], observed_at: datetime,
+    settings: Settings,
 ) -> ImportSummary:
-    """Ingest one file's snapshots in the caller's transaction; what was new, updated and
-    skipped (with why)."""
+    """Ingest one file's snapshots in the caller's transaction, scored and tiered as
+    `settings` say; what was new, updated and skipped (with why)."""
     out = ImportSummary()
     if not snapshots:
         return out
@@ -139,5 +143,8 @@ async def import_snapshots(
         profile = _fill(snap.profile, row) if row is not None else snap.profile
         todo.append(dataclasses.replace(snap, profile=profile, posts=fresh))
     if todo:
-        await ingest_crawls(session, todo)
+        await ingest_crawls(
+            session, todo, min_age_hours=settings.jobs.baseline_min_age_hours,
+            policy=Policy.from_settings(settings),
+        )
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -72,14 +72,16 @@ async def upsert_profiles(
         return await _upsert_one_by_one(session, snapshots)
     fresh: set[str] = set()
     if new:
-        for r in new:
-            r["id"] = new_id("prf")
+        new_ids = [new_id("prf") for _ in new]
+        for r, made in zip(new, new_ids, strict=True):
+            r["id"] = made
         await execute_rows(session, _INSERT_PROFILES, columns(new, _PROFILE_COLS))
-        by_handle = {r["platform"] + ":" + r["handle"]: r["id"] for r in new}
+        by_handle = {f"{r['platform']}:{r['handle']}": made
+                     for r, made in zip(new, new_ids, strict=True)}
         ids = [pid or by_handle[f"{p}:{h}"] for pid, (p, h) in zip(ids, handles, strict=True)]
         fresh = set(by_handle.values())
         renamed = await session.execute(_RENAMED_FROM, {
-            "id": [r["id"] for r in new],
+            "id": new_ids,
             "platform": [r["platform"] for r in new],
             "puid": [r["platform_user_id"] for r in new],
         })
@@ -102,8 +104,29 @@ async def _upsert_one_by_one(
     return profile_ids, fresh
 
 
-def _profile_values(p: ProfileSnapshot, at: datetime, source: str | None) -> dict[str, Any]:
+class _ProfileValues(TypedDict):
     """What a crawl sets on a profile it already has."""
+
+    display_name: str | None
+    bio: str | None
+    avatar_url: str | None
+    url: str | None
+    follower_count: int | None
+    follower_count_approximate: bool
+    platform_user_id: str | None
+    last_crawled_at: datetime
+    data_source: str | None
+
+
+class _ProfileRow(_ProfileValues):
+    """A crawled profile as the batch writes it (`_PROFILE_COLS`); its id once it is new."""
+
+    id: str | None
+    platform: str
+    handle: str
+
+
+def _profile_values(p: ProfileSnapshot, at: datetime, source: str | None) -> _ProfileValues:
     return {
         "display_name": p.display_name,
         "bio": p.bio,
@@ -117,7 +140,7 @@ def _profile_values(p: ProfileSnapshot, at: datetime, source: str | None) -> dic
     }
 
 
-def _profile_row(p: ProfileSnapshot, at: datetime, source: str | None) -> dict[str, Any]:
+def _profile_row(p: ProfileSnapshot, at: datetime, source: str | None) -> _ProfileRow:
     return {"id": None, "platform": p.platform, "handle": p.handle,
             **_profile_values(p, at, source)}
 

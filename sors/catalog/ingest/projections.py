@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 import orjson
 from sqlalchemy import text
@@ -60,7 +59,7 @@ async def update(
     if not rows:
         return 0
     stored = await curves.curves_for(session, sorted({r[1] for r in rows}))
-    changed: list[tuple[str, float | None, bool, Any]] = []
+    changed: list[tuple[str, float | None, bool, rising.StoredProjection | None]] = []
     for pid, prof, fmt, published, views, t, avg90, s_at, s_v, old_score, old_rising, old_proj in rows:
         proj = rising.project(
             views=views,
@@ -70,7 +69,7 @@ async def update(
             curve=stored.get((prof, fmt)),
             three_month_average=avg90,
         )
-        score = None if proj is None else float(proj["vs_median_now"])  # type: ignore[arg-type]
+        score = None if proj is None else float(proj["vs_median_now"])
         is_rising = bool(proj and proj["rising"])
         if (score, is_rising, proj) != (old_score, old_rising, old_proj):
             changed.append((pid, score, is_rising, proj))
@@ -84,5 +83,5 @@ async def update(
     return len(changed)
 
 
-def _json(value: Any) -> str | None:
+def _json(value: rising.StoredProjection | None) -> str | None:
     return None if value is None else orjson.dumps(value).decode()

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.ingest.bulk import POST_COLS, POST_UPDATED, arrays, columns
+from sors.catalog.ingest.bulk import POST_COLS, POST_UPDATED, StagedPost, arrays, columns
 from sors.catalog.models import WINDOWS
 from sors.catalog.vectors import embeddings
 from sors.catalog.vectors.schema import HOT_POSTS
+from sors.config import JobSettings
 from sors.kit.db import binary_sql, execute_rows
 
 BASELINE_MIN_POSTS = 3
@@ -285,14 +285,14 @@ _RECOMPUTE = {hot: binary_sql(text(_recompute_sql(hot))) for hot in (False, True
 
 # A window's mean baseline counts only posts at least this old (SORS_BASELINE_MIN_AGE_HOURS,
 # `settings.jobs.baseline_min_age_hours`; this is its default).
-DEFAULT_MIN_AGE_HOURS = 48.0
+DEFAULT_MIN_AGE_HOURS = JobSettings().baseline_min_age_hours
 
 
 async def recompute_scores(
     session: AsyncSession,
     profile_ids: Sequence[str],
     at: Sequence[datetime],
-    staged: Sequence[dict[str, Any]] = (),
+    staged: Sequence[StagedPost] = (),
     *,
     min_age_hours: float = DEFAULT_MIN_AGE_HOURS,
 ) -> list[str]:

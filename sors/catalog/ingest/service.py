@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import bindparam, delete, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.ingest import freshness, projections
-from sors.catalog.ingest.bulk import arrays, columns
+from sors.catalog.ingest.bulk import StagedPost, arrays, columns
+from sors.catalog.ingest.freshness import DEFAULT_POLICY
 from sors.catalog.ingest.profiles import upsert_profiles
-from sors.catalog.ingest.scoring import recompute_scores
+from sors.catalog.ingest.scoring import DEFAULT_MIN_AGE_HOURS, recompute_scores
 from sors.catalog.models import ProfileCategory
 from sors.catalog.vectors import embeddings
 from sors.kit.db import binary_sql, execute_rows
@@ -94,10 +94,17 @@ def engagement_rate(views: int | None, likes: int | None, comments: int | None) 
     return (likes + (comments or 0)) / views
 
 
-async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> list[str]:
+async def ingest_crawls(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], *,
+    min_age_hours: float = DEFAULT_MIN_AGE_HOURS, policy: freshness.Policy = DEFAULT_POLICY,
+) -> list[str]:
     """Ingest snapshots (one per profile) in the caller's transaction; returns profile ids in
     the order given. A batch that names a profile twice is ingested in order, in parts that
-    name it once: the later crawl is the later state, as separate crawls would leave it."""
+    name it once: the later crawl is the later state, as separate crawls would leave it.
+
+    `min_age_hours` (`settings.jobs.baseline_min_age_hours`) and `policy` (the keeper's
+    tiers, `freshness.Policy.from_settings`) come from the settings of the process that
+    crawled; their defaults are the settings' defaults, for the demo seed and tests."""
     parts: list[list[CrawlSnapshot]] = [[]]
     seen: set[tuple[str, str]] = set()
     for snap in snapshots:
@@ -109,30 +116,38 @@ async def ingest_crawls(session: AsyncSession, snapshots: Sequence[CrawlSnapshot
         parts[-1].append(snap)
     out: list[str] = []
     for part in parts:
-        out += await _ingest(session, part) if part else []
+        out += await _ingest(session, part, min_age_hours, policy) if part else []
     return out
 
 
-async def _ingest(session: AsyncSession, snapshots: Sequence[CrawlSnapshot]) -> list[str]:
+async def _ingest(
+    session: AsyncSession, snapshots: Sequence[CrawlSnapshot], min_age_hours: float,
+    policy: freshness.Policy,
+) -> list[str]:
     profile_ids, fresh = await upsert_profiles(session, snapshots)
     staged = await _stage_posts(session, snapshots, profile_ids)
     await _mark_deleted(session, snapshots, profile_ids, fresh, staged)
     # The crawled posts are written with their scores: one new row version per post.
     inserted = set(await recompute_scores(
-        session, profile_ids, [s.fetched_at for s in snapshots], staged
+        session, profile_ids, [s.fetched_at for s in snapshots], staged,
+        min_age_hours=min_age_hours,
     ))
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
     await projections.update(session, profile_ids, [s.fetched_at for s in snapshots])
     await _classify(session, snapshots, profile_ids)
-    await embeddings.enqueue(session, embeddings.ingest_ids(staged))
+    # New posts and those whose caption changed are (re-)embedded.
+    await embeddings.enqueue(
+        session, [r["id"] for r in staged if r["is_new"] or r.get("caption_changed")]
+    )
     # After the scores: a recent outlier makes a profile "hot".
-    await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots])
+    await freshness.retier(session, profile_ids, [s.fetched_at for s in snapshots], policy)
     return profile_ids
 
 
 def _post_row(
     post: PostSnapshot, profile_id: str, at: datetime, post_id: str | None = None
-) -> dict[str, Any]:
+) -> StagedPost:
+    """The post as a crawl at `at` stages it, new until the catalog says otherwise."""
     return {
         "id": new_id("pst") if post_id is None else post_id,
         "profile_id": profile_id,
@@ -153,16 +168,17 @@ def _post_row(
         "extra": dict(post.extra),
         "stats_updated_at": at,
         "first_seen_at": at,
+        "is_new": True,
     }
 
 
 async def _stage_posts(
     session: AsyncSession, snapshots: Sequence[CrawlSnapshot], profile_ids: list[str]
-) -> list[dict[str, Any]]:
+) -> list[StagedPost]:
     """The crawled posts as they will be written (`is_new`: not in the catalog yet); a post
     the catalog marked deleted is left as it is. The stat rows of the existing ones are
     written now: their history is part of the scores."""
-    rows: list[dict[str, Any]] = []
+    rows: list[StagedPost] = []
     seen: set[tuple[str, str]] = set()
     for snap, pid in zip(snapshots, profile_ids, strict=True):
         for post in snap.posts:
@@ -170,7 +186,7 @@ async def _stage_posts(
             if key not in seen:
                 seen.add(key)
                 # Its id once it is known to be new: most crawled posts are not.
-                rows.append({**_post_row(post, pid, snap.fetched_at, ""), "is_new": True})
+                rows.append(_post_row(post, pid, snap.fetched_at, ""))
     if not rows:
         return []
     found = await execute_rows(session, _EXISTING, {
@@ -179,14 +195,15 @@ async def _stage_posts(
         "caption": [r["caption"] for r in rows],
     })
     deleted: set[int] = set()
-    edited: list[dict[str, Any]] = []
+    edited: list[StagedPost] = []
     for i, post_id, published_at, is_deleted, new_caption, old_caption in found:
         if is_deleted:
             deleted.add(i - 1)
-        rows[i - 1].update(id=post_id, published_at=published_at, is_new=False)
+        row = rows[i - 1]
+        row.update(id=post_id, published_at=published_at, is_new=False)
         if new_caption and not is_deleted:
-            edited.append(rows[i - 1])
-            rows[i - 1].update(caption_changed=True, caption_before=old_caption)
+            edited.append(row)
+            row.update(caption_changed=True, caption_before=old_caption)
     staged = [r for i, r in enumerate(rows) if i not in deleted]
     if edited:
         await execute_rows(session, _SET_CAPTIONS, {
@@ -194,7 +211,7 @@ async def _stage_posts(
         })
         await execute_rows(session, _RECORD_CHANGES, {
             "id": [new_id("chg") for _ in edited], "post_id": [r["id"] for r in edited],
-            "before": [r["caption_before"] for r in edited],
+            "before": [r.get("caption_before") for r in edited],
             "after": [r["caption"] for r in edited],
             "at": [r["stats_updated_at"] for r in edited],
         })
@@ -205,7 +222,7 @@ async def _stage_posts(
     return staged
 
 
-async def _insert_stats(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
+async def _insert_stats(session: AsyncSession, rows: Sequence[StagedPost]) -> None:
     if rows:
         await execute_rows(session, _INSERT_STATS, {
             "post_id": [r["id"] for r in rows],
@@ -222,7 +239,7 @@ async def _mark_deleted(
     snapshots: Sequence[CrawlSnapshot],
     profile_ids: list[str],
     fresh: set[str],
-    staged: list[dict[str, Any]],
+    staged: Sequence[StagedPost],
 ) -> None:
     # Only posts inside the listed range can be judged: an older post merely fell off the
     # end of the listing. A new profile has nothing to lose.

@@ -35,11 +35,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypedDict
 
 from sors.catalog.ingest.curves import CURVE_AGES_HOURS
 
 PROJECTION_MAX_AGE_HOURS = 720
-HORIZONS = {"7d": 168, "30d": 720}
+HORIZON_7D, HORIZON_30D = 168, 720  # hours
 # The projected range: log half-width at no growth left, and per unit of log growth ahead.
 SPREAD_BASE = 0.15
 SPREAD_PER_GROWTH = 0.6
@@ -55,6 +56,36 @@ _Z90 = 1.2815515655446004
 
 # age → (p10, p50, p90, post_count)
 Curve = Mapping[int, tuple[float | None, float | None, float | None, int]]
+
+
+class ViewsRange(TypedDict):
+    low: float
+    expected: float
+    high: float
+
+
+class ExpectedNow(TypedDict):
+    p10: int
+    p50: int
+    p90: int
+
+
+class StoredProjection(TypedDict):
+    """What `project` makes, and catalog.projections stores on the post (jsonb); the post
+    records show it (`records.schemas.Projection`)."""
+
+    as_of: str
+    age_hours: float
+    percentile_now: float | None
+    vs_median_now: float
+    expected_views_now: ExpectedNow
+    accelerating: bool | None
+    rising: bool
+    confidence: str
+    curve_post_count: int
+    projected_views_7d: ViewsRange | None
+    projected_views_30d: ViewsRange | None
+    projected_outlier_score: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +164,7 @@ def confidence(post_count: int) -> str:
 
 def _projected(
     views: float, now: AtAge, then: AtAge | None, hours: float, horizon: int, pace: float | None
-) -> dict[str, float] | None:
+) -> ViewsRange | None:
     if hours >= horizon:
         return {"low": views, "expected": views, "high": views}
     if then is None or now.p50 <= 0:
@@ -169,7 +200,7 @@ def project(
     snapshots: Sequence[tuple[datetime, int | None]],
     curve: Curve | None,
     three_month_average: float | None,
-) -> dict[str, object] | None:
+) -> StoredProjection | None:
     """The projection of a post crawled at `at`, or None when it cannot be made."""
     hours = (at - published_at).total_seconds() / 3600.0
     if views is None or curve is None or hours > PROJECTION_MAX_AGE_HOURS:
@@ -178,7 +209,10 @@ def project(
     if now is None or now.p50 <= 0:
         return None
     accel = accelerating(published_at, snapshots)
-    out: dict[str, object] = {
+    pace = latest_pace(snapshots) if accel else None
+    p7, p30 = (_projected(float(views), now, at_age(curve, horizon), hours, horizon, pace)
+               for horizon in (HORIZON_7D, HORIZON_30D))
+    return {
         "as_of": at.isoformat(),
         "age_hours": round(hours, 2),
         "percentile_now": percentile(float(views), now),
@@ -189,16 +223,10 @@ def project(
         "rising": bool(views > now.p90 and views >= RISING_MIN_VS_MEDIAN * now.p50 and accel),
         "confidence": confidence(now.post_count),
         "curve_post_count": now.post_count,
+        "projected_views_7d": p7,
+        "projected_views_30d": p30,
+        "projected_outlier_score": (
+            round(p30["expected"] / three_month_average, 4)
+            if p30 is not None and three_month_average else None
+        ),
     }
-    pace = latest_pace(snapshots) if accel else None
-    for name, horizon in HORIZONS.items():
-        out[f"projected_views_{name}"] = _projected(
-            float(views), now, at_age(curve, horizon), hours, horizon, pace
-        )
-    p30 = out["projected_views_30d"]
-    out["projected_outlier_score"] = (
-        round(p30["expected"] / three_month_average, 4)  # type: ignore[index]
-        if p30 is not None and three_month_average
-        else None
-    )
-    return out

@@ -3,6 +3,7 @@ get_analysis_result and get_post (`includeAnalysis`) answer; made by `sors.analy
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
@@ -76,7 +77,7 @@ class Analysis(ResponseModel):
 
 
 
-def analysis_shape(data: dict[str, Any]) -> dict[str, Any]:
+def analysis_shape(data: Mapping[str, object]) -> dict[str, object]:
     """The stored breakdown with its keys in the documented order (JSONB keeps its own)."""
     return Analysis.model_validate(data).model_dump(mode="json")
 

@@ -14,7 +14,15 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from sors.catalog.records.history_schemas import (
+    ChangeOut,
+    MilestoneOut,
+    PostHistoryOut,
+    SnapshotOut,
+)
+from sors.catalog.records.schemas import PostGrowth
 from sors.kit.clock import isoformat
+from sors.kit.responses import assemble
 
 MILESTONES: tuple[tuple[str, float], ...] = (("1h", 1.0), ("24h", 24.0), ("7d", 168.0))
 # The longest gap between publication and the first snapshot across which a milestone is
@@ -68,10 +76,13 @@ def milestone(
 
 
 def history(
-    post: Mapping[str, Any], stats: Sequence[Mapping[str, Any]], now: datetime
-) -> dict[str, Any]:
+    post: Mapping[Any, Any], stats: Sequence[Mapping[Any, Any]],
+    changes: Sequence[Mapping[Any, Any]], now: datetime,
+) -> PostHistoryOut:
+    """GET /posts/{postId}/history: the snapshots, the milestones as of `now` and the
+    caption rewrites with the views per hour around them."""
     published: datetime = post["published_at"]
-    snapshots: list[dict[str, Any]] = []
+    snapshots: list[SnapshotOut] = []
     prev: tuple[float, int] | None = None
     points: list[tuple[float, int]] = []
     for s in stats:
@@ -79,17 +90,15 @@ def history(
         per_hour = None
         if prev is not None and s["views"] is not None and age > prev[0]:
             per_hour = (s["views"] - prev[1]) / (age - prev[0])
-        snapshots.append(
-            {
-                "crawledAt": isoformat(s["crawled_at"]),
-                "ageHours": _r(age),
-                "views": s["views"],
-                "likes": s["likes"],
-                "comments": s["comments"],
-                "shares": s["shares"],
-                "viewsPerHour": _r(per_hour),
-            }
-        )
+        snapshots.append(SnapshotOut(
+            crawledAt=isoformat(s["crawled_at"]),
+            ageHours=_r(age),
+            views=s["views"],
+            likes=s["likes"],
+            comments=s["comments"],
+            shares=s["shares"],
+            viewsPerHour=_r(per_hour),
+        ))
         if s["views"] is not None and age >= 0:
             prev = (age, s["views"])
             if not points or age > points[-1][0]:
@@ -98,33 +107,29 @@ def history(
     milestones = []
     for label, hours in MILESTONES:
         views, interpolated, reason = milestone(points, hours, post_age)
-        milestones.append(
-            {
-                "age": label,
-                "ageHours": hours,
-                "views": _r(views, 1),
-                "interpolated": interpolated,
-                "reason": reason,
-            }
-        )
-    return {
-        "postId": post["id"],
-        "publishedAt": isoformat(published),
-        "ageHours": _r(_hours(now, published)),
-        "snapshotCount": len(snapshots),
-        "viewsPerHour24h": _r(post.get("velocity")),
-        "snapshots": snapshots,
-        "milestones": milestones,
-    }
+        milestones.append(MilestoneOut(
+            age=label, ageHours=hours, views=_r(views, 1), interpolated=interpolated,
+            reason=reason,
+        ))
+    return PostHistoryOut(
+        postId=post["id"],
+        publishedAt=isoformat(published),
+        ageHours=_r(_hours(now, published)),
+        snapshotCount=len(snapshots),
+        viewsPerHour24h=_r(post.get("velocity")),
+        snapshots=snapshots,
+        milestones=milestones,
+        changes=change_effects(published, stats, changes),
+    )
 
 
-def growth_block(post: Mapping[str, Any], snapshot_count: int, now: datetime) -> dict[str, Any]:
+def growth_block(post: Mapping[Any, Any], snapshot_count: int, now: datetime) -> PostGrowth:
     """The `growth` block of a post record (snake_case, as the record)."""
-    return {
+    return assemble(PostGrowth, {
         "age_hours": _r(_hours(now, post["published_at"])),
         "snapshot_count": snapshot_count,
         "views_per_hour_24h": _r(post.get("velocity")),
-    }
+    })
 
 
 def _rate(a: tuple[datetime, int | None], b: tuple[datetime, int | None]) -> float | None:
@@ -135,9 +140,9 @@ def _rate(a: tuple[datetime, int | None], b: tuple[datetime, int | None]) -> flo
 
 
 def change_effects(
-    published: datetime, stats: Sequence[Mapping[str, Any]],
-    changes: Sequence[Mapping[str, Any]],
-) -> list[dict[str, Any]]:
+    published: datetime, stats: Sequence[Mapping[Any, Any]],
+    changes: Sequence[Mapping[Any, Any]],
+) -> list[ChangeOut]:
     """Each caption/title change with the views per hour around it: `viewsPerHourBefore`
     over the last interval the old version had alone (the two snapshots before the crawl
     that saw the change, or publication and the one snapshot), `viewsPerHourAfter` from
@@ -149,12 +154,12 @@ def change_effects(
         at = c["changed_at"]
         before = [p for p in points if p[0] < at]
         after = [p for p in points if p[0] >= at]
-        out.append({
-            "field": c["field"],
-            "changedAt": isoformat(at),
-            "before": c["before"],
-            "after": c["after"],
-            "viewsPerHourBefore": _r(_rate(before[-2], before[-1])) if len(before) >= 2 else None,
-            "viewsPerHourAfter": _r(_rate(after[0], after[1])) if len(after) >= 2 else None,
-        })
+        out.append(ChangeOut(
+            field=c["field"],
+            changedAt=isoformat(at),
+            before=c["before"],
+            after=c["after"],
+            viewsPerHourBefore=_r(_rate(before[-2], before[-1])) if len(before) >= 2 else None,
+            viewsPerHourAfter=_r(_rate(after[0], after[1])) if len(after) >= 2 else None,
+        ))
     return out

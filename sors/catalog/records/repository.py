@@ -12,7 +12,7 @@ rest ("the tail") without it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -151,7 +151,7 @@ _GET_POST = plain_sql(_get_post_statement())
 
 async def get_post(
     session: AsyncSession, post_id: str, *, ride_along: RidesAlong | None = None
-) -> Row | dict[str, Any] | None:
+) -> Mapping[str, Any] | None:
     """The post with its owner and, as `snapshot_count`, how many stat snapshots it has (in
     the same statement). GET /posts/{id} is the cheapest paid call, so it runs precompiled
     through the session's driver connection (`kit.db.driver`): every round trip and every
@@ -226,7 +226,7 @@ _POSTS_BY_IDS = plain_sql(
 
 async def posts_by_ids(
     session: AsyncSession, post_ids: Collection[str]
-) -> dict[str, Row | dict[str, Any]]:
+) -> dict[str, Mapping[str, Any]]:
     """Posts with their owners by id, in one precompiled statement through the session's
     driver (`kit.db.fetch_all`): the ids travel as one array, so the statement's text is the
     same for any number of them and no ORM step runs per call (breakouts read ~200 posts)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.deps import Bill, get_bill
 from sors.catalog.records import service
@@ -19,11 +18,10 @@ from sors.catalog.records.schemas import (
 )
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.responses import ModelResponse
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 CurrentBill = Annotated[Bill, Depends(get_bill)]
 RecordId = Annotated[str, Path()]
@@ -45,24 +43,25 @@ def _skill(key: str) -> dict[str, str | bool]:
     responses=problems(402, 404),
 )
 async def get_post(
-    session: Session,
+    ctx: Context,
     _: AccountId,
     bill: CurrentBill,
     postId: RecordId,
     include_transcript: Annotated[bool, Query(alias="includeTranscript")] = True,
     include_visual: Annotated[bool, Query(alias="includeVisualAnalysis")] = True,
     include_analysis: Annotated[bool, Query(alias="includeAnalysis")] = True,
-) -> JSONResponse:
-    return JSONResponse(
-        await service.get_post(
-            session,
-            postId,
-            include_transcript=include_transcript,
-            include_visual_analysis=include_visual,
-            include_analysis=include_analysis,
-            ride_along=bill.ride,
-        )
+) -> ModelResponse:
+    record = await service.get_post(
+        ctx.session,
+        postId,
+        now=ctx.now,
+        min_age_hours=ctx.runtime.settings.jobs.baseline_min_age_hours,
+        include_transcript=include_transcript,
+        include_visual_analysis=include_visual,
+        include_analysis=include_analysis,
+        ride_along=bill.ride,
     )
+    return ModelResponse(record)
 
 
 @router.get(
@@ -75,9 +74,9 @@ async def get_post(
     responses=problems(402, 404),
 )
 async def get_post_history(
-    session: Session, _: AccountId, bill: CurrentBill, postId: RecordId
-) -> JSONResponse:
-    return JSONResponse(await service.post_history(session, postId, ride_along=bill.ride))
+    ctx: Context, _: AccountId, bill: CurrentBill, postId: RecordId
+) -> PostHistoryOut:
+    return await service.post_history(ctx.session, postId, now=ctx.now, ride_along=bill.ride)
 
 
 @router.get(
@@ -90,11 +89,14 @@ async def get_post_history(
     responses=problems(402, 404),
 )
 async def get_profile(
-    session: Session,
+    ctx: Context,
     _: AccountId,
     profileId: RecordId,
-) -> JSONResponse:
-    return JSONResponse(await service.get_profile(session, profileId))
+) -> ModelResponse:
+    return ModelResponse(await service.get_profile(
+        ctx.session, profileId, now=ctx.now,
+        min_age_hours=ctx.runtime.settings.jobs.baseline_min_age_hours,
+    ))
 
 
 @router.post(
@@ -107,7 +109,9 @@ async def get_profile(
     response_model=ResolvedPost | UnresolvedPost,
     responses=problems(402, body=True),
 )
-async def resolve_post_url(session: Session, _: AccountId, body: ResolveIn) -> JSONResponse:
-    return JSONResponse(await service.resolve_post_url(session, body.url))
+async def resolve_post_url(
+    ctx: Context, _: AccountId, body: ResolveIn
+) -> ResolvedPost | UnresolvedPost:
+    return await service.resolve_post_url(ctx.session, body.url)
 
 

@@ -1,17 +1,15 @@
 """Catalog response models (docs/API.md): the post and profile records (snake_case, as the
 platform data they mirror, with the transcript and visual analysis found in a post) and the
-envelopes around them (camelCase). Re-exported by `sors.catalog.records.fields`; the MCP tools use
+envelopes around them (camelCase). Built by `sors.catalog.records.build`; the MCP tools use
 them as output schemas."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
-from sors.catalog.models import TranscriptRecord, VisualAnalysisRecord
 from sors.catalog.records.analysis_schemas import Analysis
-from sors.kit.clock import isoformat
 from sors.kit.schemas import RequestModel, ResponseModel, Timestamp
 from sors.platforms.urls import POST_URL_PATTERN
 
@@ -46,39 +44,14 @@ class VisualAnalysisOut(ResponseModel):
     created_at: Timestamp | None
 
 
-SEGMENT_KEYS = ("start", "end", "text")
-SCENE_KEYS = ("index", "start", "end", "on_screen_text", "dominant_colors")
-
-
-def _pick(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    # JSONB stores keys in its own order; answer in the documented one.
-    return {k: item.get(k) for k in keys}
-
-
-def transcript_record(t: TranscriptRecord) -> dict[str, Any]:
-    return {
-        "text": t.text,
-        "language": t.language,
-        "source": t.source,
-        "segments": [_pick(seg, SEGMENT_KEYS) for seg in t.segments or []],
-        "created_at": isoformat(t.created_at),
-    }
-
-
-def visual_analysis_record(v: VisualAnalysisRecord) -> dict[str, Any]:
-    return {
-        "scene_count": v.scene_count,
-        "avg_scene_seconds": v.avg_scene_seconds,
-        "scenes": [_pick(scene, SCENE_KEYS) for scene in v.scenes or []],
-        "on_screen_text": v.on_screen_text,
-        "created_at": isoformat(v.created_at),
-    }
-
-
 Platform = Literal["tiktok", "instagram", "youtube"]
 WindowName = Literal[
     "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year", "all_time"
 ]
+ScoreStatus = Literal["mature", "age_adjusted", "too_young"]
+# A number as the projection stored it: views are whole (rounded), so an integer stays one
+# in the body; the document says `number` for both.
+Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 
 
 class OutlierScores(ResponseModel):
@@ -121,15 +94,15 @@ class AgeAdjustedScore(ResponseModel):
 
 
 class ProjectedViews(ResponseModel):
-    low: float
-    expected: float
-    high: float
+    low: Number
+    expected: Number
+    high: Number
 
 
 class ExpectedViewsNow(ResponseModel):
-    p10: float
-    p50: float
-    p90: float
+    p10: Number
+    p50: Number
+    p90: Number
 
 
 class Projection(ResponseModel):
@@ -176,7 +149,7 @@ class _PostCore(ResponseModel):
     outlier_scores: OutlierScores
     robust_scores: RobustScores
     age_adjusted_score: AgeAdjustedScore
-    score_status: Literal["mature", "age_adjusted", "too_young"] = Field(
+    score_status: ScoreStatus = Field(
         description="Which score is fair to show. `mature`: the post was at least "
         "`baseline_min_age_hours` (48 h) old at the crawl that scored it, so its window scores "
         "compare like with like. Younger, its views are still coming in and a window score "

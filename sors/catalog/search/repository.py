@@ -25,6 +25,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from sors.catalog.models import (
     SCORE_INDEX_FLOOR,
@@ -66,7 +67,7 @@ class PostFilter:
     category_ids: Sequence[str] | None = None  # the owner's niche: a category and its descendants
 
 
-_SORTS: dict[str, Any] = {
+_SORTS: dict[str, InstrumentedAttribute[Any]] = {
     "views": Post.views,
     "likes": Post.likes,
     "engagement_rate": Post.engagement_rate,
@@ -82,9 +83,9 @@ def _bigint(n: int) -> int:
     return min(n, _BIGINT_MAX)
 
 
-def post_params(f: PostFilter) -> dict[str, Any]:
+def post_params(f: PostFilter) -> dict[str, object]:
     """The values of a post search's filters, under the names its statement binds them."""
-    p: dict[str, Any] = {}
+    p: dict[str, object] = {}
     if f.query:
         p["query"] = f.query
     p.update({f"platform_{i}": v for i, v in enumerate(f.platforms or ())})
@@ -104,20 +105,20 @@ def post_params(f: PostFilter) -> dict[str, Any]:
     return p
 
 
-def _category_params(p: dict[str, Any], category_ids: Sequence[str] | None) -> None:
+def _category_params(p: dict[str, object], category_ids: Sequence[str] | None) -> None:
     if category_ids is not None:
         p.update({f"category_{i}": v for i, v in enumerate(category_ids)})
         p["categories"] = len(category_ids)  # part of the shape: none at all matches nothing
 
 
-def _bound(p: dict[str, Any], name: str, like: Any) -> Any:
+def _bound(p: Mapping[str, object], name: str, like: Any) -> Any:
     # Typed as the column it is compared with: the driver casts each parameter to its type
     # (`%(max_followers)s::BIGINT`), and a type read off the value would cast a big count to
     # INTEGER, or a timestamp to one without its time zone.
     return bindparam(name, p[name], type_=like.type)
 
 
-def _listed(p: dict[str, Any], prefix: str, like: Any) -> list[Any]:
+def _listed(p: Mapping[str, object], prefix: str, like: Any) -> list[Any]:
     return [_bound(p, k, like) for k in p if k.startswith(prefix)]
 
 
@@ -225,7 +226,7 @@ def count_posts_stmt(f: PostFilter, *, cap: int, part: str | None = None) -> Sel
 
 async def search_posts(
     session: AsyncSession, f: PostFilter, *, sort_by: str, limit: int, offset: int
-) -> list[dict[str, Any]]:
+) -> Sequence[Mapping[str, Any]]:
     """A page of matches. Sorted by a floored window score (and not filtered from the floor
     up), the page comes from the score's index first; only when it reaches below the floor
     is the rest read from the posts below it, in the same order (the floor's side first,
@@ -233,8 +234,8 @@ async def search_posts(
     if not _split(f, sort_by):
         return await _posts_page(session, f, sort_by, limit, offset)
 
-    async def read(part: str, n: int, skip: int) -> list[dict[str, Any]]:
-        return await _posts_page(session, f, sort_by, n, skip, part)
+    async def read(part: str, n: int, skip: int) -> list[Mapping[str, Any]]:
+        return [*await _posts_page(session, f, sort_by, n, skip, part)]
 
     async def count_head(cap: int) -> int:
         return await count_posts(session, f, cap=cap, part="head")
@@ -245,7 +246,7 @@ async def search_posts(
 async def _posts_page(
     session: AsyncSession, f: PostFilter, sort_by: str, limit: int, offset: int,
     part: str | None = None,
-) -> list[dict[str, Any]]:
+) -> Sequence[Mapping[str, Any]]:
     p = post_params(f)
     sql = sql_for_shape(
         ("posts.page", sort_by, f.score_window, f.score_method, _guarded(f), part, *shape_of(p)),
@@ -267,7 +268,7 @@ async def count_posts(
 
 
 async def _count(
-    session: AsyncSession, sql: str, params: dict[str, Any], ride_along: RidesAlong | None
+    session: AsyncSession, sql: str, params: dict[str, object], ride_along: RidesAlong | None
 ) -> int:
     row = await fetch_one(session, sql, params, ride_along=ride_along)
     assert row is not None  # an aggregate without GROUP BY: always one row
@@ -284,9 +285,9 @@ class ProfileFilter:
     category_ids: Sequence[str] | None = None  # the category and its descendants
 
 
-def profile_params(f: ProfileFilter) -> dict[str, Any]:
+def profile_params(f: ProfileFilter) -> dict[str, object]:
     """The values of a profile search's filters, under the names its statement binds them."""
-    p: dict[str, Any] = {}
+    p: dict[str, object] = {}
     if f.query:
         p["pattern"] = ilike_pattern(f.query)
     p.update({f"platform_{i}": v for i, v in enumerate(f.platforms or ())})
@@ -343,7 +344,7 @@ def count_profiles_stmt(f: ProfileFilter, *, cap: int) -> Select[Any]:
 
 async def search_profiles(
     session: AsyncSession, f: ProfileFilter, *, limit: int, offset: int
-) -> list[dict[str, Any]]:
+) -> Sequence[Mapping[str, Any]]:
     p = profile_params(f)
     sql = sql_for_shape(
         ("profiles.page", *shape_of(p)),

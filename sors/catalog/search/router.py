@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, Request, Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.deps import Bill, get_bill
 from sors.catalog.records.schemas import Category, PostPage, ProfilePage
@@ -14,11 +13,10 @@ from sors.catalog.search import csv_export, service
 from sors.catalog.search.schemas import SearchContentIn, SearchProfilesIn
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.responses import ModelResponse
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 CurrentBill = Annotated[Bill, Depends(get_bill)]
 
@@ -53,21 +51,25 @@ def _with_csv(responses: dict) -> dict:
 )
 async def search_content(
     request: Request,
-    session: Session,
+    ctx: Context,
     _: AccountId,
     bill: CurrentBill,
     body: Annotated[SearchContentIn | None, Body()] = None,
 ) -> Response:
-    envelope = await service.search_content(
-        session, body or SearchContentIn(), ride_along=bill.ride
+    page = await service.search_content(
+        ctx.session, body or SearchContentIn(), now=ctx.now, settings=ctx.runtime.settings,
+        ride_along=bill.ride,
     )
-    return _answer(request, envelope, csv_export.POST_COLUMNS)
+    return _answer(request, page, csv_export.POST_COLUMNS)
 
 
-def _answer(request: Request, envelope: dict, columns: list) -> Response:
+def _answer(
+    request: Request, page: PostPage | ProfilePage, columns: list[csv_export.Column]
+) -> Response:
     """JSON, or CSV (the page's records, paging in headers) when the caller asks for it."""
     if not csv_export.wants_csv(request.headers.get("accept")):
-        return JSONResponse(envelope)
+        return ModelResponse(page)
+    envelope = page.model_dump()
     return Response(
         csv_export.render(envelope["results"], columns),
         media_type="text/csv; charset=utf-8",
@@ -93,15 +95,16 @@ def _answer(request: Request, envelope: dict, columns: list) -> Response:
 )
 async def search_profiles(
     request: Request,
-    session: Session,
+    ctx: Context,
     _: AccountId,
     bill: CurrentBill,
     body: Annotated[SearchProfilesIn | None, Body()] = None,
 ) -> Response:
-    envelope = await service.search_profiles(
-        session, body or SearchProfilesIn(), ride_along=bill.ride
+    page = await service.search_profiles(
+        ctx.session, body or SearchProfilesIn(), settings=ctx.runtime.settings,
+        ride_along=bill.ride,
     )
-    return _answer(request, envelope, csv_export.PROFILE_COLUMNS)
+    return _answer(request, page, csv_export.PROFILE_COLUMNS)
 
 
 @router.get(
@@ -113,5 +116,5 @@ async def search_profiles(
     response_model=list[Category],
     responses=problems(),
 )
-async def list_categories(session: Session, _: AccountId) -> JSONResponse:
-    return JSONResponse(await service.list_categories(session))
+async def list_categories(ctx: Context, _: AccountId) -> list[Category]:
+    return await service.list_categories(ctx.session)

@@ -13,6 +13,7 @@ Each ranking contributes its best `CANDIDATES`; results page within the fused li
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -265,16 +266,17 @@ async def read_settings(session: AsyncSession, model: str) -> None:
                                            "model": model})
 
 
-async def _run(session: AsyncSession, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
-    await read_settings(session, params["model"])
-    rows = await session.execute(stmt, params)
-    return [dict(r._mapping) for r in rows]
+async def _run(
+    session: AsyncSession, stmt: Any, params: dict[str, object]
+) -> list[Mapping[str, Any]]:
+    await read_settings(session, str(params["model"]))
+    return [dict(r._mapping) for r in await session.execute(stmt, params)]
 
 
 async def search_by_meaning(
     session: AsyncSession, f: PostFilter, *, qvec: str | None, model: str, dims: int,
     sort_by: str | None, limit: int, offset: int,
-) -> list[dict[str, Any]]:
+) -> list[Mapping[str, Any]]:
     """`f.query` by meaning and by words, fused; every other filter of `f` applies. Without
     a query vector (no word of the query is known to the model) the words rank alone."""
     words_free = replace(f, query=None)
@@ -292,7 +294,7 @@ async def search_by_meaning(
 async def similar_posts(
     session: AsyncSession, f: PostFilter, *, qvec: str, model: str, dims: int,
     post_id: str, profile_id: str | None, sort_by: str | None, limit: int, offset: int,
-) -> list[dict[str, Any]]:
+) -> list[Mapping[str, Any]]:
     """Posts nearest `post_id`'s vector (not the post itself; not its creator's unless
     `profile_id` is None); `f.query`, when given, filters by words. In similarity order the
     read stops at the page's end (`limit` holds one more, to tell whether more follow);
@@ -329,7 +331,7 @@ async def profile_centroid(session: AsyncSession, profile_id: str, model: str) -
 async def similar_profiles(
     session: AsyncSession, f: ProfileFilter, *, qvec: str, model: str, dims: int,
     profile_id: str, limit: int, offset: int,
-) -> list[dict[str, Any]]:
+) -> list[Mapping[str, Any]]:
     """Creators whose posts are nearest `profile_id`'s centroid: the CANDIDATES nearest
     posts of other creators, each creator ranked by the mean similarity of their best three
     (one lucky post does not make a creator alike)."""

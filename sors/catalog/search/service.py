@@ -1,37 +1,51 @@
 """Searches: posts by words, filters and scores, or by meaning (`semantic`, `similarTo`);
 profiles by name, niche or meaning; the niche taxonomy with its profile counts.
 
-No HTTP types here: functions take validated request models and return the response bodies;
-failures are `ApiError`s.
+No HTTP types here: functions take validated request models, the request's time and the
+settings, and return the response models; failures are `ApiError`s.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.records import repository as repo
-from sors.catalog.records.build import flat_post, page_envelope
+from sors.catalog.records.build import flat_fields, window_score
+from sors.catalog.records.errors import PostNotFound, ProfileNotFound
 from sors.catalog.records.fields import RESULT_WINDOW
 from sors.catalog.records.paging import (
     DEFAULT_SCORE_METHOD,
     DEFAULT_SCORE_WINDOW,
+    Paged,
     _paged,
     page_window,
     since,
 )
-from sors.catalog.records.service import profile_records
+from sors.catalog.records.schemas import (
+    Category,
+    PostPage,
+    ProfilePage,
+    ScoredPost,
+    SimilarProfile,
+)
+from sors.catalog.records.service import profile_records_as
 from sors.catalog.search import repository as search_repo
 from sors.catalog.search import semantic
+from sors.catalog.search.errors import SemanticUnavailable
 from sors.catalog.search.schemas import SearchContentIn, SearchProfilesIn
 from sors.catalog.vectors import embeddings
+from sors.catalog.vectors.embedder import Embedder
+from sors.config import Settings
 from sors.kit.db import RidesAlong
-from sors.kit.errors import PostNotFound, ProfileNotFound
+from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 
 
-def content_filter(body: SearchContentIn) -> search_repo.PostFilter:
+def content_filter(body: SearchContentIn, now: datetime) -> search_repo.PostFilter:
     return search_repo.PostFilter(
         query=body.query,
         platforms=body.platforms,
@@ -41,51 +55,65 @@ def content_filter(body: SearchContentIn) -> search_repo.PostFilter:
         min_score=body.minOutlierScore,
         min_views=body.minViews,
         max_followers=body.maxFollowers,
-        published_since=since(body.timeFrame),
+        published_since=since(body.timeFrame, now),
         min_rising=body.minRisingScore,
         only_projected=body.sortBy == "rising",
         category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
     )
 
 
+def _scored(
+    row: Mapping[str, Any], f: search_repo.PostFilter, now: datetime, min_age_hours: float,
+    **similarity: float | None,
+) -> ScoredPost:
+    """A result with the score the search filtered and sorted by (and, for a search by
+    meaning, its `similarity`: absent from the others)."""
+    fields = flat_fields(row, now, min_age_hours)
+    fields["score"] = window_score(row, f.score_window, f.score_method)
+    return assemble(ScoredPost, {**fields, **similarity})
+
+
+def _page(
+    results: Sequence[object], page: int, size: int, paged: Paged[Any]
+) -> dict[str, object]:
+    """A page's fields, `results` first as the pages have always listed them."""
+    return {"results": results, "page": page, "pageSize": size, "total": paged.total,
+            "totalCapped": paged.capped, "hasMore": paged.has_more}
+
+
 async def search_content(
-    session: AsyncSession, body: SearchContentIn, *, ride_along: RidesAlong | None = None
-) -> dict[str, Any]:
+    session: AsyncSession, body: SearchContentIn, *, now: datetime, settings: Settings,
+    ride_along: RidesAlong | None = None,
+) -> PostPage:
     """A page of outlier posts; `ride_along`: the paid read's charge, carried by the count
     when one is needed (else charged after)."""
     if body.semantic or body.similarTo:
-        return await search_by_meaning(session, body)
-    f = content_filter(body)
+        return await search_by_meaning(session, body, now=now, settings=settings)
+    f = content_filter(body, now)
     page, size = body.page_number, body.page_size
     p = page_window(page, size)
     rows = await search_repo.search_posts(
         session, f, sort_by=body.sortBy or "outlier_score", limit=p.limit + 1, offset=p.offset
     )
-    rows, total, capped, more = await _paged(
-        rows, p, lambda: search_repo.count_posts(session, f, cap=RESULT_WINDOW, ride_along=ride_along)
+    paged = await _paged(
+        rows, p,
+        lambda: search_repo.count_posts(session, f, cap=RESULT_WINDOW, ride_along=ride_along),
     )
-    results = []
-    for r in rows:
-        out = flat_post(r)
-        out["score"] = scored_value(out, f.score_window, f.score_method)
-        results.append(out)
-    envelope = page_envelope(
-        results, page=page, page_size=size, total=total, capped=capped, has_more=more
-    )
-    envelope["scoreMethod"] = f.score_method
-    envelope["scoreWindow"] = f.score_window
-    return envelope
+    min_age = settings.jobs.baseline_min_age_hours
+    results = [_scored(r, f, now, min_age) for r in paged.rows]
+    return assemble(PostPage, {**_page(results, page, size, paged),
+                               "scoreMethod": f.score_method, "scoreWindow": f.score_window})
 
 
-async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dict[str, Any]:
+async def search_by_meaning(
+    session: AsyncSession, body: SearchContentIn, *, now: datetime, settings: Settings
+) -> PostPage:
     """`semantic` (the query by meaning and words) or `similarTo` (posts nearest a post): the
     fused or nearest candidates, paged; the same filters, records and envelope."""
-    model = await meaning_model(session)
-    f = content_filter(body)
+    model = await meaning_model(session, settings)
+    f = content_filter(body, now)
     page, size = body.page_number, body.page_size
     p = page_window(page, size)
-    common = {"model": model.key, "dims": model.dims, "sort_by": body.sortBy,
-              "limit": p.limit + 1, "offset": p.offset}
     if body.similarTo:
         target = await repo.get_post(session, body.similarTo)
         if target is None:
@@ -97,49 +125,54 @@ async def search_by_meaning(session: AsyncSession, body: SearchContentIn) -> dic
             qvec = stored[0]
         creator = None if body.includeSameCreator else target["profile_id"]
         rows = [] if qvec is None else await semantic.similar_posts(
-            session, f, qvec=qvec, post_id=target["id"], profile_id=creator, **common)
+            session, f, qvec=qvec, post_id=target["id"], profile_id=creator, model=model.key,
+            dims=model.dims, sort_by=body.sortBy, limit=p.limit + 1, offset=p.offset)
     else:
         qvec = embeddings.query_vector(model, body.query or "")
-        rows = await semantic.search_by_meaning(session, f, qvec=qvec, **common)
+        rows = await semantic.search_by_meaning(
+            session, f, qvec=qvec, model=model.key, dims=model.dims, sort_by=body.sortBy,
+            limit=p.limit + 1, offset=p.offset)
     more = len(rows) > p.limit
-    total = int(rows[0]["fused_total"]) if rows else p.offset
-    results = []
-    for r in rows[: p.limit]:
-        out = flat_post(r)
-        out["score"] = scored_value(out, f.score_window, f.score_method)
-        out["similarity"] = None if r["similarity"] is None else round(r["similarity"], 4)
-        results.append(out)
-    # In similarity order similarTo reads only to the page's end: past it, `total` is a floor.
-    capped = bool(body.similarTo) and not body.sortBy and more
-    envelope = page_envelope(results, page=page, page_size=size, total=total, capped=capped,
-                             has_more=more)
-    envelope["scoreMethod"] = f.score_method
-    envelope["scoreWindow"] = f.score_window
-    return envelope
+    min_age = settings.jobs.baseline_min_age_hours
+    results = [
+        _scored(r, f, now, min_age,
+                similarity=None if r["similarity"] is None else round(r["similarity"], 4))
+        for r in rows[: p.limit]
+    ]
+    paged = Paged(
+        rows[: p.limit], int(rows[0]["fused_total"]) if rows else p.offset,
+        # In similarity order similarTo reads only to the page's end: past it, `total` is a
+        # floor.
+        bool(body.similarTo) and not body.sortBy and more, more,
+    )
+    return assemble(PostPage, {**_page(results, page, size, paged),
+                               "scoreMethod": f.score_method, "scoreWindow": f.score_window})
 
 
-async def meaning_model(session: AsyncSession) -> Any:
+async def meaning_model(session: AsyncSession, settings: Settings) -> Embedder:
     """The embedding model, where search by meaning can work here (else 503)."""
     if not await embeddings.available(session):
-        raise embeddings.SemanticUnavailable(
+        raise SemanticUnavailable(
             "This server's PostgreSQL has no pgvector extension: install it and run "
             "`sors migrate` (docs/OPERATIONS.md, \"Search by meaning\").")
     old = await embeddings.too_old(session)
     if old is not None:
         need = ".".join(map(str, embeddings.MIN_PGVECTOR))
-        raise embeddings.SemanticUnavailable(
+        raise SemanticUnavailable(
             f"This server's pgvector is {old}; search by meaning needs {need} or later "
             "(iterative index scans): install it and run `ALTER EXTENSION vector UPDATE` "
             "(docs/OPERATIONS.md, \"Search by meaning\").")
-    model = embeddings.embedder_or_none()
+    model = embeddings.embedder_or_none(settings)
     if model is None:
-        raise embeddings.SemanticUnavailable(
+        raise SemanticUnavailable(
             "The embedding model (SORS_EMBEDDING_MODEL) cannot be loaded on this server.")
     return model
 
 
-async def similar_profiles(session: AsyncSession, body: SearchProfilesIn) -> dict[str, Any]:
-    model = await meaning_model(session)
+async def similar_profiles(
+    session: AsyncSession, body: SearchProfilesIn, settings: Settings
+) -> ProfilePage:
+    model = await meaning_model(session, settings)
     target = await repo.get_profile(session, body.similarTo) if body.similarTo else None
     if target is None:
         raise ProfileNotFound(f"No profile {body.similarTo}.")
@@ -150,21 +183,11 @@ async def similar_profiles(session: AsyncSession, body: SearchProfilesIn) -> dic
     rows = [] if centroid is None else await semantic.similar_profiles(
         session, f, qvec=centroid, model=model.key, dims=model.dims, profile_id=target["id"],
         limit=p.limit + 1, offset=p.offset)
-    records = await profile_records(session, rows[: p.limit])
-    for record, row in zip(records, rows, strict=False):
-        record["similarity"] = round(row["similarity"], 4)
-    total = int(rows[0]["fused_total"]) if rows else p.offset
-    return page_envelope(records, page=page, page_size=size, total=total, capped=False,
-                         has_more=len(rows) > p.limit)
-
-
-def scored_value(record: dict[str, Any], window: str, method: str) -> float | None:
-    """The score a search filtered and sorted by, read from the record."""
-    if method == "age_adjusted":
-        return record["age_adjusted_score"]["score"]
-    if method == "median":
-        return record["robust_scores"][window]["score"]
-    return record["outlier_scores"][window]
+    paged = Paged(rows[: p.limit], int(rows[0]["fused_total"]) if rows else p.offset, False,
+                  len(rows) > p.limit)
+    results = await profile_records_as(session, paged.rows, SimilarProfile,
+                                    similarity=[round(r["similarity"], 4) for r in paged.rows])
+    return assemble(ProfilePage, _page(results, page, size, paged))
 
 
 def profiles_filter(body: SearchProfilesIn) -> search_repo.ProfileFilter:
@@ -177,33 +200,29 @@ def profiles_filter(body: SearchProfilesIn) -> search_repo.ProfileFilter:
 
 
 async def search_profiles(
-    session: AsyncSession, body: SearchProfilesIn, *, ride_along: RidesAlong | None = None
-) -> dict[str, Any]:
+    session: AsyncSession, body: SearchProfilesIn, *, settings: Settings,
+    ride_along: RidesAlong | None = None,
+) -> ProfilePage:
     if body.similarTo:
-        return await similar_profiles(session, body)
+        return await similar_profiles(session, body, settings)
     f = profiles_filter(body)
     page, size = body.page_number, body.page_size
     p = page_window(page, size)
     rows = await search_repo.search_profiles(session, f, limit=p.limit + 1, offset=p.offset)
-    rows, total, capped, more = await _paged(
-        rows, p, lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW, ride_along=ride_along)
+    paged = await _paged(
+        rows, p,
+        lambda: search_repo.count_profiles(session, f, cap=RESULT_WINDOW, ride_along=ride_along),
     )
-    return page_envelope(
-        await profile_records(session, rows),
-        page=page,
-        page_size=size,
-        total=total,
-        capped=capped,
-        has_more=more,
-    )
+    results = await profile_records_as(session, paged.rows, SimilarProfile)
+    return assemble(ProfilePage, _page(results, page, size, paged))
 
 
-async def list_categories(session: AsyncSession) -> list[dict[str, Any]]:
+async def list_categories(session: AsyncSession) -> list[Category]:
     """The taxonomy, flat, parents before their children; `profileCount` counts the distinct
     profiles in the category's subtree (what search_profiles with that categoryId finds)."""
     subtrees = {c.id: taxonomy.descendants(c.id) for c in taxonomy.CATEGORIES}
     counts = await search_repo.category_profile_counts(session, subtrees)
     return [
-        {"id": c.id, "name": c.name, "parentId": c.parent_id, "profileCount": counts[c.id]}
+        Category(id=c.id, name=c.name, parentId=c.parent_id, profileCount=counts[c.id])
         for c in sorted(taxonomy.CATEGORIES, key=lambda c: c.id)
     ]

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Request
-from sqlalchemy.ext.asyncio import AsyncSession
+from fastapi import APIRouter, Body, Depends
 
 from sors.catalog.records.schemas import Comparison
 from sors.catalog.trends import service as trends
 from sors.catalog.trends.schemas import CompareIn, Trending, Trends, TrendsIn
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.responses import ModelResponse
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["catalog"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 
 
@@ -39,11 +37,11 @@ def _skill(key: str) -> dict[str, str | bool]:
     responses=problems(402, body=True),
 )
 async def compare_profiles(
-    session: Session,
+    ctx: Context,
     _: AccountId,
     body: Annotated[CompareIn | None, Body()] = None,
-) -> JSONResponse:
-    return JSONResponse(await trends.compare_profiles(session, body or CompareIn()))
+) -> Comparison:
+    return await trends.compare_profiles(ctx.session, body or CompareIn())
 
 
 @router.post(
@@ -53,15 +51,19 @@ async def compare_profiles(
     "creators behind them.",
     openapi_extra=_skill("niche_trends"),
     response_model=Trends,
+    # `themes` is in the body only when they were asked for.
+    response_model_exclude_unset=True,
     responses=problems(402, body=True, notes={
         503: "`semantic` where the server has no pgvector (`semantic_unavailable`)"}),
 )
 async def niche_trends(
-    session: Session,
+    ctx: Context,
     _: AccountId,
     body: Annotated[TrendsIn | None, Body()] = None,
-) -> JSONResponse:
-    return JSONResponse(await trends.niche_trends(session, body or TrendsIn()))
+) -> Trends:
+    return await trends.niche_trends(
+        ctx.session, body or TrendsIn(), now=ctx.now, settings=ctx.runtime.settings
+    )
 
 
 @trending_router.get(
@@ -73,6 +75,10 @@ async def niche_trends(
     response_model=Trending,
     responses=problems(key=False),
 )
-async def trending(request: Request, session: Session) -> JSONResponse:
-    body, max_age = await trends.trending(session, cache_key=id(request.app.state.db))
-    return JSONResponse(body, headers={"Cache-Control": f"public, max-age={max_age}"})
+async def trending(ctx: Context) -> ModelResponse:
+    body, max_age = await trends.trending(
+        ctx.session, now=ctx.now,
+        min_age_hours=ctx.runtime.settings.jobs.baseline_min_age_hours,
+        source=ctx.runtime.database,
+    )
+    return ModelResponse(body, headers={"Cache-Control": f"public, max-age={max_age}"})

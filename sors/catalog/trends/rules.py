@@ -4,12 +4,12 @@ together)."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic.json_schema import JsonDict, JsonValue
 
 
-def _entries(field: str, lo: int, hi: int) -> dict[str, Any]:
+def _entries(field: str, lo: int, hi: int) -> JsonDict:
     """JSON Schema: `field` holds lo-hi entries (absent or null count as none)."""
-    many = {"required": [field], "properties": {field: {
+    many: JsonDict = {"required": [field], "properties": {field: {
         "type": "array", "minItems": lo, "maxItems": hi}}}
     if lo > 0:
         return many
@@ -20,10 +20,13 @@ def _entries(field: str, lo: int, hi: int) -> dict[str, Any]:
 # profileIds and handles together hold 2-5 entries; handles as a JSON string is counted once
 # decoded (its description says so). `then: false` refuses what no branch admits (if/then,
 # as the other rules: client generators turn a top-level anyOf into an untyped body).
-COMPARE_RULE = {
+_COUNTS: list[JsonValue] = [
+    {"allOf": [_entries("profileIds", i, i), _entries("handles", max(0, 2 - i), 5 - i)]}
+    for i in range(6)
+]
+COMPARE_RULE: JsonDict = {
     "if": {"not": {"anyOf": [
-        *({"allOf": [_entries("profileIds", i, i), _entries("handles", max(0, 2 - i), 5 - i)]}
-          for i in range(6)),
+        *_COUNTS,
         {"required": ["handles"], "properties": {"handles": {"type": "string"}}},
     ]}},
     "then": False,

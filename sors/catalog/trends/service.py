@@ -5,25 +5,48 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.records import repository as repo
 from sors.catalog.records.build import flat_post
 from sors.catalog.records.paging import DEFAULT_SCORE_WINDOW, since
+from sors.catalog.records.schemas import (
+    Comparison,
+    NotFoundByHandle,
+    NotFoundById,
+    ProfileRecord,
+    Ranking,
+)
 from sors.catalog.records.service import profile_records
 from sors.catalog.search import repository as search_repo
 from sors.catalog.search import semantic
 from sors.catalog.search.service import meaning_model
 from sors.catalog.trends import repository as trends_repo
 from sors.catalog.trends import themes
-from sors.catalog.trends.schemas import CompareIn, HandleRef, TrendsIn
+from sors.catalog.trends.schemas import (
+    CompareIn,
+    ContentTypeShare,
+    Creator,
+    HandleRef,
+    HookTypeCount,
+    Theme,
+    TrendHooks,
+    Trending,
+    Trends,
+    TrendsIn,
+)
 from sors.catalog.vectors import embeddings
-from sors.kit import clock
+from sors.config import Settings
+from sors.kit.clock import isoformat
+from sors.kit.db import Database
 from sors.kit.errors import ValidationFailed
+from sors.kit.responses import assemble
 
 TRENDS_DEFAULT_LIMIT = 20
 TRENDS_DEFAULT_TIME_FRAME = "one_week"
@@ -35,17 +58,19 @@ TRENDING_TTL = timedelta(hours=2)
 # ---- comparison -----------------------------------------------------------------------
 
 
-def _ranked(records: list[dict[str, Any]], value: Any) -> tuple[list[str], str | None]:
+def _ranked(
+    records: Sequence[ProfileRecord], value: Callable[[ProfileRecord], float | None]
+) -> tuple[list[str], str | None]:
     """Ids by `value` descending (missing values last, request order on ties), and the top
     id when it has a value."""
-    keyed = [(value(r), i, r["id"]) for i, r in enumerate(records)]
+    keyed = [(value(r), i, r.id) for i, r in enumerate(records)]
     keyed.sort(key=lambda k: (k[0] is None, -(k[0] or 0), k[1]))
     ids = [k[2] for k in keyed]
     top = keyed[0][2] if keyed and keyed[0][0] is not None else None
     return ids, top
 
 
-async def compare_profiles(session: AsyncSession, body: CompareIn) -> dict[str, Any]:
+async def compare_profiles(session: AsyncSession, body: CompareIn) -> Comparison:
     ids = body.profileIds or []
     handles = [h for h in body.handles or [] if isinstance(h, HandleRef)]  # decoded when a string
     total = len(ids) + len(handles)
@@ -58,35 +83,35 @@ async def compare_profiles(session: AsyncSession, body: CompareIn) -> dict[str, 
         )
     by_id = await repo.get_profiles(session, ids)
     found: list[repo.Row] = []
-    not_found: list[dict[str, str]] = []
+    not_found: list[NotFoundById | NotFoundByHandle] = []
     for pid in ids:
         if pid in by_id:
             found.append(by_id[pid])
         else:
-            not_found.append({"profileId": pid})
+            not_found.append(NotFoundById(profileId=pid))
     for ref in handles:
         row = await repo.profile_by_handle(session, ref.platform, ref.handle)
         if row is None:
-            not_found.append({"platform": ref.platform, "handle": ref.handle})
+            not_found.append(NotFoundByHandle(platform=ref.platform, handle=ref.handle))
         else:
             found.append(row)
     unique = list({r["id"]: r for r in found}.values())
     records = await profile_records(session, unique)
-    by_followers, top_followers = _ranked(records, lambda r: r["follower_count"])
+    by_followers, top_followers = _ranked(records, lambda r: r.follower_count)
     by_engagement, top_engagement = _ranked(
-        records, lambda r: r["averages"][DEFAULT_SCORE_WINDOW]["engagement_rate"]
+        records, lambda r: getattr(r.averages, DEFAULT_SCORE_WINDOW).engagement_rate
     )
-    return {
-        "profiles": records,
-        "ranking": {
-            "topByFollowers": top_followers,
-            "topByEngagement": top_engagement,
-            "byFollowers": by_followers,
-            "byEngagement": by_engagement,
-            "engagementWindow": DEFAULT_SCORE_WINDOW,
-        },
-        "notFound": not_found,
-    }
+    return Comparison(
+        profiles=records,
+        ranking=Ranking(
+            topByFollowers=top_followers,
+            topByEngagement=top_engagement,
+            byFollowers=by_followers,
+            byEngagement=by_engagement,
+            engagementWindow=DEFAULT_SCORE_WINDOW,
+        ),
+        notFound=not_found,
+    )
 
 
 # ---- trends ---------------------------------------------------------------------------
@@ -96,13 +121,16 @@ def _r4(v: float | None) -> float | None:
     return None if v is None else round(float(v), 4)
 
 
-async def _themes(session: AsyncSession, body: TrendsIn, time_frame: str, window: str
-                  ) -> list[dict[str, Any]]:
+async def _themes(
+    session: AsyncSession, body: TrendsIn, time_frame: str, window: str, now: datetime,
+    settings: Settings,
+) -> list[Theme]:
     """`semantic: true`: the time frame's best outliers (about `query` by meaning, when
     given) grouped into themes."""
-    model = await meaning_model(session)
+    model = await meaning_model(session, settings)
     f = search_repo.PostFilter(query=body.query, platforms=body.platforms, score_window=window,
-                               published_since=since(time_frame))
+                               published_since=since(time_frame, now))
+    rows: Sequence[Mapping[str, Any]]
     if body.query:
         qvec = embeddings.query_vector(model, body.query)
         rows = await semantic.search_by_meaning(
@@ -111,16 +139,21 @@ async def _themes(session: AsyncSession, body: TrendsIn, time_frame: str, window
     else:
         rows = await search_repo.search_posts(session, f, sort_by="outlier_score",
                                               limit=themes.POSTS, offset=0)
-    return await themes.themes(session, [flat_post(r) for r in rows], model=model.key,
-                               window=window)
+    min_age = settings.jobs.baseline_min_age_hours
+    return await themes.themes(session, [flat_post(r, now, min_age) for r in rows],
+                               model=model.key, window=window)
 
 
-async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
+async def niche_trends(
+    session: AsyncSession, body: TrendsIn, *, now: datetime, settings: Settings
+) -> Trends:
     time_frame = body.timeFrame or TRENDS_DEFAULT_TIME_FRAME
     window = body.scoreWindow or DEFAULT_SCORE_WINDOW
-    found_themes = await _themes(session, body, time_frame, window) if body.semantic else None
+    found_themes = (
+        await _themes(session, body, time_frame, window, now, settings) if body.semantic else None
+    )
     f = trends_repo.TrendFilter(
-        published_since=since(time_frame), query=body.query, platforms=body.platforms
+        published_since=since(time_frame, now), query=body.query, platforms=body.platforms
     )
     rows = await trends_repo.trend_posts(
         session, f, score_window=window, limit=body.limit or TRENDS_DEFAULT_LIMIT
@@ -129,16 +162,16 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
     matched = sum(g["count"] for g in groups)
     content_types = sorted(
         (
-            {
-                "platform": g["platform"],
-                "contentType": g["content_type"],
-                "count": g["count"],
-                "share": round(g["count"] / matched, 4),
-                "avgOutlierScore": _r4(g["avg_score"]),
-            }
+            ContentTypeShare(
+                platform=g["platform"],
+                contentType=g["content_type"],
+                count=g["count"],
+                share=round(g["count"] / matched, 4),
+                avgOutlierScore=_r4(g["avg_score"]),
+            )
             for g in groups
         ),
-        key=lambda c: (-c["count"], c["platform"], c["contentType"]),
+        key=lambda c: (-c.count, c.platform, c.contentType),
     )
     order = list(dict.fromkeys(r["profile_id"] for r in rows))
     stats = await trends_repo.trend_creators(session, f, score_window=window, profile_ids=order)
@@ -146,29 +179,32 @@ async def niche_trends(session: AsyncSession, body: TrendsIn) -> dict[str, Any]:
     for r in rows:
         first.setdefault(r["profile_id"], r)
     creators = [
-        {
-            "profileId": pid,
-            "platform": first[pid]["platform"],
-            "handle": first[pid]["profile_handle"],
-            "followerCount": first[pid]["profile_follower_count"],
-            "postCount": stats[pid]["post_count"],
-            "bestOutlierScore": _r4(stats[pid]["best_score"]),
-        }
+        Creator(
+            profileId=pid,
+            platform=first[pid]["platform"],
+            handle=first[pid]["profile_handle"],
+            followerCount=first[pid]["profile_follower_count"],
+            postCount=stats[pid]["post_count"],
+            bestOutlierScore=_r4(stats[pid]["best_score"]),
+        )
         for pid in order
     ]
-    return {
-        "timeFrame": time_frame,
-        "scoreWindow": window,
-        "query": body.query,
-        "posts": [flat_post(r) for r in rows],
-        "contentTypes": content_types,
-        "creators": creators,
-        "hooks": hooks_block(await trends_repo.trend_hook_types(session, f, score_window=window)),
+    min_age = settings.jobs.baseline_min_age_hours
+    hooks = await trends_repo.trend_hook_types(session, f, score_window=window)
+    # `themes` is in the body only when they were asked for.
+    return Trends(
+        timeFrame=time_frame,
+        scoreWindow=window,
+        query=body.query,
+        posts=[flat_post(r, now, min_age) for r in rows],
+        contentTypes=content_types,
+        creators=creators,
+        hooks=hooks_block(hooks),
         **({"themes": found_themes} if found_themes is not None else {}),
-    }
+    )
 
 
-def hooks_block(groups: list[repo.Row]) -> dict[str, Any]:
+def hooks_block(groups: Sequence[repo.Row]) -> TrendHooks:
     """Hook types among the analysed outliers against the analysed ordinary posts; `lift`
     is the outlier share over the ordinary share (null when no ordinary post has it)."""
     outliers = sum(g["outliers"] for g in groups)
@@ -177,16 +213,16 @@ def hooks_block(groups: list[repo.Row]) -> dict[str, Any]:
     for g in groups:
         out_share = g["outliers"] / outliers if outliers else 0.0
         ord_share = g["ordinary"] / ordinary if ordinary else 0.0
-        types.append({
-            "hookType": g["hook_type"],
-            "outliers": g["outliers"],
-            "ordinary": g["ordinary"],
-            "outlierShare": round(out_share, 4),
-            "ordinaryShare": round(ord_share, 4),
-            "lift": round(out_share / ord_share, 4) if ord_share else None,
-        })
-    types.sort(key=lambda t: (-t["outliers"], -t["ordinary"], t["hookType"]))
-    return {"analysedPosts": outliers + ordinary, "outlierPosts": outliers, "types": types}
+        types.append(HookTypeCount(
+            hookType=g["hook_type"],
+            outliers=g["outliers"],
+            ordinary=g["ordinary"],
+            outlierShare=round(out_share, 4),
+            ordinaryShare=round(ord_share, 4),
+            lift=round(out_share / ord_share, 4) if ord_share else None,
+        ))
+    types.sort(key=lambda t: (-t.outliers, -t.ordinary, t.hookType))
+    return TrendHooks(analysedPosts=outliers + ordinary, outlierPosts=outliers, types=types)
 
 
 # ---- trending (public, cached) --------------------------------------------------------
@@ -194,12 +230,15 @@ def hooks_block(groups: list[repo.Row]) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class _Cached:
-    body: dict[str, Any]
-    generated_at: datetime  # service clock (simulated time in sim mode)
+    body: Trending
+    generated_at: datetime  # the runtime's clock (simulated time in sim mode)
     made: float  # time.monotonic()
 
 
-_trending_cache: dict[int, _Cached] = {}
+# Kept per process for each database the list was read from (held weakly: a runtime's
+# database that is gone takes its entries along) and the minimum age its records were
+# built with.
+_trending_cache: WeakKeyDictionary[Database, dict[float, _Cached]] = WeakKeyDictionary()
 _trending_lock = asyncio.Lock()
 
 
@@ -209,7 +248,7 @@ def clear_trending_cache() -> None:
 
 def _remaining(entry: _Cached, now: datetime) -> int:
     """Seconds the entry stays fresh (0: stale). Either clock moving 2 h ends it, and so does
-    the service clock going backwards (a simulation reset)."""
+    the runtime's clock going backwards (a simulation reset)."""
     ttl = TRENDING_TTL.total_seconds()
     by_clock = (now - entry.generated_at).total_seconds()
     by_wall = time.monotonic() - entry.made
@@ -218,19 +257,26 @@ def _remaining(entry: _Cached, now: datetime) -> int:
     return max(0, int(ttl - max(by_clock, by_wall)))
 
 
-async def trending(session: AsyncSession, *, cache_key: int) -> tuple[dict[str, Any], int]:
-    """The trending posts and how many seconds clients may cache them."""
-    entry = _trending_cache.get(cache_key)
-    if entry is not None and (left := _remaining(entry, clock.now())) > 0:
+async def trending(
+    session: AsyncSession, *, now: datetime, min_age_hours: float, source: Database
+) -> tuple[Trending, int]:
+    """The trending posts as of `now` and how many seconds clients may cache them; `source`:
+    the database `session` reads, which the cached list belongs to."""
+    entry = _trending_cache.get(source, {}).get(min_age_hours)
+    if entry is not None and (left := _remaining(entry, now)) > 0:
         return entry.body, left
     async with _trending_lock:
-        now = clock.now()
-        entry = _trending_cache.get(cache_key)
+        entry = _trending_cache.get(source, {}).get(min_age_hours)
         if entry is not None and (left := _remaining(entry, now)) > 0:
             return entry.body, left
         rows = await trends_repo.trending_posts(
             session, since=now - timedelta(days=TRENDING_DAYS), limit=TRENDING_LIMIT
         )
-        body = {"generatedAt": clock.isoformat(now), "posts": [flat_post(r) for r in rows]}
-        _trending_cache[cache_key] = _Cached(body, now, time.monotonic())
+        body = assemble(Trending, {
+            "generatedAt": isoformat(now),
+            "posts": [flat_post(r, now, min_age_hours) for r in rows],
+        })
+        _trending_cache.setdefault(source, {})[min_age_hours] = _Cached(
+            body, now, time.monotonic()
+        )
         return body, int(TRENDING_TTL.total_seconds())

@@ -15,11 +15,13 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
+
+from sors.catalog.records.schemas import FlatPost
+from sors.catalog.trends.schemas import Theme
 
 POSTS = 300  # the best-scoring posts of the time frame that are grouped
 JOIN_SIMILARITY = 0.4  # a static model: short captions on one subject sit at 0.45-0.6
@@ -41,7 +43,7 @@ def _words(caption: str | None) -> list[str]:
     return [w for w in _WORD.findall((caption or "").lower()) if w not in _STOP]
 
 
-def _name(members: Sequence[str], background: Counter[str], total: int) -> list[str]:
+def _name(members: Sequence[str | None], background: Counter[str], total: int) -> list[str]:
     inside = Counter(w for caption in members for w in set(_words(caption)))
     n = len(members)
 
@@ -73,31 +75,30 @@ def group(vectors: np.ndarray) -> list[list[int]]:
 
 
 async def themes(
-    session: AsyncSession, rows: Sequence[dict[str, Any]], *, model: str, window: str,
-) -> list[dict[str, Any]]:
-    """Themes among `rows` (flattened posts, best first)."""
-    found = dict((await session.execute(_VECTORS, {"ids": [r["id"] for r in rows],
-                                                   "model": model})).all())
-    kept = [r for r in rows if r["id"] in found]
+    session: AsyncSession, posts: Sequence[FlatPost], *, model: str, window: str,
+) -> list[Theme]:
+    """Themes among `posts` (best first)."""
+    result = await session.execute(_VECTORS, {"ids": [p.id for p in posts], "model": model})
+    found: dict[str, str] = {post_id: vector for post_id, vector in result.all()}
+    kept = [p for p in posts if p.id in found]
     if not kept:
         return []
-    vectors = np.array([np.array(found[r["id"]].strip("[]").split(","), dtype=np.float32)
-                        for r in kept])
-    background = Counter(w for r in kept for w in set(_words(r["caption"])))
+    vectors = np.array([np.array(found[p.id].strip("[]").split(","), dtype=np.float32)
+                        for p in kept])
+    background = Counter(w for p in kept for w in set(_words(p.caption)))
     out = []
     for idx in group(vectors):
         if len(idx) < MIN_THEME:
             continue
-        posts = [kept[i] for i in idx]
-        scores = [p["outlier_scores"][window] for p in posts
-                  if p["outlier_scores"][window] is not None]
-        words = _name([p["caption"] for p in posts], background, len(kept))
-        out.append({
-            "name": " · ".join(words) if words else None,
-            "words": words,
-            "postCount": len(posts),
-            "medianOutlierScore": round(statistics.median(scores), 4) if scores else None,
-            "posts": posts[:5],
-        })
-    out.sort(key=lambda t: (-t["postCount"], -(t["medianOutlierScore"] or 0)))
+        members = [kept[i] for i in idx]
+        scores = [s for p in members if (s := getattr(p.outlier_scores, window)) is not None]
+        words = _name([p.caption for p in members], background, len(kept))
+        out.append(Theme(
+            name=" · ".join(words) if words else None,
+            words=words,
+            postCount=len(members),
+            medianOutlierScore=round(statistics.median(scores), 4) if scores else None,
+            posts=members[:5],
+        ))
+    out.sort(key=lambda t: (-t.postCount, -(t.medianOutlierScore or 0)))
     return out[:THEMES]

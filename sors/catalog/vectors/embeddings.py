@@ -12,33 +12,25 @@ from __future__ import annotations
 import logging
 import struct
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 from psycopg import ProgrammingError
 from psycopg.adapt import Dumper, PyFormat
 from psycopg.pq import Format
 from psycopg.types import TypeInfo
-from sqlalchemy import text
+from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.vectors.embedder import Embedder, EmbedderUnavailable, get_embedder
 from sors.catalog.vectors.schema import HOT_POSTS, RECENT_DAYS, RECENT_POSTS, index_statements
 from sors.config import Settings
 from sors.kit.db import binary_sql, driver, execute_rows
-from sors.kit.errors import ApiError
 
 log = logging.getLogger(__name__)
 
 # Characters of a post's text that are embedded (a static model averages token vectors:
 # the opening says what the post is about, and the bound keeps ingest fast).
 MAX_CHARS = 2000
-
-
-class SemanticUnavailable(ApiError):
-    status = 503
-    code = "semantic_unavailable"
-    title = "Search by meaning is unavailable"
 
 
 # Every written vector goes to the subsets its post belongs to, in the same statement.
@@ -92,14 +84,14 @@ async def enqueue(session: AsyncSession, post_ids: Sequence[str]) -> None:
         await execute_rows(session, _ENQUEUE, {"ids": list(post_ids)})
 
 
-async def embed_pending(session: AsyncSession, *, limit: int = 20_000) -> int:
-    """Embed up to `limit` named posts (the oldest named first) and put their vectors under
-    the search index; how many were taken."""
+async def embed_pending(session: AsyncSession, settings: Settings, *, limit: int = 20_000) -> int:
+    """Embed up to `limit` named posts (the oldest named first) with the model `settings`
+    name and put their vectors under the search index; how many were taken."""
     if not await available(session):
         return 0
     ids = [r[0] for r in await session.execute(_TAKE_PENDING, {"n": limit})]
     if ids:
-        await refresh_now(session, ids)
+        await refresh_now(session, settings, ids)
     return len(ids)
 
 _TEXTS = binary_sql(text("""
@@ -210,13 +202,13 @@ async def _vectors_for(session: AsyncSession) -> None:
     pg.adapters.register_dumper(_Vector, type("VectorDumper", (_VectorDumper,), {"oid": info.oid}))
 
 
-async def write(session: AsyncSession, texts: Mapping[str, str]) -> int:
-    """Embed and store `{post_id: text}` in the caller's transaction; how many were written
-    (0 where pgvector or the model is missing)."""
+async def write(session: AsyncSession, settings: Settings, texts: Mapping[str, str]) -> int:
+    """Embed and store `{post_id: text}` in the caller's transaction with the model
+    `settings` name; how many were written (0 where pgvector or the model is missing)."""
     texts = {k: v for k, v in texts.items() if v and v.strip()}  # nothing said: no vector
     if not texts or not await available(session):
         return 0
-    model = embedder_or_none()
+    model = embedder_or_none(settings)
     if model is None:
         return 0
     ids = list(texts)
@@ -238,7 +230,8 @@ async def sweep_recent(session: AsyncSession) -> int:
     """The recent vectors of posts no longer recent, taken out; how many."""
     if not await available(session):
         return 0
-    return (await session.execute(_SWEEP_RECENT)).rowcount or 0  # type: ignore[attr-defined]
+    result = await session.execute(_SWEEP_RECENT)
+    return result.rowcount if isinstance(result, CursorResult) else 0
 
 
 async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> None:
@@ -246,19 +239,14 @@ async def refresh(session: AsyncSession, post_ids: Sequence[str]) -> None:
     await enqueue(session, post_ids)
 
 
-async def refresh_now(session: AsyncSession, post_ids: Sequence[str]) -> int:
+async def refresh_now(session: AsyncSession, settings: Settings, post_ids: Sequence[str]) -> int:
     """Embed posts now from everything stored about them."""
     if not post_ids or not await available(session):
         return 0
     rows = await execute_rows(session, _TEXTS, {"ids": list(post_ids)})
-    return await write(session, {
+    return await write(session, settings, {
         r[0]: post_text(r[2], r[3] if r[1] == "youtube" else None, r[5], r[4]) for r in rows
     })
-
-
-def ingest_ids(staged: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The posts ingest names for (re-)embedding: new ones and those whose caption changed."""
-    return [r["id"] for r in staged if r.get("is_new") or r.get("caption_changed")]
 
 
 # ---- the background re-embedding (older posts, a model change) ------------------------
@@ -279,13 +267,14 @@ SELECT p.id, p.platform, p.caption, p.extra ->> 'description', t.text, v.on_scre
 """))
 
 
-async def backfill(session: AsyncSession, *, limit: int) -> int:
-    """Embed up to `limit` posts that have no vector of the current model (stored before
-    search by meaning existed, or before a model change), in post id order from where the
-    last call stopped; once a pass finds none left, later calls cost one row read."""
+async def backfill(session: AsyncSession, settings: Settings, *, limit: int) -> int:
+    """Embed up to `limit` posts that have no vector of the current model (the one
+    `settings` name; stored before search by meaning existed, or before a model change), in
+    post id order from where the last call stopped; once a pass finds none left, later calls
+    cost one row read."""
     if limit <= 0 or not await available(session):
         return 0
-    model = embedder_or_none()
+    model = embedder_or_none(settings)
     if model is None:
         return 0
     if model.key != "wordllama:256":
@@ -299,7 +288,7 @@ async def backfill(session: AsyncSession, *, limit: int) -> int:
         return 0
     rows = await execute_rows(session, _BACKFILL_BATCH,
                               {"model": model.key, "cursor": cursor, "n": limit})
-    written = await write(session, {
+    written = await write(session, settings, {
         r[0]: post_text(r[2], r[3] if r[1] == "youtube" else None, r[5], r[4]) for r in rows
     })
     await session.execute(text(

@@ -83,7 +83,7 @@ async def due_now(session: AsyncSession, model_key: str) -> bool:
     return await due(session, model_key)
 
 
-async def describe(session: AsyncSession, model_key: str) -> dict[str, Any]:
+async def describe(session: AsyncSession, model_key: str) -> dict[str, object]:
     """For the operator (`sors catalog status`): the model's vectors, the posts waiting to
     be embedded, its index and when the next (re)build is due."""
     r = await _state(session, model_key)
@@ -107,7 +107,7 @@ ON CONFLICT (model) DO UPDATE SET index_name = EXCLUDED.index_name,
 
 
 async def train(db: Database, model_key: str, dims: int, *,
-                train_at: int | None = None) -> dict[str, Any]:
+                train_at: int | None = None) -> dict[str, object]:
     """Build the model's index when `due`, CONCURRENTLY (writes go on), record it, then drop
     the one it replaces. What was done, for the job's result."""
     async with db.engine.connect() as conn:
@@ -123,7 +123,9 @@ async def train(db: Database, model_key: str, dims: int, *,
             await conn.execute(text("SELECT pg_advisory_unlock(:k, hashtext(:m))"), lock)
 
 
-async def _build(conn: Any, model_key: str, dims: int, train_at: int | None) -> dict[str, Any]:
+async def _build(
+    conn: Any, model_key: str, dims: int, train_at: int | None
+) -> dict[str, object]:
     session = AsyncSession(bind=conn)
     try:
         state = await _state(session, model_key)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sors.catalog.vectors import index as vector_index
 from sors.jobs.engine import JobContext
 from sors.queue.models import Job
@@ -12,7 +10,8 @@ from sors.queue.models import Job
 JOB_TYPE = "vector_index"
 
 
-async def build_vector_index(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def build_vector_index(ctx: JobContext, job: Job) -> dict[str, object]:
+    """What the build did, for the job's result."""
     return await vector_index.train(ctx.db, job.payload["model"], int(job.payload["dims"]))
 
 

@@ -100,12 +100,15 @@ def _iso(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-async def test_the_demo_seed_starts_with_history(db, client: httpx.AsyncClient) -> None:
+async def test_the_demo_seed_starts_with_history(
+    db, settings, client: httpx.AsyncClient
+) -> None:
     from sors.cli.sim import DEMO_HISTORY
     from sors.demo.seed import seed_world
 
     now = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)
-    result = await seed_world(db, profiles=12, seed=5, now=now, history=DEMO_HISTORY)
+    result = await seed_world(db, settings=settings, profiles=12, seed=5, now=now,
+                              history=DEMO_HISTORY)
     assert result.profiles == 12
     async with db.session() as s:
         row = (
@@ -130,7 +133,7 @@ async def test_the_demo_seed_starts_with_history(db, client: httpx.AsyncClient) 
     assert scored[0] > 0 and scored[1] > row.posts / 2
 
 
-async def test_history_from_monitoring_refreshes(db, app, settings, client) -> None:
+async def test_history_from_monitoring_refreshes(db, runtime, settings, client) -> None:
     """The real path: a tracked profile, the simulated clock moved a day at a time and the
     scheduler run (what `sors sim clock advance 1d` + `sors scheduler run-once` do)."""
     from tests.factories.world import run_once, seed_profile
@@ -146,7 +149,7 @@ async def test_history_from_monitoring_refreshes(db, app, settings, client) -> N
             for p in world.crawl("tiktok", f"refresh.history{i}", t0 + timedelta(days=3)).posts
         )
     )
-    await move_clock(db, t0, app)
+    await move_clock(db, t0)
     pid = await seed_profile(db, "tiktok", handle, t0)
     _, key = await create_account(db, credits=1_000)
     h = auth(key)
@@ -155,8 +158,8 @@ async def test_history_from_monitoring_refreshes(db, app, settings, client) -> N
     )
     assert r.status_code in (200, 201), r.text
     for day in range(1, 4):
-        await move_clock(db, t0 + timedelta(days=day), app)
-        await run_once(db, settings)
+        await move_clock(db, t0 + timedelta(days=day))
+        await run_once(runtime)
     async with db.session() as s:
         post_id, ppid, published = (
             await s.execute(
@@ -206,7 +209,7 @@ async def test_milestones_are_measured_or_null_with_a_reason_never_drawn_from_pu
         if views_early is not None:
             posts.append(hand_post("gap.check", 2, early, views=views_early))
         await ingest(db, hand_crawl("gap.check", posts, at))
-    await move_clock(db, now, app)
+    await move_clock(db, now)
     _, key = await create_account(db, credits=100)
     h = auth(key)
 

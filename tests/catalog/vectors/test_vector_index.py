@@ -17,7 +17,6 @@ from sors.catalog.search.schemas import SearchContentIn
 from sors.catalog.vectors import index as vector_index
 from sors.keeper.schedule import vector_index_build
 from sors.keeper.status import status
-from sors.kit import clock
 from sors.kit.db import driver
 from tests.catalog.search.meaning.test_semantic import AT, publish, search, world
 from tests.factories import create_account
@@ -51,14 +50,14 @@ async def index_names(s) -> list[str]:
         "AND a.amname = 'ivfflat' AND i.indisvalid ORDER BY 1"))]
 
 
-async def more_posts(db, n: int) -> None:
+async def more_posts(db, settings, n: int) -> None:
     """`n` more posts about baking, of a creator of their own."""
     posts = [replace(hand_post("flour.diary", i, AT - timedelta(days=30, minutes=i),
                                views=900 + 7 * i), caption=f"Bake day {i}: a loaf with {w} flour")
              for i, w in enumerate(["rye", "spelt", "whole wheat", "bread", "einkorn", "oat",
                                     "barley", "corn", "rice", "durum"] * (n // 10 + 1))][:n]
     await ingest(db, hand_crawl("flour.diary", posts, AT))
-    await publish(db)
+    await publish(db, settings)
 
 
 async def state(db) -> dict:
@@ -67,8 +66,9 @@ async def state(db) -> dict:
     return dict(r)
 
 
-async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(db) -> None:
-    await world(db)  # 16 vectors
+async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(
+        db, settings) -> None:
+    await world(db, settings)  # 16 vectors
     async with db.session() as s:
         assert not await vector_index.due(s, MODEL, train_at=17)
         assert await vector_index.due(s, MODEL, train_at=16)
@@ -88,10 +88,10 @@ async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(db) -
         assert not await vector_index.due(s, MODEL, train_at=16)  # built on these 16
     assert await state(db) == {"index_name": built["index"], "index_lists": 10, "index_rows": 16}
 
-    await more_posts(db, 15)  # 31: under twice what it was built on
+    await more_posts(db, settings, 15)  # 31: under twice what it was built on
     async with db.session() as s:
         assert not await vector_index.due(s, MODEL, train_at=16)
-    await more_posts(db, 16)  # 32 (the creator's crawl keeps its first 15 posts)
+    await more_posts(db, settings, 16)  # 32 (the creator's crawl keeps its first 15 posts)
     async with db.session() as s:
         assert await vector_index.due(s, MODEL, train_at=16)
     again = await vector_index.train(db, MODEL, 256, train_at=16)
@@ -108,16 +108,16 @@ async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(db) -
 
 
 async def test_a_search_reads_the_index_with_probes_from_its_size_and_finds_the_exact_answer(
-        db, client) -> None:
-    await world(db)
-    await more_posts(db, 10)
+        db, client, settings) -> None:
+    await world(db, settings)
+    await more_posts(db, settings, 10)
     _, key = await create_account(db, credits=10)
     body = {"query": "baking bread at home", "semantic": True}
     exact = await search(client, key, **body)  # no index yet: every vector compared
     assert exact.status_code == 200, exact.text
     built = await vector_index.train(db, MODEL, 256, train_at=10)
     assert built["built"]
-    f = service.content_filter(SearchContentIn(timeFrame="all_time"))
+    f = service.content_filter(SearchContentIn(timeFrame="all_time"), AT)
     async with db.session() as s:
         await semantic.read_settings(s, MODEL)
         probes = (await s.execute(text("SHOW ivfflat.probes"))).scalar()
@@ -137,38 +137,40 @@ async def test_a_search_reads_the_index_with_probes_from_its_size_and_finds_the_
         plan = "\n".join(r[0] for r in await cur.fetchall())
         assert built["index"] in plan
         got = await service.search_content(s, SearchContentIn(
-            query="baking bread at home", semantic=True, timeFrame="all_time"))
-    assert [p["id"] for p in got["results"]] == [p["id"] for p in exact.json()["results"]]
+            query="baking bread at home", semantic=True, timeFrame="all_time"),
+            now=AT, settings=settings)
+    assert [p.id for p in got.results] == [p["id"] for p in exact.json()["results"]]
 
 
 async def test_the_scheduler_queues_one_build_and_a_worker_makes_it(
-        db, settings, monkeypatch) -> None:
-    await world(db)
+        db, settings, runtime, monkeypatch) -> None:
+    await world(db, settings)
     monkeypatch.setattr(vector_index, "TRAIN_AT", 16)
     monkeypatch.setattr(vector_index, "CHECK_EVERY", 0)
+    await runtime.clock.refresh()  # what the scheduler does at each tick
     async with db.session() as s:  # what `sors catalog status` shows before
-        meaning = (await status(s, clock.now(), settings))["meaning"]
+        meaning = (await status(s, runtime.now(), settings))["meaning"]
     assert meaning == {"model": MODEL, "vectors": 16, "waitingToEmbed": 0, "index": None,
                        "nextBuildAtVectors": 16}
     async with db.transaction() as s:
-        assert await vector_index_build(s, clock.now()) == 1
-        assert await vector_index_build(s, clock.now()) == 0  # the open job is the one
+        assert await vector_index_build(s, runtime.now(), runtime) == 1
+        assert await vector_index_build(s, runtime.now(), runtime) == 0  # the open job is the one
     [job] = await rows(db, "SELECT type, account_id, origin, credits_charged, payload "
                            "FROM jobs WHERE type = 'vector_index'")
     assert (job["account_id"], job["origin"], job["credits_charged"]) == (None, "catalog", 0)
     assert job["payload"] == {"model": MODEL, "dims": 256}
-    assert await run_jobs_until_idle(db, settings) == 1
+    assert await run_jobs_until_idle(runtime) == 1
     [done] = await rows(db, "SELECT status, result FROM jobs WHERE type = 'vector_index'")
     assert done["status"] == "completed" and done["result"]["built"], done
     async with db.session() as s:
         assert await index_names(s) == [done["result"]["index"]]
-        meaning = (await status(s, clock.now(), settings))["meaning"]
+        meaning = (await status(s, runtime.now(), settings))["meaning"]
     assert meaning["index"]["name"] == done["result"]["index"]
     assert (meaning["index"]["lists"], meaning["index"]["builtOnVectors"],
             meaning["nextBuildAtVectors"]) == (10, 16, 32)
     async with db.transaction() as s:  # built: nothing due until the vectors double
-        assert await vector_index_build(s, clock.now()) == 0
+        assert await vector_index_build(s, runtime.now(), runtime) == 0
         monkeypatch.setattr(vector_index, "CHECK_EVERY", 3600)
         await s.execute(text(f'DROP INDEX "{done["result"]["index"]}"'))
         assert await vector_index.due(s, MODEL)
-        assert await vector_index_build(s, clock.now()) == 0  # asked a moment ago
+        assert await vector_index_build(s, runtime.now(), runtime) == 0  # asked a moment ago

@@ -51,9 +51,10 @@ async def scores(db) -> dict[str, float]:
     return {r["caption"]: r["s"] for r in found}
 
 
-async def test_a_vector_is_hot_while_its_post_scores_at_least_the_threshold(db) -> None:
+async def test_a_vector_is_hot_while_its_post_scores_at_least_the_threshold(db, settings) -> None:
     await ingest(db, crawl([1000, 1100, 900, 1000, 30_000, 1200], AT))
-    await publish(db)  # embedded after scoring: the write puts the outlier's vector there
+    await publish(db, settings)  # embedded after scoring: the write puts the outlier's vector
+    # there
     assert (await scores(db))["Rye loaf with a dark crust"] >= HOT_SCORE
     assert await hot_captions(db) == {"Rye loaf with a dark crust"}
     # The next crawl: the first post takes off and lifts the creator's mean, the rye loaf
@@ -68,12 +69,12 @@ async def test_a_vector_is_hot_while_its_post_scores_at_least_the_threshold(db) 
 
 
 async def test_a_minimum_score_search_reads_the_hot_index_and_finds_what_the_full_one_finds(
-        db, client, monkeypatch) -> None:
+        db, settings, client, monkeypatch) -> None:
     await ingest(db, crawl([1000, 25_000, 900, 30_000, 1000, 1200], AT))
-    await publish(db)
+    await publish(db, settings)
     _, key = await create_account(db, credits=10)
     for floor, hot in ((HOT_SCORE, True), (3, True), (1, False)):
-        f = service.content_filter(SearchContentIn(minOutlierScore=floor))
+        f = service.content_filter(SearchContentIn(minOutlierScore=floor), AT)
         assert (semantic._vectors(f)[0] is semantic.HOT) is hot
     body = {"query": "baking bread at home", "semantic": True, "minOutlierScore": 2}
     r = await search(client, key, **body)
@@ -91,20 +92,20 @@ async def test_a_minimum_score_search_reads_the_hot_index_and_finds_what_the_ful
 
 @pytest.mark.usefixtures("sim_time_restored")
 async def test_a_recent_time_frame_reads_the_recent_vectors_which_are_swept_as_they_age(
-        db, app, client, monkeypatch) -> None:
+        db, settings, app, client, monkeypatch) -> None:
     # Time frames count back from the simulated clock; the recent vectors from the
     # database's. Here both read now, as on a live server.
     now = datetime.now(UTC).replace(microsecond=0)
-    await set_time(db, now, app)
+    await set_time(db, now)
     ages = [2, 9, 20, 33, 50, 80]  # days: the first four are recent
     posts = [replace(hand_post("crust.baker", i, now - timedelta(days=age), views=1000 + 37 * i),
                      caption=c) for i, (c, age) in enumerate(zip(CAPTIONS, ages, strict=True))]
     await ingest(db, hand_crawl("crust.baker", posts, now))
-    await publish(db)
+    await publish(db, settings)
     assert await captions_in(db, "post_embeddings_recent") == set(CAPTIONS[:4])
     for frame, recent in (("one_week", True), ("one_month", True), ("three_months", False),
                           ("all_time", False)):
-        f = service.content_filter(SearchContentIn(timeFrame=frame))
+        f = service.content_filter(SearchContentIn(timeFrame=frame), now)
         assert (semantic._vectors(f)[0] is semantic.RECENT) is recent, frame
     _, key = await create_account(db, credits=10)
     body = {"query": "baking bread at home", "semantic": True, "timeFrame": "one_month"}

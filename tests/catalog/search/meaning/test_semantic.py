@@ -30,16 +30,16 @@ CAPTIONS = {
 }
 
 
-async def publish(db) -> None:
+async def publish(db, settings) -> None:
     """What the scheduler's next tick does: written vectors go under the search index."""
     from sors.catalog.vectors import embeddings
 
     async with db.transaction() as s:
-        while await embeddings.embed_pending(s):
+        while await embeddings.embed_pending(s, settings):
             pass
 
 
-async def world(db) -> dict[str, list[str]]:
+async def world(db, settings) -> dict[str, list[str]]:
     """Four creators, four posts each, captions written as people write them."""
     ids: dict[str, list[str]] = {}
     for k, (handle, captions) in enumerate(CAPTIONS.items()):
@@ -51,7 +51,7 @@ async def world(db) -> dict[str, list[str]]:
         found = await rows(db, "SELECT p.id FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
                                "WHERE pr.handle = :h ORDER BY p.published_at", h=handle)
         ids[handle] = [r["id"] for r in found]
-    await publish(db)
+    await publish(db, settings)
     return ids
 
 
@@ -60,8 +60,8 @@ async def search(client: httpx.AsyncClient, key: str, **body: Any) -> httpx.Resp
                              json={"timeFrame": "all_time", **body})
 
 
-async def test_every_ingested_post_is_embedded_with_the_model_key(db) -> None:
-    await world(db)
+async def test_every_ingested_post_is_embedded_with_the_model_key(db, settings) -> None:
+    await world(db, settings)
     [r] = await rows(db, "SELECT count(*) AS n, min(model) AS model, "
                          "min(vector_dims(embedding)) AS dims, "
                          "max(abs(vector_norm(embedding) - 1)) AS off FROM post_embeddings")
@@ -70,8 +70,9 @@ async def test_every_ingested_post_is_embedded_with_the_model_key(db) -> None:
                                                          "dims": 256}
 
 
-async def test_a_paraphrase_finds_the_right_posts_by_meaning_and_not_by_words(db, client) -> None:
-    await world(db)
+async def test_a_paraphrase_finds_the_right_posts_by_meaning_and_not_by_words(
+        db, settings, client) -> None:
+    await world(db, settings)
     _, key = await create_account(db, credits=10)
     words = (await search(client, key, query="bread baking tutorial")).json()
     assert words["total"] == 0  # no caption holds all three words
@@ -84,8 +85,9 @@ async def test_a_paraphrase_finds_the_right_posts_by_meaning_and_not_by_words(db
     assert top[0]["similarity"] >= top[-1]["similarity"] or top[-1]["similarity"] is None
 
 
-async def test_similar_to_excludes_the_post_and_its_creator_unless_asked(db, client) -> None:
-    ids = await world(db)
+async def test_similar_to_excludes_the_post_and_its_creator_unless_asked(
+        db, settings, client) -> None:
+    ids = await world(db, settings)
     _, key = await create_account(db, credits=10)
     espresso = ids["daily.grind"][0]
     r = await search(client, key, similarTo=espresso, pageSize=5)
@@ -102,8 +104,8 @@ async def test_similar_to_excludes_the_post_and_its_creator_unless_asked(db, cli
     assert espresso not in [p["id"] for p in mine]
 
 
-async def test_filters_and_paging_hold(db, client) -> None:
-    ids = await world(db)
+async def test_filters_and_paging_hold(db, settings, client) -> None:
+    ids = await world(db, settings)
     _, key = await create_account(db, credits=10)
     first = (await search(client, key, query="loaf of bread", semantic=True, pageSize=3)).json()
     second = (await search(client, key, query="loaf of bread", semantic=True, pageSize=3,
@@ -130,10 +132,10 @@ async def test_bad_combinations_are_422_and_unknown_posts_404(db, client) -> Non
 
 
 async def test_a_pgvector_older_than_needed_is_503_naming_both_versions(
-        db, client, monkeypatch) -> None:
+        db, settings, client, monkeypatch) -> None:
     from sors.catalog.vectors import embeddings
 
-    await world(db)
+    await world(db, settings)
     _, key = await create_account(db, credits=10)
     embeddings.forget_availability()
     monkeypatch.setattr(embeddings, "MIN_PGVECTOR", (99, 1))  # newer than the one installed
@@ -183,7 +185,7 @@ async def test_without_pgvector_semantic_is_503_and_everything_else_works(settin
         other = Database(make_engine(settings, url))
         app = create_app(settings.with_values(**{"database_url": url}), db=other)
         try:
-            await world(other)
+            await world(other, settings)
             _, key = await create_account(other, credits=10)
             transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5556))
             async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
@@ -201,11 +203,11 @@ async def test_without_pgvector_semantic_is_503_and_everything_else_works(settin
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-async def test_a_transcript_moves_the_posts_vector_toward_what_it_says(db) -> None:
+async def test_a_transcript_moves_the_posts_vector_toward_what_it_says(db, settings) -> None:
     from sors.catalog.vectors import embeddings
     from sors.enrichment import repository as enrichment_repo
 
-    ids = await world(db)
+    ids = await world(db, settings)
     post = ids["good.pup"][0]
 
     async def vector() -> str:
@@ -219,7 +221,7 @@ async def test_a_transcript_moves_the_posts_vector_toward_what_it_says(db) -> No
             "text": "today we bake sourdough bread and a rye loaf in a hot oven",
             "language": "en", "source": "speech", "segments": []}, engine="test")
         await embeddings.refresh(s, [post])
-    await publish(db)
+    await publish(db, settings)
     assert await vector() != before
 
 
@@ -228,16 +230,16 @@ async def test_posts_stored_before_search_by_meaning_are_embedded_in_the_backgro
 ) -> None:
     from sors.catalog.vectors import embeddings
 
-    ids = await world(db)
+    ids = await world(db, settings)
     async with db.transaction() as s:
         await s.execute(embeddings.text("DELETE FROM post_embeddings"))
         await s.execute(embeddings.text("DELETE FROM embedding_backfill"))
     done = []
     for _ in range(4):  # 16 posts, 5 a tick: 5, 5, 5, 1, then one row read and nothing
         async with db.transaction() as s:
-            done.append(await embeddings.backfill(s, limit=5))
+            done.append(await embeddings.backfill(s, settings, limit=5))
     async with db.transaction() as s:
-        done.append(await embeddings.backfill(s, limit=5))
+        done.append(await embeddings.backfill(s, settings, limit=5))
     assert done == [5, 5, 5, 1, 0]
     [r] = await rows(db, "SELECT count(*) AS n FROM post_embeddings")
     assert r["n"] == 16 == sum(len(v) for v in ids.values())
@@ -248,10 +250,10 @@ async def test_a_model_change_re_embeds_without_mixing_spaces(db, client, settin
     from sors.catalog.vectors import embeddings
     from sors.catalog.vectors import index as vector_index
 
-    await world(db)
+    await world(db, settings)
     _, key = await create_account(db, credits=10)
     # The operator switches to a smaller model (the same wheel, vectors cut to 64).
-    monkeypatch.setattr(settings, "embedding_model", "wordllama:64")
+    monkeypatch.setattr(settings.embeddings, "model", "wordllama:64")
     r = await search(client, key, query="bread baking tutorial", semantic=True)
     # Not one vector of the new model yet: only the query's words find posts (any of them),
     # none by a vector of the old model.
@@ -259,7 +261,7 @@ async def test_a_model_change_re_embeds_without_mixing_spaces(db, client, settin
     assert all(p["similarity"] is None and "bread" in p["caption"].lower()
                for p in r.json()["results"])
     async with db.transaction() as s:
-        assert await embeddings.backfill(s, limit=100) == 16
+        assert await embeddings.backfill(s, settings, limit=100) == 16
     [r2] = await rows(db, "SELECT count(*) FILTER (WHERE model = 'wordllama:64') AS new, "
                           "count(*) AS n FROM post_embeddings")
     assert r2 == {"new": 16, "n": 16}
@@ -279,8 +281,9 @@ async def test_a_model_change_re_embeds_without_mixing_spaces(db, client, settin
         await s.execute(text(f'DROP INDEX "{built["index"]}"'))
 
 
-async def test_similar_creators_are_those_whose_posts_are_about_the_same_things(db, client) -> None:
-    await world(db)
+async def test_similar_creators_are_those_whose_posts_are_about_the_same_things(
+        db, settings, client) -> None:
+    await world(db, settings)
     _, key = await create_account(db, credits=10)
     [baker] = await rows(db, "SELECT id FROM profiles WHERE handle = 'crust.baker'")
     r = await client.post("/api/v1/search/profiles", headers=auth(key),
@@ -296,7 +299,8 @@ async def test_similar_creators_are_those_whose_posts_are_about_the_same_things(
     assert r.status_code == 404 and r.json()["code"] == "profile_not_found"
 
 
-async def test_niche_trends_by_meaning_group_the_outliers_into_named_themes(db, client) -> None:
+async def test_niche_trends_by_meaning_group_the_outliers_into_named_themes(
+        db, settings, client) -> None:
     from sors.catalog.trends import themes
 
     # Three creators about bread and three about coffee, their outliers worded differently.
@@ -310,7 +314,7 @@ async def test_niche_trends_by_meaning_group_the_outliers_into_named_themes(db, 
                                    views=1000 if i else 30_000), caption=c)
                  for i, c in enumerate(captions)]
         await ingest(db, hand_crawl(handle, posts, AT))
-    await publish(db)
+    await publish(db, settings)
     _, key = await create_account(db, credits=10)
     r = await client.post("/api/v1/trends", headers=auth(key),
                           json={"semantic": True, "timeFrame": "all_time"})
@@ -338,13 +342,13 @@ def test_grouping_is_greedy_by_nearness_and_deterministic() -> None:
 
 
 async def test_posts_and_queries_of_no_known_word_get_no_vector_and_break_nothing(
-    db, client
+    db, settings, client
 ) -> None:
-    await world(db)
+    await world(db, settings)
     silent = replace(hand_post("quiet.one", 1, AT - timedelta(days=2)), caption="")
     emoji = replace(hand_post("quiet.one", 2, AT - timedelta(days=3)), caption="🔥🔥🔥")
     await ingest(db, hand_crawl("quiet.one", [silent, emoji], AT))
-    await publish(db)
+    await publish(db, settings)
     [r] = await rows(db, "SELECT count(*) FILTER (WHERE e.post_id IS NULL) AS missing "
                          "FROM posts p JOIN profiles pr ON pr.id = p.profile_id "
                          "LEFT JOIN post_embeddings e ON e.post_id = p.id "
@@ -363,7 +367,7 @@ async def test_posts_and_queries_of_no_known_word_get_no_vector_and_break_nothin
 
 
 async def test_ingest_names_the_posts_and_the_scheduler_embeds_them(
-    db, settings
+    db, settings, runtime
 ) -> None:
     from sors.jobs.scheduler import Scheduler
 
@@ -373,14 +377,15 @@ async def test_ingest_names_the_posts_and_the_scheduler_embeds_them(
     [before] = await rows(db, "SELECT (SELECT count(*) FROM post_embeddings) AS live, "
                               "(SELECT count(*) FROM post_embeddings_pending) AS pending")
     assert before == {"live": 0, "pending": 2}  # named in the crawl's transaction only
-    await Scheduler(db, settings).tick()
+    await Scheduler(runtime).tick()
     [after] = await rows(db, "SELECT (SELECT count(*) FROM post_embeddings) AS live, "
                              "(SELECT count(*) FROM post_embeddings_pending) AS pending")
     assert after == {"live": 2, "pending": 0}
 
 
-async def test_similar_to_in_similarity_order_reads_only_to_the_page_end(db, client) -> None:
-    ids = await world(db)
+async def test_similar_to_in_similarity_order_reads_only_to_the_page_end(
+        db, settings, client) -> None:
+    ids = await world(db, settings)
     _, key = await create_account(db, credits=10)
     pup = ids["good.pup"][0]
     first = (await search(client, key, similarTo=pup, pageSize=2)).json()

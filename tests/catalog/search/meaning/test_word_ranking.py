@@ -11,7 +11,7 @@ from sqlalchemy import select, text
 from sors.catalog.search import semantic, service
 from sors.catalog.search.schemas import SearchContentIn
 from sors.catalog.vectors import embeddings
-from tests.catalog.search.meaning.test_semantic import world
+from tests.catalog.search.meaning.test_semantic import AT, world
 from tests.factories.world import rows
 
 pytestmark = pytest.mark.usefixtures("clean")
@@ -19,16 +19,17 @@ pytestmark = pytest.mark.usefixtures("clean")
 QUERY = "a loaf for my puppy"
 
 
-async def test_common_words_rank_only_among_the_meaning_candidates(db, monkeypatch) -> None:
-    await world(db)
+async def test_common_words_rank_only_among_the_meaning_candidates(
+        db, settings, monkeypatch) -> None:
+    await world(db, settings)
     async with db.transaction() as s:
         await s.execute(text("ANALYZE posts"))  # the statistics that tell common from rare
     # At this scale "loaf" (3 of 16 posts) counts as common and "puppy" (1 post) as rare.
     monkeypatch.setattr(semantic, "RARE_POSTS", 2)
     monkeypatch.setattr(semantic, "CANDIDATES", 3)
-    model = embeddings.embedder_or_none()
+    model = embeddings.embedder_or_none(settings)
     assert model is not None
-    f = replace(service.content_filter(SearchContentIn(timeFrame="all_time")), query=None)
+    f = replace(service.content_filter(SearchContentIn(timeFrame="all_time"), AT), query=None)
     params = {**semantic.post_params(f), "qvec": embeddings.query_vector(model, QUERY),
               "model": model.key, "query": QUERY, "rare_posts": semantic.RARE_POSTS}
     near = semantic._nearest(f, model.dims, words=True)
