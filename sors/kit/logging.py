@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 import structlog
+from structlog.typing import EventDict, Processor
 
 from sors.config import Settings
 
@@ -16,7 +17,7 @@ _configured = False
 _QUIET = ("request_id", "timestamp", "level", "event")
 
 
-def concise(_logger: Any, _name: str, event: dict[str, Any]) -> str:
+def concise(_logger: Any, _name: str, event: EventDict) -> str:
     """`12:04:05  GET /api/v1/credits → 200  3.1 ms` for requests; `time  event  k=v …` else."""
     stamp = str(event.get("timestamp", ""))[11:19]
     level = event.get("level", "info")
@@ -32,19 +33,33 @@ def concise(_logger: Any, _name: str, event: dict[str, Any]) -> str:
 
 
 def configure_logging(settings: Settings) -> None:
+    """Once per process: structlog's own events and the standard library's records (what
+    third-party libraries log: uvicorn, httpx, …) through the same processors and renderer,
+    on stderr, at SORS_LOG_LEVEL."""
     global _configured
     if _configured:
         return
     level = getattr(logging, settings.logging.level.upper(), logging.INFO)
-    logging.basicConfig(stream=sys.stderr, level=level, format="%(message)s")
-    renderer = structlog.processors.JSONRenderer() if settings.logging.json_lines else concise
-    structlog.configure(
+    renderer: Processor = (
+        structlog.processors.JSONRenderer() if settings.logging.json_lines else concise)
+    stamped: list[Processor] = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[structlog.stdlib.add_logger_name, *stamped],
         processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
             renderer,
         ],
+    ))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level)
+    structlog.configure(
+        processors=[*stamped, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,

@@ -9,12 +9,12 @@ not exist: writes are skipped and semantic searches answer 503 `semantic_unavail
 
 from __future__ import annotations
 
-import logging
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import structlog
 from psycopg import ProgrammingError
 from psycopg.adapt import Dumper, PyFormat
 from psycopg.pq import Format
@@ -28,7 +28,7 @@ from sors.config import Settings
 from sors.kit.db import binary_sql, driver, execute_rows
 from sors.kit.errors import ApiError
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 # Characters of a post's text that are embedded (a static model averages token vectors:
 # the opening says what the post is about, and the bound keeps ingest fast).
