@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import typer
 
-from sors.cli.common import console, fail, settings, with_db
+from sors.cli.common import console, fail, with_db, with_runtime
 from sors.feedback import service
+from sors.feedback.models import Feedback
 from sors.kit.clock import isoformat
 from sors.kit.db import Database
+from sors.kit.runtime import Runtime
 
 feedback_app = typer.Typer(help="Feedback sent through POST /api/v1/feedback.", no_args_is_help=True)
 
@@ -13,7 +15,7 @@ feedback_app = typer.Typer(help="Feedback sent through POST /api/v1/feedback.", 
 @feedback_app.command("list")
 def list_(status: str | None = typer.Option(None, help="received | resolved")) -> None:
     """Feedback, oldest first (says so when there is none)."""
-    async def run(db: Database) -> list:
+    async def run(db: Database) -> list[Feedback]:
         async with db.session() as s:
             return await service.list_feedback(s, status)
 
@@ -33,12 +35,12 @@ def resolve(
 ) -> None:
     """Mark feedback resolved; emails the account when it asked for an update."""
 
-    async def run(db: Database) -> tuple:
-        async with db.transaction() as s:
-            return await service.resolve(s, settings(), feedback_id, note=note)
+    async def run(rt: Runtime) -> tuple[Feedback, bool]:
+        async with rt.database.transaction() as s:
+            return await service.resolve(s, rt.settings, feedback_id, note=note)
 
     try:
-        f, emailed = with_db(run)
+        f, emailed = with_runtime(run)
     except LookupError as exc:
         fail(str(exc))
         return
