@@ -14,7 +14,6 @@ import pytest
 
 from sors.catalog.trends.service import clear_trending_cache
 from sors.demo.seed import seed_world
-from sors.kit import clock as clock_mod
 from sors.kit.db import Database
 from sors.platforms.sim.clock import ensure_state, set_time
 from tests.conftest import KEEP_TABLES
@@ -31,7 +30,7 @@ class ConsoleWorld:
     now: datetime
 
 
-async def seed_console_world(db: Database, app: Any) -> None:
+async def seed_console_world(db: Database) -> None:
     for days_ago in (21, 14, 7, 3, 0):  # five crawls: recent posts get a growth curve
         at = NOW - timedelta(days=days_ago)
         async with db.transaction() as s:
@@ -40,18 +39,15 @@ async def seed_console_world(db: Database, app: Any) -> None:
             # from that same world, so the posts seeded here exist for them too.
             seed = (await ensure_state(s)).seed
         await seed_world(db, profiles=PROFILES, seed=seed, now=at)
-    app.state.sim_clock = None
     clear_trending_cache()
 
 
 @pytest.fixture(scope="package")
 async def world(app: Any, db: Database) -> AsyncIterator[ConsoleWorld]:
-    await seed_console_world(db, app)
+    await seed_console_world(db)
     yield ConsoleWorld(app, db, NOW)
     await reset_tables(db, KEEP_TABLES)
     await app.state.limiter.reset()
-    clock_mod.set_clock(clock_mod.Clock())
-    app.state.sim_clock = None
 
 
 def csrf_of(html: str) -> str:

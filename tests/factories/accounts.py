@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from sqlalchemy import text
 
 from sors.accounts import repository as accounts_repo
 from sors.accounts import service as accounts
 from sors.accounts.models import Member
 from sors.billing import repository as billing_repo
-from sors.kit import clock
 from sors.kit.db import Base, Database
 from sors.kit.ids import new_id
 
@@ -41,10 +42,12 @@ def auth(key: str) -> dict[str, str]:
 async def create_member_key(
     db: Database, account_id: str, *, role: str, email: str = "member@example.com"
 ) -> tuple[str, str]:
-    """An active member of the account's workspace with their own key: (member_id, api_key)."""
+    """An active member of the account's workspace with their own key: (member_id, api_key).
+    Invited and accepted now (the wall clock: no test reads these times)."""
+    at = datetime.now(UTC)
     async with db.transaction() as s:
         member = Member(id=new_id("mem"), account_id=account_id, email=email, role=role,
-                        status="active", invited_at=clock.now(), accepted_at=clock.now())
+                        status="active", invited_at=at, accepted_at=at)
         await accounts_repo.add_member(s, member)
         key = await accounts.create_key(s, account_id, name=role, member_id=member.id)
     return member.id, key
