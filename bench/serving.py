@@ -54,8 +54,15 @@ def _start_server(
         "--log-level",
         "warning",
     ]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
-    deadline = time.monotonic() + 60
+    return serving(subprocess.Popen(cmd, env=env, cwd=ROOT), port, "the server")
+
+
+def serving(
+    proc: subprocess.Popen[bytes], port: int, what: str, *, seconds: float = 60
+) -> subprocess.Popen[bytes]:
+    """`proc` once it answers /healthz on `port`; stopped, and the benchmark with it, when it
+    does not within `seconds`."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
@@ -63,7 +70,7 @@ def _start_server(
         except httpx.HTTPError:
             time.sleep(0.2)
     proc.terminate()
-    raise SystemExit("the server did not start")
+    raise SystemExit(f"{what} did not start")
 
 
 async def _account(url: str, data_dir: str) -> str:
