@@ -208,13 +208,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def run_once(*, as_json: bool) -> None:
-    from sors.kit.logging import configure_logging
-
     s = settings()
-    # The summary is the output; the jobs' own info lines would bury it.
-    quiet = {} if "logging" in s.model_fields_set else {"log_level": "WARNING"}
-    configure_logging(s.with_values(**quiet))
-    try:
+    try:  # the jobs' own info lines would bury the summary: the CLI logs warnings only
         summary = with_runtime(_run)
     except TimeoutError as exc:
         fail(str(exc))

@@ -13,7 +13,7 @@ from structlog.typing import EventDict, Processor
 
 from sors.config import Settings
 
-_configured = False
+_handler: logging.Handler | None = None  # ours on the root logger, replaced on a reconfigure
 _QUIET = ("request_id", "timestamp", "level", "event")
 
 
@@ -33,12 +33,12 @@ def concise(_logger: Any, _name: str, event: EventDict) -> str:
 
 
 def configure_logging(settings: Settings) -> None:
-    """Once per process: structlog's own events and the standard library's records (what
-    third-party libraries log: uvicorn, httpx, …) through the same processors and renderer,
-    on stderr, at SORS_LOG_LEVEL."""
-    global _configured
-    if _configured:
-        return
+    """structlog's own events and the standard library's records (what third-party libraries
+    log: uvicorn, httpx, …) through the same processors and renderer, on stderr, at
+    SORS_LOG_LEVEL. A door calls it when it starts; a later call (a CLI command that starts a
+    service) replaces the earlier one for every logger not used yet (structlog keeps a
+    logger's configuration from its first use)."""
+    global _handler
     level = getattr(logging, settings.logging.level.upper(), logging.INFO)
     renderer: Processor = (
         structlog.processors.JSONRenderer() if settings.logging.json_lines else concise)
@@ -56,12 +56,14 @@ def configure_logging(settings: Settings) -> None:
         ],
     ))
     root = logging.getLogger()
+    if _handler is not None:
+        root.removeHandler(_handler)
     root.addHandler(handler)
     root.setLevel(level)
+    _handler = handler
     structlog.configure(
         processors=[*stamped, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
-    _configured = True
