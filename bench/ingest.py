@@ -276,14 +276,20 @@ def _append(path: Path, lines: list[str]) -> None:
     print(f"wrote {path}")
 
 
+def app_with_worker() -> Any:
+    """The server `searchable` starts: the API with a job worker in its process."""
+    from sors.app import create_app
+    from sors.config import Settings
+
+    return create_app(Settings(), roles=("worker",))
+
+
 def searchable(args: argparse.Namespace) -> None:
     import httpx
 
-    from sors.kit import clock
     from sors.platforms.sim.world import SimWorld
 
     url, plain = _url(args.admin_url, args.database)
-    clock.set_clock(clock.FrozenClock(NOW))
     key = asyncio.run(_account(url, args.data_dir))
     with psycopg.connect(plain) as conn:
         known = {tuple(r) for r in conn.execute("SELECT platform, handle FROM profiles")}
@@ -291,8 +297,7 @@ def searchable(args: argparse.Namespace) -> None:
     candidates = [ph for ph in world.sample_handles(len(known) + 2000)
                   if ph not in known and world.is_stable_handle(*ph)]
     port = _free_port()
-    os.environ["SORS_INPROCESS_ROLES"] = "worker"
-    server = _start_server(url, args.data_dir, port)
+    server = _start_server(url, args.data_dir, port, factory="bench.ingest:app_with_worker")
     results: list[tuple[str, int, float, float]] = []
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}/api/v1", timeout=60,

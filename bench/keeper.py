@@ -25,19 +25,20 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 
-async def _round(db: Any, settings: Any, slots: int, advance: timedelta) -> dict[str, Any]:
-    from sors.jobs.engine import JobContext, Worker
+async def _round(rt: Any, slots: int, advance: timedelta) -> dict[str, Any]:
+    from sors.jobs.engine import Worker
     from sors.keeper import service as keeper
-    from sors.kit import clock
+    from sors.kit.clock import FrozenClock
     from sors.platforms.sim import clock as sim_clock
 
+    db = rt.database
     async with db.transaction() as s:
         now = await sim_clock.advance(s, advance)
-    clock.set_clock(clock.FrozenClock(now))
+    rt.clock = FrozenClock(now)  # the round's jobs run at the advanced time
     maker = async_sessionmaker(db.engine, expire_on_commit=False, autoflush=False)
-    passes = await keeper.keep(maker, now, settings)
+    passes = await keeper.keep(maker, now, rt.settings)
     queued = sum(p.refreshes for p in passes.values())
-    worker = Worker(JobContext(db=db, settings=settings), concurrency=slots)
+    worker = Worker(rt, concurrency=slots)
     started = time.perf_counter()
     ran = sum(await asyncio.gather(*(worker.run_until_idle(timeout=3600) for _ in range(slots))))
     seconds = time.perf_counter() - started
@@ -51,8 +52,11 @@ async def _round(db: Any, settings: Any, slots: int, advance: timedelta) -> dict
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    from sors.config import Settings, set_settings
+    from sors import wiring
+    from sors.config import Settings
+    from sors.kit.clock import Clock
     from sors.kit.db import Database, make_engine
+    from sors.kit.runtime import Runtime
 
     per_platform = max(1, args.profiles // 3)
     settings = Settings(
@@ -61,13 +65,13 @@ async def main_async(args: argparse.Namespace) -> None:
         catalog_crawls_per_hour_instagram=per_platform,
         catalog_crawls_per_hour_youtube=per_platform,
     )
-    set_settings(settings)
     db = Database(make_engine(settings))
+    rt = Runtime(settings, Clock(), wiring.REGISTRIES, db)
     results = []
     try:
         for i in range(args.rounds):
             slots = args.slots[i % len(args.slots)]
-            r = await _round(db, settings, slots, timedelta(hours=args.advance_hours))
+            r = await _round(rt, slots, timedelta(hours=args.advance_hours))
             results.append(r)
             print(f"slots={r['slots']} ran {r['ran']} crawls ({r['posts']:,} posts) in "
                   f"{r['seconds']:.1f} s: {r['per_hour']:,.0f} profiles/hour", flush=True)

@@ -33,6 +33,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.serving import serving  # noqa: E402
+
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 BODY: dict[str, Any] = {}
 
@@ -65,16 +67,8 @@ def _start(url: str, data_dir: str, port: int) -> subprocess.Popen[bytes]:
            "SORS_LOG_LEVEL": "WARNING", "SORS_RATE_LIMIT_PER_MINUTE": "1000000"}
     cmd = [sys.executable, "-m", "sors.cli.main", "api", "--host", "127.0.0.1",
            "--port", str(port)]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("sors api did not start")
+    return serving(subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL), port,
+                   "sors api")
 
 
 async def _measure(base: str, key: str, rounds: int) -> dict[str, list[float]]:

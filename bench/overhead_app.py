@@ -20,6 +20,7 @@ from starlette.responses import Response
 from sors.api.paid import PaidUnitOfWork
 from sors.app import create_app as sors_app
 from sors.billing.deps import Bill
+from sors.config import Settings
 from sors.kit.routing import Endpoint, RouteSpec, UnitOfWork
 
 UNBILLED_HEADER = "x-bench-unbilled"
@@ -40,6 +41,6 @@ class SwitchableUnitOfWork(PaidUnitOfWork):
 
 
 def create_app() -> FastAPI:
-    app = sors_app()
+    app = sors_app(Settings())
     app.state.unit_of_work = SwitchableUnitOfWork()
     return app

@@ -12,6 +12,7 @@ import asyncio
 import statistics
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 STEPS = (
@@ -63,7 +64,8 @@ async def measure(url: str, data_dir: str, api_key: str, post_id: str, n: int) -
 
     def request(read_only: bool) -> ChargeRequest:
         return ChargeRequest(account_id=principal.account_id, amount=1, skill="get_post",
-                             request_id="req_bench", key_id=principal.key_id, read_only=read_only)
+                             request_id="req_bench", key_id=principal.key_id, read_only=read_only,
+                             at=datetime.now(UTC))
 
     async def bill_objects() -> Any:
         return billing.ride_along(request(True))

@@ -160,13 +160,11 @@ def history(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from sors.kit import clock
     from sors.kit.db import Database, make_engine, to_async_url, to_plain_url
     from sors.rising.schemas import RisingIn
     from sors.rising.service import rising
 
     url = to_async_url(db_url(admin_url(args), args.database))
-    clock.set_clock(clock.FrozenClock(NOW))
     key = asyncio.run(_account(url, args.data_dir))
     port = _free_port()
     server = _start_server(url, args.data_dir, port)

@@ -34,8 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.search import _account, _compiled, _free_port, _pct, _prewarm, _start_server  # noqa: E402
-from bench.search_world import NOW  # noqa: E402
+from sors.config import JobSettings  # noqa: E402
 
+# A window's baseline counts posts this old (the default a deployment runs with).
+MIN_AGE_HOURS = JobSettings().baseline_min_age_hours
 BEFORE = "a5cb2e4"  # main before issue 18: the seed's mean-only recomputation
 SEARCHES: list[dict[str, Any]] = [
     {},
@@ -93,7 +95,7 @@ def rescore(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         for n, (ids, ts) in enumerate(batches, 1):
             async with sessions() as s, s.begin():
-                await recompute_scores(s, ids, ts)
+                await recompute_scores(s, ids, ts, min_age_hours=MIN_AGE_HOURS)
             if n % 10 == 0:
                 print(f"{n}/{len(batches)} batches, {time.perf_counter() - started:.0f} s")
         print(f"rescored {len(batches)} batches in {time.perf_counter() - started:.0f} s")
@@ -134,7 +136,7 @@ def ingest(args: argparse.Namespace) -> None:
                     if label == "before":
                         await s.execute(old, {"ids": ids, "ts": ts})
                     else:
-                        await recompute_scores(s, ids, ts)
+                        await recompute_scores(s, ids, ts, min_age_hours=MIN_AGE_HOURS)
                     (before if label == "before" else after).append(
                         (time.perf_counter() - t) * 1000
                     )
@@ -152,10 +154,7 @@ def ingest(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from sors.kit import clock
-
     url, plain = _urls(args)
-    clock.set_clock(clock.FrozenClock(NOW))
     key = asyncio.run(_account(url, args.data_dir))
     mix: list[tuple[str, str, dict[str, Any]]] = []
     searches = args.only != "breakouts"

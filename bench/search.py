@@ -22,9 +22,7 @@ import asyncio
 import math
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +37,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.search_world import NOW, _settings, admin_url, build, db_url  # noqa: E402
+from bench.search_world import admin_url, build, db_url  # noqa: E402
+from bench.serving import _account, _free_port, _start_server  # noqa: E402
 
 # Twenty searches a research client would send: defaults, keywords, niches, size caps,
 # recency, each sort, deeper pages and profile lookups.
@@ -71,65 +70,6 @@ MIX: list[tuple[str, dict[str, Any]]] = [
 READS_PER_ROUND = 10  # GET /posts/{id} and GET /profiles/{id} per round, on sampled rows
 
 # ---- run ------------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start_server(
-    url: str, data_dir: str, port: int, factory: str = "sors.app:create_app"
-) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "SORS_DATABASE_URL": url,
-        "SORS_PLATFORM_SOURCE": "sim",
-        "SORS_DATA_DIR": data_dir,
-        "SORS_RATE_LIMIT_PER_MINUTE": "1000000",
-        "SORS_LOG_LEVEL": "WARNING",
-        "SORS_SECRET_KEY": "bench-secret-key",
-    }
-    cmd = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        factory,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--loop",
-        "uvloop",
-        "--http",
-        "httptools",
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.terminate()
-    raise SystemExit("the server did not start")
-
-
-async def _account(url: str, data_dir: str) -> str:
-    from sors.accounts.service import create_account
-    from sors.kit.db import Database, make_engine
-
-    db = Database(make_engine(_settings(url, data_dir), url))
-    async with db.transaction() as s:
-        new = await create_account(s, email="bench@example.com", credits=10_000_000)
-    await db.dispose()
-    return new.api_key
 
 
 @dataclass
@@ -230,12 +170,10 @@ def _prewarm(conn: psycopg.Connection[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from sors.kit import clock
     from sors.kit.db import to_async_url, to_plain_url
 
     admin = admin_url(args)
     url = to_async_url(db_url(admin, args.database))
-    clock.set_clock(clock.FrozenClock(NOW))  # the server reads the same time from sim_state
     key = asyncio.run(_account(url, args.data_dir))
     statements = [_compiled(path, body) for path, body in MIX]
     port = _free_port()

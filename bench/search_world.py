@@ -148,6 +148,7 @@ def _rows_for(handles: list[tuple[str, str]]) -> dict[str, list[tuple[Any, ...]]
 
 async def _load(url: str, data_dir: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
     from sors.catalog.ingest.service import recompute_scores
+    from sors.config import JobSettings
     from sors.kit.db import Database, make_engine
 
     db = Database(make_engine(_settings(url, data_dir), url))
@@ -170,7 +171,8 @@ async def _load(url: str, data_dir: str, rows: dict[str, list[tuple[Any, ...]]])
                         for r in rows[key]:
                             await copy.write_row(r)
             ids = [r[0] for r in rows["profiles"]]
-            await recompute_scores(s, ids, [NOW] * len(ids))
+            await recompute_scores(s, ids, [NOW] * len(ids),
+                                   min_age_hours=JobSettings().baseline_min_age_hours)
     finally:
         await db.dispose()
 

@@ -95,20 +95,23 @@ QUERIES: list[tuple[str, str]] = [
 ]
 
 
-async def _world(url: str, data_dir: str, profiles: int) -> None:
+def _settings(data_dir: Path, url: str | None = None) -> Any:
+    from sors.config import Settings
+
+    return Settings(data_dir=data_dir, database_url=url, platform_source="sim",
+                    secret_key="bench-secret-key", log_level="WARNING")
+
+
+async def _world(url: str, s: Any, profiles: int) -> None:
     from sors.catalog.vectors import embeddings
     from sors.catalog.vectors import index as vector_index
-    from sors.config import Settings, set_settings
     from sors.demo.seed import seed_world
     from sors.kit.db import Database, make_engine
 
-    s = Settings(data_dir=Path(data_dir), database_url=url, platform_source="sim",
-                 secret_key="bench-secret-key", log_level="WARNING")
-    set_settings(s)
     db = Database(make_engine(s, url))
     try:
         await seed_world(db, settings=s, profiles=profiles, seed=11, now=NOW)
-        model = embeddings.embedder_or_none()
+        model = embeddings.embedder_or_none(s)
         assert model is not None
         # The index over all vectors, as the scheduler's job builds it once there are enough.
         _INDEX.update(await vector_index.train(db, model.key, model.dims))
@@ -119,13 +122,12 @@ async def _world(url: str, data_dir: str, profiles: int) -> None:
 _INDEX: dict[str, Any] = {}
 
 
-async def _relevance(url: str) -> dict[str, Any]:
+async def _relevance(url: str, settings: Any) -> dict[str, Any]:
     from sors.catalog.search import service
     from sors.catalog.search.schemas import SearchContentIn
-    from sors.config import get_settings
     from sors.kit.db import Database, make_engine
 
-    db = Database(make_engine(get_settings(), url))
+    db = Database(make_engine(settings, url))
     try:
         async with db.session() as s:
             niche = dict((await s.execute(_text(
@@ -170,15 +172,14 @@ async def _relevance(url: str) -> dict[str, Any]:
             "similarToSamples": len(similar), "similarToTop10SameNiche": mean(similar)}
 
 
-async def _ingest_once(url: str, snapshots: list[Any], embed: bool) -> float:
+async def _ingest_once(url: str, settings: Any, snapshots: list[Any], embed: bool) -> float:
     import time
 
     from sors.catalog.ingest.service import ingest_crawls
     from sors.catalog.vectors import embeddings
-    from sors.config import get_settings
     from sors.kit.db import Database, make_engine
 
-    db = Database(make_engine(get_settings(), url))
+    db = Database(make_engine(settings, url))
     original = embeddings.enqueue
 
     async def off(session: Any, post_ids: Any) -> None:
@@ -207,12 +208,10 @@ _EMBEDDED: list[float] = []
 
 
 def _ingest(admin: str, tmp: Path, profiles: int, rounds: int) -> dict[str, Any]:
-    from sors.config import Settings, set_settings
     from sors.kit import migrate
     from sors.platforms.sim import SimWorld
 
-    set_settings(Settings(data_dir=tmp, platform_source="sim", secret_key="bench-secret-key",
-                          log_level="WARNING"))
+    settings = _settings(tmp)
     world = SimWorld(3)
     snapshots = [world.crawl(p, h, NOW) for p, h in world.sample_handles(profiles)]
     posts = sum(len(s.posts) for s in snapshots)
@@ -226,7 +225,8 @@ def _ingest(admin: str, tmp: Path, profiles: int, rounds: int) -> dict[str, Any]
             url = _async_url(admin, name)
             try:
                 migrate.upgrade(url)
-                times[mode].append(asyncio.run(_ingest_once(url, snapshots, mode == "on")))
+                times[mode].append(asyncio.run(
+                    _ingest_once(url, settings, snapshots, mode == "on")))
             finally:
                 with psycopg.connect(admin, autocommit=True) as conn:
                     conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -277,8 +277,9 @@ def main() -> None:
         from sors.kit import migrate
 
         migrate.upgrade(url)
-        asyncio.run(_world(url, str(tmp), args.profiles))
-        print(json.dumps({**asyncio.run(_relevance(url)), "index": _INDEX}))
+        settings = _settings(tmp, url)
+        asyncio.run(_world(url, settings, args.profiles))
+        print(json.dumps({**asyncio.run(_relevance(url, settings)), "index": _INDEX}))
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

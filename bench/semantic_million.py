@@ -76,7 +76,7 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
                     await embeddings.refresh_now(s, settings, ids)
                     cursor = ids[-1]
             out["embedSeconds"] = round(time.perf_counter() - started, 1)
-        model = embeddings.embedder_or_none()
+        model = embeddings.embedder_or_none(settings)
         assert model is not None
         built = await vector_index.train(db, model.key, model.dims)  # the scheduler's job
         if built["built"]:
@@ -110,7 +110,7 @@ async def _direct_and_recall(
     times: dict[str, list[float]] = {"semantic": [], "similarTo": []}
     per_filter: dict[str, list[float]] = {}
     recalls: dict[str, list[float]] = {}
-    model = embeddings.embedder_or_none()
+    model = embeddings.embedder_or_none(settings)
     assert model is not None
     try:
         for flt in FILTERS:
@@ -195,10 +195,7 @@ def main() -> None:
     admin = search_world.admin_url(args)
     url = search_world.db_url(admin, args.database).replace(
         "postgresql://", "postgresql+psycopg://", 1)
-    from sors.config import set_settings
-
     settings = search_world._settings(url, args.data_dir)
-    set_settings(settings)
     from sors.kit import migrate
 
     migrate.upgrade(url)

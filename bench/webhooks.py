@@ -152,14 +152,13 @@ def pct(values: list[float], p: float) -> float:
 
 async def setup(url: str, receiver_url: str) -> tuple[Any, str, str]:
     from sors.accounts import service as accounts
-    from sors.config import Settings, set_settings
+    from sors.config import Settings
     from sors.kit.db import Database, make_engine
     from sors.webhooks import service as webhooks
     from sors.webhooks import ssrf
     from sors.webhooks.schemas import WebhookIn
 
     settings = Settings(database_url=url, platform_source="sim", secret_key="bench")
-    set_settings(settings)
     db = Database(make_engine(settings))
     async with db.transaction() as s:
         acc = await accounts.create_account(s, email="bench@example.com", now=datetime.now(UTC))
@@ -177,17 +176,20 @@ async def emit_grants(db: Any, account_id: str, n: int, batch: int = 100) -> flo
     for i in range(0, n, batch):
         async with db.transaction() as s:
             for j in range(i, min(n, i + batch)):
-                await billing.grant(s, account_id, 1, reason=f"bench grant {j}")
+                await billing.grant(s, account_id, 1, reason=f"bench grant {j}",
+                                    now=datetime.now(UTC))
     return time.perf_counter() - started
 
 
 async def queue_crawls(db: Any, account_id: str, n: int, rate: float) -> None:
+    from sors.config import JobSettings
     from sors.jobs import service as jobs
 
     for i in range(n):
         async with db.transaction() as s:
             await jobs.enqueue(s, type="crawl", account_id=account_id, credits=0,
-                               payload={"platform": "tiktok", "handle": f"bench.hook{i}"})
+                               payload={"platform": "tiktok", "handle": f"bench.hook{i}"},
+                               now=datetime.now(UTC), max_attempts=JobSettings().max_attempts)
         await asyncio.sleep(1 / rate)
 
 

@@ -10,15 +10,15 @@ and output schemas are the HTTP endpoint's own request and response models.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
 
+from sors.agents.document import REF, Document, Operation
 from sors.agents.guides import guide_for
 
-_REF = "#/components/schemas/"
-
 # What a dry-run quote looks like (X-Dry-Run: true over HTTP, `dryRun` over MCP).
-QUOTE_SCHEMA: dict[str, Any] = {
+QUOTE_SCHEMA: dict[str, object] = {
     "type": "object",
     "title": "DryRunQuote",
     "properties": {
@@ -34,6 +34,22 @@ QUOTE_SCHEMA: dict[str, Any] = {
 }
 
 
+class PricedSkill(Protocol):
+    """A skill of the price list: the loaded one (`sors.billing.pricing.Skill`) or one read
+    from GET /api/v1/pricing (`sors.billing.schemas.SkillPrice`)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def credits(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -46,55 +62,56 @@ class ToolSpec:
     query_params: tuple[str, ...]
     has_body: bool
     body_required: bool
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any]
+    # JSON Schemas, self-contained (see `_bundle`), as MCP lists them.
+    input_schema: dict[str, object]
+    output_schema: dict[str, object]
     read_only: bool
     destructive: bool
     idempotent: bool
     paged_by: str | None = None  # the argument that selects the next page, if any
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def billable(self) -> bool:
         return self.credits > 0
 
 
-def build_tools(price_list: dict[str, Any], openapi: dict[str, Any]) -> list[ToolSpec]:
-    """One ToolSpec per skill of the price list, in the price list's order."""
-    components = openapi.get("components", {}).get("schemas", {})
+def build_tools(skills: Iterable[PricedSkill], openapi: Mapping[str, object]) -> list[ToolSpec]:
+    """One ToolSpec per skill of the price list, in the price list's order. `openapi`: the
+    document as published (JSON)."""
+    doc = Document.model_validate(openapi)
     tools = []
-    for skill in price_list["skills"]:
-        op = openapi.get("paths", {}).get(skill["path"], {}).get(skill["method"].lower())
+    for skill in skills:
+        op = doc.operation(skill.path, skill.method)
         if op is None:
-            raise LookupError(f"skill {skill['key']} names {skill['method']} {skill['path']}, "
+            raise LookupError(f"skill {skill.key} names {skill.method} {skill.path}, "
                               "which the OpenAPI document does not have")
-        tools.append(_tool(skill, op, components))
+        tools.append(_tool(skill, op, doc))
     return tools
 
 
-def _tool(skill: dict[str, Any], op: dict[str, Any], components: dict[str, Any]) -> ToolSpec:
-    key, method, credits = skill["key"], skill["method"].upper(), int(skill["credits"])
-    props: dict[str, Any] = {}
+def _tool(skill: PricedSkill, op: Operation, doc: Document) -> ToolSpec:
+    key, method, credits = skill.key, skill.method.upper(), int(skill.credits)
+    props: dict[str, object] = {}
     required: list[str] = []
-    path_params, query_params = [], []
-    for p in op.get("parameters", []):
-        if p.get("in") not in ("path", "query"):
+    path_params: list[str] = []
+    query_params: list[str] = []
+    for p in op.parameters:
+        if p.where not in ("path", "query"):
             continue
-        schema = dict(p.get("schema", {}))
-        if p.get("description"):
-            schema.setdefault("description", p["description"])
-        props[p["name"]] = schema
-        (path_params if p["in"] == "path" else query_params).append(p["name"])
-        if p.get("required"):
-            required.append(p["name"])
-    body = _body_schema(op, components)
-    has_body = body is not None
-    body_required = bool(op.get("requestBody", {}).get("required", False))
+        schema = dict(p.schema_)
+        if p.description:
+            schema.setdefault("description", p.description)
+        props[p.name] = schema
+        (path_params if p.where == "path" else query_params).append(p.name)
+        if p.required:
+            required.append(p.name)
+    body = _body_schema(op, doc)
+    body_required = op.request_body is not None and op.request_body.required
     if body is not None:
-        for name, schema in body.get("properties", {}).items():
-            props.setdefault(name, schema)
+        for name, field in _mapping(body.get("properties")).items():
+            props.setdefault(name, field)
         if body_required:
-            required += [r for r in body.get("required", []) if r not in required]
+            required += [r for r in _strings(body.get("required")) if r not in required]
     guide = guide_for(key, method)
     if credits > 0:
         props["dryRun"] = {
@@ -102,26 +119,24 @@ def _tool(skill: dict[str, Any], op: dict[str, Any], components: dict[str, Any])
             "description": "Quote only: validate the input and return what this call would "
                            "cost, changing nothing (no charge, no job, no write).",
         }
-    input_schema: dict[str, Any] = {"type": "object", "properties": props,
+    arguments: dict[str, object] = {"type": "object", "properties": props,
                                     "additionalProperties": False}
     if required:
-        input_schema["required"] = required
-    input_schema = _bundle(input_schema, components)
-    output = _bundle(_output_schema(op, credits > 0), components)
+        arguments["required"] = required
     paged_by = "page" if "page" in props else ("before" if "before" in props else None)
     return ToolSpec(
         name=key,
-        title=skill.get("title") or key,
+        title=skill.title or key,
         description=guide.describe(credits, dry_run=credits > 0, paged_by=paged_by),
         method=method,
-        path=skill["path"],
+        path=skill.path,
         credits=credits,
         path_params=tuple(path_params),
         query_params=tuple(query_params),
-        has_body=has_body,
+        has_body=body is not None,
         body_required=body_required,
-        input_schema=input_schema,
-        output_schema=output,
+        input_schema=_bundle(arguments, doc),
+        output_schema=_bundle(_output_schema(op, credits > 0), doc),
         read_only=guide.read_only,
         destructive=guide.destructive,
         idempotent=guide.idempotent,
@@ -129,22 +144,30 @@ def _tool(skill: dict[str, Any], op: dict[str, Any], components: dict[str, Any])
     )
 
 
-def _body_schema(op: dict[str, Any], components: dict[str, Any]) -> dict[str, Any] | None:
-    schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+def _mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _body_schema(op: Operation, doc: Document) -> dict[str, object] | None:
+    schema = op.json_body()
     if schema is None:
         return None
     # An optional body is `anyOf: [model, null]`; its arguments are the model's fields.
-    for option in schema.get("anyOf", [schema]):
-        resolved = _deref(option, components)
+    options = schema.get("anyOf", [schema])
+    for option in options if isinstance(options, list) else [schema]:
+        resolved = doc.deref(_mapping(option))
         if resolved.get("type") == "object" or "properties" in resolved:
             return resolved
     return {"type": "object", "properties": {}}
 
 
-def _output_schema(op: dict[str, Any], quotes: bool) -> dict[str, Any]:
-    responses = op.get("responses", {})
-    success = next((responses[s] for s in ("200", "201", "202") if s in responses), {})
-    schema = success.get("content", {}).get("application/json", {}).get("schema")
+def _output_schema(op: Operation, quotes: bool) -> dict[str, object]:
+    schema = op.success()
+    route: dict[str, object]
     if schema and schema.get("type") == "array":
         # A bare JSON list comes back wrapped as {"results": [...]} (see dispatch.to_result).
         route = {"type": "object", "properties": {"results": schema}, "required": ["results"]}
@@ -156,23 +179,17 @@ def _output_schema(op: dict[str, Any], quotes: bool) -> dict[str, Any]:
     return {"type": "object", "anyOf": [route, QUOTE_SCHEMA]}
 
 
-def _is_object(schema: dict[str, Any]) -> bool:
+def _is_object(schema: dict[str, object]) -> bool:
     return schema.get("type") == "object" or "$ref" in schema or "properties" in schema
 
 
-def _deref(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref", "")
-    if ref.startswith(_REF):
-        return components.get(ref[len(_REF):], {})
-    return schema
-
-
-def _bundle(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+def _bundle(schema: dict[str, object], doc: Document) -> dict[str, object]:
     """Make a schema self-contained: OpenAPI `#/components/schemas/X` references become
     `#/$defs/X`, and every component reached is copied under `$defs`."""
-    schema = copy.deepcopy(schema)
-    defs: dict[str, Any] = {}
-    pending = _rewrite(schema)
+    out = copy.deepcopy(schema)
+    components = doc.components.schemas
+    defs: dict[str, object] = {}
+    pending = _rewrite(out)
     while pending:
         name = pending.pop()
         if name in defs or name not in components:
@@ -180,16 +197,16 @@ def _bundle(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any
         defs[name] = copy.deepcopy(components[name])
         pending |= _rewrite(defs[name])
     if defs:
-        schema["$defs"] = defs
-    return schema
+        out["$defs"] = defs
+    return out
 
 
-def _rewrite(node: Any) -> set[str]:
+def _rewrite(node: object) -> set[str]:
     found: set[str] = set()
     if isinstance(node, dict):
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(_REF):
-            name = ref[len(_REF):]
+        if isinstance(ref, str) and ref.startswith(REF):
+            name = ref[len(REF):]
             node["$ref"] = "#/$defs/" + name
             found.add(name)
         for value in node.values():

@@ -9,7 +9,8 @@ same code with a real HTTP client pointed at a sors API.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import NotRequired, TypedDict
 from urllib.parse import quote
 
 import httpx
@@ -19,11 +20,33 @@ import orjson
 from sors.agents.catalog import ToolSpec
 
 
+class NextCall(TypedDict):
+    name: str
+    arguments: dict[str, object]
+
+
+class CallMeta(TypedDict):
+    """A tool result's `_meta`: what the call charged and how it went."""
+
+    creditsCharged: int
+    balance: int | None
+    requestId: str | None
+    httpStatus: int
+    code: NotRequired[str]  # a failure's problem code
+    nextCall: NotRequired[NextCall]  # how to get the next page
+
+
+def _meta(status: int, *, charged: int = 0, balance: int | None = None,
+          request_id: str | None = None) -> CallMeta:
+    return CallMeta(creditsCharged=charged, balance=balance, requestId=request_id,
+                    httpStatus=status)
+
+
 class Dispatcher:
     def __init__(self, http: httpx.AsyncClient) -> None:
         self.http = http
 
-    async def call(self, tool: ToolSpec, arguments: dict[str, Any] | None,
+    async def call(self, tool: ToolSpec, arguments: Mapping[str, object] | None,
                    api_key: str | None) -> types.CallToolResult:
         args = dict(arguments or {})
         headers = {"Accept": "application/json"}
@@ -57,7 +80,7 @@ class Dispatcher:
         return to_result(tool, arguments or {}, response)
 
 
-def _query_value(value: Any) -> str:
+def _query_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (dict, list)):
@@ -70,14 +93,13 @@ def _int_header(response: httpx.Response, name: str) -> int | None:
     return int(value) if value is not None and value.lstrip("-").isdigit() else None
 
 
-def to_result(tool: ToolSpec, arguments: dict[str, Any],
+# The API's answers are read as sent (JSON) and passed on to the agent as the tool's
+# structured content: `Mapping[str, object]` below is one of them.
+def to_result(tool: ToolSpec, arguments: Mapping[str, object],
               response: httpx.Response) -> types.CallToolResult:
-    meta: dict[str, Any] = {
-        "creditsCharged": _int_header(response, "x-credits-charged") or 0,
-        "balance": _int_header(response, "x-credits-balance"),
-        "requestId": response.headers.get("x-request-id"),
-        "httpStatus": response.status_code,
-    }
+    meta = _meta(response.status_code, charged=_int_header(response, "x-credits-charged") or 0,
+                 balance=_int_header(response, "x-credits-balance"),
+                 request_id=response.headers.get("x-request-id"))
     try:
         body = response.json()
     except ValueError:
@@ -95,25 +117,26 @@ def to_result(tool: ToolSpec, arguments: dict[str, Any],
         blocks.append(types.TextContent(
             text=f"More results: call {tool.name} with {orjson.dumps(following['arguments']).decode()}"
         ))
-    return types.CallToolResult(content=blocks, structured_content=body, _meta=meta)
+    return types.CallToolResult(content=blocks, structured_content=body, _meta=dict(meta))
 
 
-def next_call(tool: ToolSpec, arguments: dict[str, Any],
-              body: dict[str, Any]) -> dict[str, Any] | None:
+def next_call(tool: ToolSpec, arguments: Mapping[str, object],
+              body: Mapping[str, object]) -> NextCall | None:
     """How to get the next page, when there is one."""
     if body.get("hasMore") is not True:
         return None
     following = {k: v for k, v in arguments.items() if k != "dryRun"}
     if tool.paged_by == "page":
-        following["page"] = int(body.get("page") or following.get("page") or 1) + 1
+        current = body.get("page") or following.get("page") or 1
+        following["page"] = (int(current) if isinstance(current, int | float | str) else 1) + 1
     elif tool.paged_by == "before" and body.get("nextBefore"):
         following["before"] = body["nextBefore"]
-    return {"name": tool.name, "arguments": following}
+    return NextCall(name=tool.name, arguments=following)
 
 
-def _error_result(problem: dict[str, Any], status: int,
-                  meta: dict[str, Any]) -> types.CallToolResult:
-    code = problem.get("code") or f"http_{status}"
+def _error_result(problem: Mapping[str, object], status: int,
+                  meta: CallMeta) -> types.CallToolResult:
+    code = str(problem.get("code") or f"http_{status}")
     detail = problem.get("detail") or problem.get("title") or "The call failed."
     meta["code"] = code
     lines = [f"Error {status} {code}: {detail}"]
@@ -123,13 +146,18 @@ def _error_result(problem: dict[str, Any], status: int,
     if code == "spend_cap_reached":
         lines.append(f"This key's daily cap is {problem.get('cap')} credits and "
                      f"{problem.get('spentToday')} were spent today (UTC).")
-    if problem.get("errors"):
+    errors = problem.get("errors")
+    if isinstance(errors, list) and errors:
         lines.append("Fields: " + "; ".join(
-            f"{e.get('field')}: {e.get('message')}" for e in problem["errors"]))
+            f"{_member(e, 'field')}: {_member(e, 'message')}" for e in errors))
     blocks = [types.TextContent(text="\n".join(lines)),
               types.TextContent(text=orjson.dumps(problem).decode())]
     return types.CallToolResult(content=blocks, structured_content=problem, is_error=True,
-                                _meta=meta)
+                                _meta=dict(meta))
+
+
+def _member(item: object, key: str) -> object:
+    return item.get(key) if isinstance(item, dict) else None
 
 
 def _local_error(tool: ToolSpec, detail: str, field: str) -> types.CallToolResult:
@@ -137,21 +165,18 @@ def _local_error(tool: ToolSpec, detail: str, field: str) -> types.CallToolResul
     problem = {"type": "/errors/validation_error", "title": "Validation error", "status": 422,
                "detail": f"{field}: {detail}", "code": "validation_error",
                "errors": [{"field": field, "message": detail}]}
-    return _error_result(problem, 422, {"creditsCharged": 0, "balance": None,
-                                        "requestId": None, "httpStatus": 422})
+    return _error_result(problem, 422, _meta(422))
 
 
 def _unreachable(why: str) -> types.CallToolResult:
     problem = {"type": "/errors/unavailable", "title": "Service unavailable", "status": 503,
                "detail": f"The sors API could not be reached ({why}); retry shortly.",
                "code": "unavailable"}
-    return _error_result(problem, 503, {"creditsCharged": 0, "balance": None,
-                                        "requestId": None, "httpStatus": 503})
+    return _error_result(problem, 503, _meta(503))
 
 
 def unknown_tool(name: str) -> types.CallToolResult:
     problem = {"type": "/errors/not_found", "title": "Not found", "status": 404,
                "detail": f"No tool named {name!r}; list_tools names every skill.",
                "code": "unknown_tool"}
-    return _error_result(problem, 404, {"creditsCharged": 0, "balance": None,
-                                        "requestId": None, "httpStatus": 404})
+    return _error_result(problem, 404, _meta(404))

@@ -9,6 +9,7 @@ hints that follow its HTTP method.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,13 @@ class Guide:
         return "\n".join(parts)
 
 
-_READ = {"read_only": True, "idempotent": True}
+class _Hints(TypedDict, total=False):
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+
+_READ: _Hints = {"read_only": True, "idempotent": True}
 
 GUIDES: dict[str, Guide] = {
     "search_outliers": Guide(

@@ -22,8 +22,7 @@ from sors.agents.dispatch import Dispatcher
 from sors.agents.server import make_server
 from sors.api import inprocess
 from sors.billing.pricing import get_pricing
-from sors.billing.schemas import price_list as price_list_of
-from sors.kit.errors import Unauthorized, Unavailable
+from sors.kit.errors import ApiError, Unauthorized, Unavailable
 from sors.kit.middleware import extract_api_key
 from sors.kit.responses import ProblemResponse
 
@@ -41,8 +40,7 @@ class McpDoor:
 
     async def tools(self) -> list[ToolSpec]:
         if self._tools is None:
-            price_list = price_list_of(get_pricing(), keyless_checkout_url=None).model_dump()
-            self._tools = build_tools(price_list, self.app.openapi())
+            self._tools = build_tools(get_pricing().skills.values(), self.app.openapi())
         return self._tools
 
     def caller(self, ctx: Any) -> tuple[Dispatcher, str | None]:
@@ -64,7 +62,8 @@ class McpDoor:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request_id = scope.get("state", {}).get("request_id")
         key = extract_api_key(scope)
-        principal = await self.app.state.key_cache.resolve(self.app.state.db, key) if key else None
+        database = self.app.state.runtime.database
+        principal = await self.app.state.key_cache.resolve(database, key) if key else None
         if principal is None:
             problem = Unauthorized(
                 "The API key is unknown or revoked." if key else
@@ -80,7 +79,7 @@ class McpDoor:
         await self.manager.handle_request(scope, receive, send)
 
 
-async def _problem(exc: Any, request_id: str | None, scope: Scope, receive: Receive,
+async def _problem(exc: ApiError, request_id: str | None, scope: Scope, receive: Receive,
                    send: Send) -> None:
     response = ProblemResponse(exc.body(request_id), status_code=exc.status, headers=exc.headers)
     await response(scope, receive, send)

@@ -7,6 +7,7 @@ other client of that API.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -15,8 +16,19 @@ from mcp.server.stdio import stdio_server
 from sors.agents.catalog import ToolSpec, build_tools
 from sors.agents.dispatch import Dispatcher
 from sors.agents.server import make_server
+from sors.billing.schemas import SkillPrice
 
 DEFAULT_API_URL = "http://127.0.0.1:8000"
+
+
+def skills_of(price_list: Mapping[str, object]) -> list[SkillPrice]:
+    """The skills of a price list as GET /api/v1/pricing answers it (fields a newer API adds
+    are left alone)."""
+    skills = price_list.get("skills")
+    if not isinstance(skills, list):
+        raise ValueError("the price list names no skills")
+    return [SkillPrice.model_validate({k: s[k] for k in SkillPrice.model_fields})
+            for s in skills]
 
 
 async def serve_stdio(api_url: str, api_key: str) -> None:
@@ -25,7 +37,7 @@ async def serve_stdio(api_url: str, api_key: str) -> None:
         pricing.raise_for_status()
         openapi = await http.get("/api/v1/openapi.json")
         openapi.raise_for_status()
-        tools = build_tools(pricing.json(), openapi.json())
+        tools = build_tools(skills_of(pricing.json()), openapi.json())
         dispatcher = Dispatcher(http)
 
         async def tool_list() -> list[ToolSpec]:

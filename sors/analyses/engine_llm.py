@@ -9,11 +9,11 @@ kept. `Phrased.engine` says which one the caller got and, if the model's was rej
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass
 from typing import Any
 
 import openai
+import structlog
 
 from sors.analyses.summary import OFFLINE_ENGINE, numbers_check
 from sors.config import Settings
@@ -25,7 +25,7 @@ from sors.remix.engine_llm import (
     response_content,
 )
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 SYSTEM = (
     "You explain to a social media strategist why a post did better or worse than its "

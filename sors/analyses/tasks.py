@@ -4,8 +4,9 @@ phrase the summary, keep it on the post and announce `analysis.completed`."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
+
+import structlog
 
 from sors.analyses import repository as repo
 from sors.analyses.engine_llm import phrase
@@ -25,7 +26,7 @@ EVENT = "analysis.completed"
 PEER_OUTLIERS = 3
 PEER_ORDINARY = 3
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 
 async def enrich_peers(ctx: JobContext, post_id: str) -> int:

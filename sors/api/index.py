@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse
 
 from sors import __version__
 from sors.kit.problems import problems
+from sors.kit.routing import runtime_of
 from sors.kit.schemas import ResponseModel
 
 router = APIRouter(tags=["index"])
@@ -40,7 +41,7 @@ class ApiIndex(ResponseModel):
     responses=problems(key=False),
 )
 async def api_index(request: Request) -> ApiIndex:
-    base = request.app.state.settings.base_url.rstrip("/")
+    base = runtime_of(request).settings.base_url.rstrip("/")
     api = f"{base}/api/v1"
     return ApiIndex(
         name="sors — Social Outlier Research Service",

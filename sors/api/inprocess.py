@@ -10,10 +10,8 @@ scope, which no network request can set, and is resolved like a sent key.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Scope
 
 from sors.kit.middleware import IN_PROCESS_PRINCIPAL
 
@@ -28,7 +26,7 @@ class InProcessTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
-        scope: dict[str, Any] = {
+        scope: Scope = {
             "type": "http",
             "asgi": {"version": "3.0", "spec_version": "2.3"},
             "http_version": "1.1",
@@ -48,7 +46,7 @@ class InProcessTransport(httpx.AsyncBaseTransport):
             scope[IN_PROCESS_PRINCIPAL] = principal
         sent = False
 
-        async def receive() -> dict[str, Any]:
+        async def receive() -> Message:
             nonlocal sent
             if not sent:
                 sent = True
@@ -59,7 +57,7 @@ class InProcessTransport(httpx.AsyncBaseTransport):
         headers: list[tuple[bytes, bytes]] = []
         chunks: list[bytes] = []
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: Message) -> None:
             nonlocal status, headers
             if message["type"] == "http.response.start":
                 status = message["status"]

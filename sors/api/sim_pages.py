@@ -18,35 +18,33 @@ from collections.abc import Awaitable
 from html import escape
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Path
 from fastapi.responses import HTMLResponse, Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.records import repository as catalog
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, RequestContext, SorsRoute
 from sors.platforms.base import UnsupportedMedia
 
 router = APIRouter(route_class=SorsRoute, include_in_schema=False)
-Session = Annotated[AsyncSession, Depends(get_session)]
 
 
 PostId = Annotated[str, Path(max_length=64)]
 
 
-async def _simulated(request: Request, read: Awaitable[Any]) -> Any:
+async def _simulated(ctx: RequestContext, read: Awaitable[Any]) -> Any:
     """What `read` found of a stored post, in simulation only (404 otherwise, or when the
     post is not stored)."""
     row = await read
-    if request.app.state.settings.platform_source != "sim" or row is None:
+    if ctx.runtime.settings.platform_source != "sim" or row is None:
         raise NotFound("No such post.")
     return row
 
 
 @router.get("/sim/posts/{post_id}")
-async def simulated_post_page(request: Request, session: Session, post_id: PostId) -> HTMLResponse:
-    row = await _simulated(request, catalog.get_post(session, post_id))
+async def simulated_post_page(ctx: Context, post_id: PostId) -> HTMLResponse:
+    row = await _simulated(ctx, catalog.get_post(ctx.session, post_id))
     counts = ", ".join(
         f"{row[k]:,} {k}" for k in ("views", "likes", "comments", "shares") if row[k] is not None
     )
@@ -70,8 +68,8 @@ color:#222}} .dim{{color:#6e6e73;font-size:.9rem}}</style>
 
 
 @router.get("/sim/thumbs/{post_id}.jpg")
-async def simulated_thumbnail(request: Request, session: Session, post_id: PostId) -> Response:
-    row = await _simulated(request, catalog.post_content(session, post_id))
+async def simulated_thumbnail(ctx: Context, post_id: PostId) -> Response:
+    row = await _simulated(ctx, catalog.post_content(ctx.session, post_id))
     from sors.platforms.sim.adapter import thumbnail_jpeg
 
     try:

@@ -6,6 +6,8 @@ from datetime import datetime
 import typer
 
 from sors.accounts import service as accounts
+from sors.accounts.models import ApiKey
+from sors.accounts.repository import AccountRow
 from sors.billing import service as billing
 from sors.cli.common import console, fail, with_db, with_runtime
 from sors.cli.tables import Col, table
@@ -74,7 +76,7 @@ def keys_list(
 ) -> None:
     """List keys, one table per account (prefix only; keys themselves are never stored)."""
 
-    async def run(db: Database) -> tuple[list, dict[str, str | None]]:
+    async def run(db: Database) -> tuple[list[ApiKey], dict[str, str | None]]:
         async with db.session() as s:
             keys = await accounts.list_keys(s, account_id)
             emails = {a.id: a.email for a, _ in await accounts.list_accounts(s)}
@@ -87,7 +89,7 @@ def keys_list(
     if not keys:
         console.print(f"no keys{f' for {account_id}' if account_id else ''}")
         return
-    by_account: dict[str, list] = {}
+    by_account: dict[str, list[ApiKey]] = {}
     for k in keys:
         by_account.setdefault(k.account_id, []).append(k)
     for i, (acc, held) in enumerate(by_account.items()):
@@ -109,7 +111,7 @@ def _day(at: datetime | None) -> str:
     return at.strftime("%Y-%m-%d") if at else "-"
 
 
-def _key_json(k) -> dict:
+def _key_json(k: ApiKey) -> dict[str, str | int | None]:
     return {"keyId": k.id, "accountId": k.account_id, "prefix": k.prefix, "name": k.name,
             "dailyCreditCap": k.daily_credit_cap, "createdAt": isoformat(k.created_at),
             "revokedAt": isoformat(k.revoked_at) if k.revoked_at else None}
@@ -119,7 +121,7 @@ def _key_json(k) -> dict:
 def accounts_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Every account with its balance and active keys (operator task)."""
 
-    async def run(db: Database) -> list:
+    async def run(db: Database) -> list[AccountRow]:
         async with db.session() as s:
             return await accounts.list_accounts(s)
 
@@ -162,13 +164,14 @@ def credits_grant(
 ) -> None:
     """Grant credits to an account (a ledger entry of kind grant)."""
 
-    async def run(db: Database) -> int:
-        async with db.transaction() as s:
+    async def run(rt: Runtime) -> int:
+        async with rt.database.transaction() as s:
             if await accounts.get_account(s, account_id) is None:
                 raise LookupError(f"no account {account_id}")
-            return (await billing.grant(s, account_id, amount, reason=reason)).balance
+            granted = await billing.grant(s, account_id, amount, reason=reason, now=rt.now())
+            return granted.balance
 
     try:
-        console.print(f"balance {with_db(run)}")
+        console.print(f"balance {with_runtime(run)}")
     except LookupError as exc:
         fail(str(exc))

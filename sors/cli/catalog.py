@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import orjson
 import typer
 from rich.table import Table
 
-from sors.cli.common import console, settings, with_db
-from sors.kit.db import Database
+from sors.cli.common import console, with_runtime
+from sors.kit.runtime import Runtime
 
 catalog_app = typer.Typer(help="The continuously crawled catalog.", no_args_is_help=True)
-
-
-async def _now(db: Database) -> datetime:
-    """The service's clock: simulated time when the platforms are simulated."""
-    if settings().platform_source == "sim":
-        from sors.platforms.sim.clock import get_state
-
-        async with db.session() as s:
-            state = await get_state(s)
-        if state is not None:
-            return state.now
-    return datetime.now(UTC)
 
 
 @catalog_app.command("status")
@@ -32,12 +18,12 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     keeper's crawls in the last hour and its budget use, per platform."""
     from sors.keeper.status import status as read_status
 
-    async def run(db: Database):
-        now = await _now(db)
-        async with db.session() as s:
-            return await read_status(s, now, settings())
+    async def run(rt: Runtime):
+        # The service's clock: simulated time when the platforms are simulated.
+        async with rt.database.session() as s:
+            return await read_status(s, rt.now(), rt.settings)
 
-    data = with_db(run)
+    data = with_runtime(run)
     if as_json:
         print(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
         return

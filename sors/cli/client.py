@@ -10,6 +10,7 @@ else SORS_API_KEY, else the demo's key (DATA_DIR/demo_api_key, mode 0600, writte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,11 @@ import httpx
 API_PREFIX = "/api/v1"
 DEMO_KEY_FILE = "demo_api_key"  # the name sors.cli.server writes the demo's key under
 TIMEOUT = 120.0
+
+
+# What a command sends: words, numbers, switches and lists of names, as the API's request
+# models take them (the API judges them).
+BodyValue = str | int | float | bool | list[str]
 
 
 class ApiError(Exception):
@@ -87,13 +93,14 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self._http.close()
 
-    def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
+    # The API's JSON answers, as sent: the commands print them (`--json`) or read them.
+    def get(self, path: str, params: Mapping[str, str | int] | None = None) -> Any:
         return self._send("GET", path, params=params).json()
 
-    def post(self, path: str, body: dict[str, Any]) -> Any:
+    def post(self, path: str, body: Mapping[str, BodyValue]) -> Any:
         return self._send("POST", path, json=body).json()
 
-    def post_csv(self, path: str, body: dict[str, Any]) -> str:
+    def post_csv(self, path: str, body: Mapping[str, BodyValue]) -> str:
         return self._send("POST", path, json=body, headers={"Accept": "text/csv"}).text
 
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:

@@ -4,6 +4,7 @@ import typer
 
 from sors.cli.common import console, fail, with_db, with_runtime
 from sors.feedback import service
+from sors.feedback.models import Feedback
 from sors.kit.clock import isoformat
 from sors.kit.db import Database
 from sors.kit.runtime import Runtime
@@ -14,7 +15,7 @@ feedback_app = typer.Typer(help="Feedback sent through POST /api/v1/feedback.", 
 @feedback_app.command("list")
 def list_(status: str | None = typer.Option(None, help="received | resolved")) -> None:
     """Feedback, oldest first (says so when there is none)."""
-    async def run(db: Database) -> list:
+    async def run(db: Database) -> list[Feedback]:
         async with db.session() as s:
             return await service.list_feedback(s, status)
 
@@ -34,7 +35,7 @@ def resolve(
 ) -> None:
     """Mark feedback resolved; emails the account when it asked for an update."""
 
-    async def run(rt: Runtime) -> tuple:
+    async def run(rt: Runtime) -> tuple[Feedback, bool]:
         async with rt.database.transaction() as s:
             return await service.resolve(s, rt.settings, feedback_id, now=rt.now(), note=note)
 

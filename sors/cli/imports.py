@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import orjson
 import typer
@@ -15,8 +15,38 @@ from sors.cli.common import console, err, fail, with_runtime
 from sors.config import Settings
 from sors.kit.db import Database
 
+if TYPE_CHECKING:
+    from sors.catalog.ingest.imports import ImportSummary
+    from sors.platforms.base import ProfileSnapshot
+    from sors.platforms.exports import ParsedFile
+
 # Profiles ingested per statement set inside a file's one transaction (the progress step).
 CHUNK = 200
+
+
+class Counts(TypedDict):
+    new: int
+    updated: int
+    skipped: int
+
+
+class FileReport(TypedDict):
+    """One imported file, as `--json` prints it."""
+
+    file: str
+    format: str
+    observedAt: str
+    observedFrom: str
+    records: int
+    recordsSkipped: int
+    profiles: Counts
+    posts: Counts
+    skipped: dict[str, int]  # why records were skipped → how many
+
+
+class FileFailure(TypedDict):
+    file: str
+    error: str
 
 
 def _parse_when(value: str | None) -> datetime | None:
@@ -41,9 +71,9 @@ def import_command(paths: list[Path], format: str | None, observed_at: str | Non
     if not files:
         fail("no files to import", 2)
     # Channels first: videos.list answers name their channel only by id.
-    parsed: list[Any] = []
-    failures: list[dict[str, Any]] = []
-    channels: dict[str, Any] = {}
+    parsed: list[ParsedFile] = []
+    failures: list[FileFailure] = []
+    channels: dict[str, ProfileSnapshot] = {}
     ordered = sorted(files, key=lambda f: 0 if _is_channels(f, format) else 1)
     for f in ordered:
         try:
@@ -52,7 +82,8 @@ def import_command(paths: list[Path], format: str | None, observed_at: str | Non
             failures.append({"file": str(f), "error": str(exc)})
             continue
         if one.format == "youtube-api-channels":
-            channels.update({s.profile.platform_user_id: s.profile for s in one.snapshots})
+            channels.update({s.profile.platform_user_id: s.profile for s in one.snapshots
+                             if s.profile.platform_user_id is not None})
         parsed.append(one)
 
     results = with_runtime(lambda rt: _ingest_all(rt.database, rt.settings, parsed, quiet=as_json))
@@ -76,11 +107,11 @@ def _is_channels(path: Path, format: str | None) -> bool:
 
 
 async def _ingest_all(
-    db: Database, settings: Settings, parsed: list[Any], *, quiet: bool
-) -> list[dict[str, Any]]:
+    db: Database, settings: Settings, parsed: list[ParsedFile], *, quiet: bool
+) -> list[FileReport]:
     from sors.catalog.ingest.imports import ImportSummary, import_snapshots
 
-    out = []
+    out: list[FileReport] = []
     total = sum(max(1, len(s.posts)) for p in parsed for s in p.snapshots)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   console=err, disable=quiet or total < 500) as progress:
@@ -96,16 +127,24 @@ async def _ingest_all(
                     progress.advance(task, sum(max(1, len(c.posts)) for c in chunk))
             for reason in one.skipped:
                 summary.skip(reason.split(": ", 1)[-1] if reason.startswith("record ") else reason)
-            out.append({
-                "file": str(one.path), "format": one.format,
-                "observedAt": one.observed_at.isoformat().replace("+00:00", "Z"),
-                "observedFrom": one.observed_from, "records": one.records,
-                "recordsSkipped": len(one.skipped), **summary.as_dict(),
-            })
+            out.append(_report(one, summary))
     return out
 
 
-def _merge(into: Any, part: Any) -> None:
+def _report(one: ParsedFile, summary: ImportSummary) -> FileReport:
+    return FileReport(
+        file=str(one.path), format=one.format,
+        observedAt=one.observed_at.isoformat().replace("+00:00", "Z"),
+        observedFrom=one.observed_from, records=one.records, recordsSkipped=len(one.skipped),
+        profiles=Counts(new=summary.profiles_new, updated=summary.profiles_updated,
+                        skipped=summary.profiles_skipped),
+        posts=Counts(new=summary.posts_new, updated=summary.posts_updated,
+                     skipped=summary.posts_skipped),
+        skipped=dict(summary.reasons),
+    )
+
+
+def _merge(into: ImportSummary, part: ImportSummary) -> None:
     for name in ("profiles_new", "profiles_updated", "profiles_skipped",
                  "posts_new", "posts_updated", "posts_skipped"):
         setattr(into, name, getattr(into, name) + getattr(part, name))
@@ -113,7 +152,7 @@ def _merge(into: Any, part: Any) -> None:
         into.skip(reason, n)
 
 
-def _print(results: list[dict[str, Any]], failures: list[dict[str, Any]]) -> None:
+def _print(results: list[FileReport], failures: list[FileFailure]) -> None:
     table = Table("file", "profiles new", "upd", "skip", "posts new", "upd", "skip",
                   title="sors import")
     for r in results:

@@ -40,9 +40,15 @@ def main(
 ) -> None:
     """sors — Social Outlier Research Service."""
     from sors.kit import memory
+    from sors.kit.logging import configure_logging
 
     memory.limit_arenas()  # before any thread: see sors.kit.memory
     use_data_dir(data_dir)
+    # A command's output is on stdout; its logs go to stderr, warnings and errors only unless
+    # SORS_LOG_LEVEL says otherwise. A command that starts a service (serve, api, demo,
+    # worker, scheduler) configures its own logging at its start.
+    s = settings()
+    configure_logging(s if "logging" in s.model_fields_set else s.with_values(log_level="WARNING"))
 
 
 app.add_typer(accounts_app, name="accounts")

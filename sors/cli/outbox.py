@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import email
 import email.policy
 from email.message import EmailMessage
+from email.parser import BytesParser
 from pathlib import Path
 
 import typer
@@ -24,7 +24,7 @@ def _messages() -> list[Path]:
 
 def _read(path: Path) -> EmailMessage:
     with path.open("rb") as fh:
-        return email.message_from_binary_file(fh, policy=email.policy.default)  # type: ignore[return-value]
+        return BytesParser(EmailMessage, policy=email.policy.default).parse(fh)
 
 
 @outbox_app.callback()

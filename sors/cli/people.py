@@ -4,7 +4,7 @@ client's; a table by default, `--json` (the API's answer as is) or `--csv`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import typer
@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from sors.cli import tables
 from sors.cli.accounts import credits_app
-from sors.cli.client import ApiError, Client, resolve
+from sors.cli.client import ApiError, BodyValue, Client, resolve
 from sors.cli.common import console, fail, settings
 from sors.cli.tables import Format
 
@@ -81,22 +81,22 @@ def search(
     """Search outlier posts (1 credit): posts far above their own creator's usual views,
     best first. With --profiles, search creators by handle or name (1 credit)."""
     fmt = _format(as_json, as_csv)
-    body: dict[str, Any] = {
+    asked: dict[str, BodyValue | None] = {
         "query": query, "platforms": platform or None, "similarTo": similar_to,
         "page": page, "pageSize": limit,
     }
     if profiles:
-        body["categoryId"] = category
+        asked["categoryId"] = category
         path = "/search/profiles"
     else:
-        body.update({
+        asked.update({
             "contentTypes": content_type or None, "categoryId": category,
             "minOutlierScore": min_score, "minViews": min_views, "maxFollowers": max_followers,
             "timeFrame": time_frame, "scoreWindow": score_window, "scoreMethod": score_method,
             "sortBy": sort_by, "semantic": semantic or None,
         })
         path = "/search/content"
-    body = {k: v for k, v in body.items() if v is not None}
+    body = {k: v for k, v in asked.items() if v is not None}
     if fmt is Format.csv:
         print(_call(api, key, lambda c: c.post_csv(path, body)), end="")
         return
@@ -127,7 +127,7 @@ def post(
     """A post with its scores, stats and owner (1 credit)."""
     fmt = _format(as_json, as_csv)
 
-    def work(c: Client) -> dict[str, Any]:
+    def work(c: Client) -> Mapping[str, Any]:
         post_id = post
         if "/" in post:  # a URL: which post of the catalog it is (free; nothing fetched)
             found = c.post("/posts/resolve", {"url": post})
@@ -145,7 +145,7 @@ def post(
         console.print(tables.post_facts(record, console.width))
 
 
-def _not_tracked(found: dict[str, Any]) -> str:
+def _not_tracked(found: Mapping[str, Any]) -> str:
     reason = {
         "post_not_tracked": "its creator is in the catalog, but this post is not yet",
         "profile_not_tracked": "its creator is not in the catalog",
@@ -172,7 +172,7 @@ def profile(
         fail(escape(str(exc)), code=2)
         return
 
-    def work(c: Client) -> dict[str, Any]:
+    def work(c: Client) -> Mapping[str, Any]:
         profile_id = target if isinstance(target, str) else _find_profile(c, *target)
         return c.get(f"/profiles/{profile_id}")
 
@@ -238,7 +238,7 @@ def credits(
         return
     fmt = _format(as_json, as_csv)
 
-    def work(c: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+    def work(c: Client) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
         return c.get("/credits"), c.get("/credits/ledger", {"limit": limit})
 
     balance, ledger = _call(api, key, work)

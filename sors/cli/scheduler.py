@@ -15,12 +15,18 @@ import contextlib
 import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
-from sors.cli.common import console, err, fail, runtime, settings, with_db
-from sors.kit import clock
+from sors.cli.common import console, err, fail, settings, with_runtime
+from sors.kit.clock import isoformat
 from sors.kit.db import Database
+from sors.kit.runtime import Runtime
+
+if TYPE_CHECKING:
+    from sors.jobs.engine import Worker
+    from sors.jobs.scheduler import Scheduler
 
 WAIT_SECONDS = 1800.0  # a catch-up after `sim clock advance` crawls most of the catalog
 SLOTS = 3
@@ -88,7 +94,7 @@ async def _counts(db: Database) -> tuple[int, int, datetime]:
     return int(hits), int(digests), at
 
 
-async def _tick(sched) -> dict[str, int]:
+async def _tick(sched: Scheduler) -> dict[str, int]:
     """One tick; waits while another scheduler (a running demo) holds the tick lock."""
     for _ in range(200):
         done = await sched.tick()
@@ -98,7 +104,7 @@ async def _tick(sched) -> dict[str, int]:
     raise TimeoutError("another scheduler kept the tick lock for 20 s")
 
 
-async def _drain(db: Database, worker) -> int:
+async def _drain(db: Database, worker: Worker) -> int:
     """Run due jobs here until none is left, also waiting for jobs another worker holds."""
     ran = 0
     loop = asyncio.get_running_loop()
@@ -148,12 +154,11 @@ class JobProgress:
             await asyncio.sleep(0.5)
 
 
-async def _run(db: Database) -> Summary:
+async def _run(rt: Runtime) -> Summary:
     from sors.jobs.engine import Worker
     from sors.jobs.scheduler import Scheduler
 
-    rt = runtime(settings(), db)
-    await rt.clock.refresh()
+    db = rt.database
     hits0, digests0, since = await _counts(db)
     sched = Scheduler(rt)
     worker = Worker(rt, concurrency=SLOTS)
@@ -183,7 +188,7 @@ async def _run(db: Database) -> Summary:
             ).one()
             keeper = (await session.execute(_KEEPER, {"now": now, "since": since})).one()
         return Summary(
-            now=clock.isoformat(now), refreshes=int(refreshes), newPosts=int(new_posts),
+            now=isoformat(now), refreshes=int(refreshes), newPosts=int(new_posts),
             alertHits=int(hits), digestsSent=int(digests), jobsRun=ran,
             keeperCrawls=int(keeper[0]), keeperNewPosts=int(keeper[1]), discovered=int(keeper[2]),
         )
@@ -203,14 +208,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def run_once(*, as_json: bool) -> None:
-    from sors.kit.logging import configure_logging
-
     s = settings()
-    # The summary is the output; the jobs' own info lines would bury it.
-    quiet = {} if "logging" in s.model_fields_set else {"log_level": "WARNING"}
-    configure_logging(s.with_values(**quiet))
-    try:
-        summary = with_db(_run)
+    try:  # the jobs' own info lines would bury the summary: the CLI logs warnings only
+        summary = with_runtime(_run)
     except TimeoutError as exc:
         fail(str(exc))
         return

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -12,6 +15,10 @@ from sors.cli.sim import DEMO_PROFILES
 from sors.config import Settings
 from sors.demo.worldbuild import BuildState
 from sors.kit.db import Database
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+    from sqlalchemy.ext.asyncio import AsyncSession
 
 # A reserved domain (RFC 2606) that address validation accepts, so the tour's alert can use
 # the account's own address. Demo data made before kept its account under the old one.
@@ -23,34 +30,47 @@ DEMO_CREDITS = 10_000
 def run_api(
     host: str, port: int, *, workers: int = 1, roles: tuple[str, ...] = (), migrate: bool = True
 ) -> None:
-    """Run the HTTP API (plus, in one process, the given background roles)."""
+    """Run the HTTP API (plus, in one process, the given background roles).
+
+    One process: the app is built here, with its roles. Several uvicorn workers import the
+    app by name (`app_factory`) in each process, which takes no roles: the background work
+    then runs apart (`sors worker`, `sors scheduler`)."""
+    from sors.app import create_app
+
     s = settings()
+    if workers > 1 and roles:
+        fail(f"background roles ({', '.join(roles)}) run in one process only; with several "
+             "workers, run `sors worker` and `sors scheduler` beside the API")
     if migrate:
         ensure_migrated(s)
-    if roles:
-        os.environ["SORS_INPROCESS_ROLES"] = ",".join(roles)
+    app: FastAPI | str = create_app(s, roles=roles) if workers == 1 else (
+        "sors.cli.server:app_factory")
+    # log_config=None: uvicorn's records go to the standard library's root logger, which
+    # the app's logging renders like every other line (sors.kit.logging).
     uvicorn.run(
-        "sors.cli.server:app_factory", factory=True, host=host, port=port, workers=workers,
-        loop="uvloop", http="httptools", log_level="warning", proxy_headers=True,
+        app, factory=workers > 1, host=host, port=port, workers=workers, loop="uvloop",
+        http="httptools", log_level="warning", log_config=None, proxy_headers=True,
     )
 
 
-def app_factory():
+def app_factory() -> FastAPI:
+    """Each uvicorn worker's app: the API alone, with the settings of its environment."""
     from sors.app import create_app
 
-    return create_app()
+    return create_app(Settings())
 
 
 DEMO_KEY_NAMES = ("default", "demo")  # the keys `sors demo` mints; others are the user's
 
 
-async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]:
+async def ensure_demo_account(db: Database, s: Settings, now: datetime) -> tuple[str, str, int]:
     """The demo account, its balance and its one demo key.
 
     The key is kept in the data dir (like the secret key), so every start prints the same
     key and a shell that exported it keeps working. When the stored key is gone or no longer
     valid, the demo mints one and revokes the keys earlier starts minted, so the account
-    never piles up active keys. Keys made with `sors keys create` are left alone."""
+    never piles up active keys. Keys made with `sors keys create` are left alone. `now`:
+    when the keys it replaces are revoked."""
     from sors.accounts import repository as accounts_repo
     from sors.accounts import service as accounts
     from sors.billing import service as billing
@@ -77,9 +97,8 @@ async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]
             account.is_operator = True
             account_id = account.id
             balance = await billing.balance(session, account_id)
-            principal = await accounts.authenticate(session, stored) if stored else None
-            if principal is not None and principal.account_id == account_id:
-                return account_id, stored, balance  # type: ignore[return-value]
+            if stored and await _still_the_demo_key(session, stored, account_id):
+                return account_id, stored, balance
             for k in await accounts_repo.list_keys(session, account_id):
                 if k.revoked_at is None and k.name in DEMO_KEY_NAMES:
                     await accounts_repo.revoke_key(session, k.id, now)
@@ -88,7 +107,14 @@ async def ensure_demo_account(db: Database, s: Settings) -> tuple[str, str, int]
     return account_id, key, balance
 
 
-def _write_private(path, text: str) -> None:
+async def _still_the_demo_key(session: AsyncSession, key: str, account_id: str) -> bool:
+    from sors.accounts import service as accounts
+
+    principal = await accounts.authenticate(session, key)
+    return principal is not None and principal.account_id == account_id
+
+
+def _write_private(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -146,11 +172,12 @@ def demo(host: str, port: int, profiles: int | None = None) -> None:
 
     async def prepare(db: Database) -> tuple[worldbuild.BuildState, tuple[str, str, int]]:
         async with db.transaction() as session:
-            clock = await sim_clock.ensure_state(session, seed=s.sim.seed, at=DEMO_START)
+            state = await sim_clock.ensure_state(session, seed=s.sim.seed, at=DEMO_START)
             world = await worldbuild.plan(
-                session, seed=clock.seed, profiles=profiles or DEMO_PROFILES, at=clock.now
+                session, seed=state.seed, profiles=profiles or DEMO_PROFILES, at=state.now
             )
-        return world, await ensure_demo_account(db, s)
+        # The demo runs on its simulated time: the keys it replaces are revoked at it.
+        return world, await ensure_demo_account(db, s, state.now)
 
     world, (account_id, key, balance) = with_db(prepare, create=True)
     warm.join()

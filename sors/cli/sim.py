@@ -86,7 +86,6 @@ def prepare_demo(base_url: str | None = None) -> Settings:
     it holds a simulated world (so every later CLI command there knows it)."""
     import os
 
-
     os.environ.setdefault("SORS_PLATFORM_SOURCE", "sim")
     os.environ.setdefault("SORS_LOG_JSON", "false")
     if base_url:
@@ -169,8 +168,8 @@ def status_command(as_json: bool) -> None:
 
 
 def world_line(state: BuildState) -> str:
-    if state.complete:
-        seconds = (state.finished_at - state.started_at).total_seconds()  # type: ignore[operator]
+    if state.finished_at is not None:  # complete
+        seconds = (state.finished_at - state.started_at).total_seconds()
         return (f"simulated world: complete, {state.profiles} profiles "
                 f"(seed {state.seed}, built in {seconds:.0f} s)")
     first = "the first ones arrive within seconds, " if state.ready == 0 else ""

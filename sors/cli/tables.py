@@ -240,7 +240,7 @@ LEDGER_COLUMNS = ("entryId", "createdAt", "kind", "credits", "balanceAfter", "sk
                   "requestId", "jobRef", "refundOf", "keyId", "memberId")
 
 
-def flat_post(post: Mapping[str, Any]) -> dict[str, Any]:
+def flat_post(post: Mapping[str, Any]) -> dict[str, object]:
     """A post record (`profile` nested) in the flat shape of search results."""
     owner = post.get("profile") or {}
     return {**post, "profile_id": owner.get("id"), "handle": owner.get("handle"),

@@ -10,8 +10,9 @@ from the same `X-Credits-*` headers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 from starlette.requests import Request
@@ -19,6 +20,25 @@ from starlette.requests import Request
 from sors.api import inprocess
 from sors.console.auth import SignInRequired
 from sors.kit.principal import Principal
+
+# What a page sends: form values as the API's request models take them (the API judges them).
+BodyValue = str | int | float | bool | list[str]
+
+
+class FieldProblem(TypedDict):
+    field: str
+    message: str
+
+
+class Problem(TypedDict, total=False):
+    """An RFC 9457 problem as the API answers it (`sors.kit.problems`), read as sent."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    errors: list[FieldProblem]
 
 
 @dataclass
@@ -57,14 +77,14 @@ class ApiResult:
         return sum(r.charged or 0 for r in done), done[-1].balance
 
     @property
-    def problem(self) -> dict[str, Any] | None:
+    def problem(self) -> Problem | None:
         if self.ok:
             return None
         data = self.data if self.headers.get("content-type", "").endswith("json") else None
         if isinstance(data, dict):
-            return data
-        return {"status": self.status, "title": "Error", "detail": self.body[:200].decode(
-            "utf-8", "replace")}
+            return Problem(**data)
+        return Problem(status=self.status, title="Error",
+                       detail=self.body[:200].decode("utf-8", "replace"))
 
 
 async def call(
@@ -73,8 +93,8 @@ async def call(
     method: str,
     path: str,
     *,
-    json: Any = None,
-    params: dict[str, Any] | None = None,
+    json: Mapping[str, BodyValue] | None = None,
+    params: Mapping[str, str | int | None] | None = None,
     idempotency_key: str | None = None,
     accept: str = "application/json",
 ) -> ApiResult:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from sors.kit.principal import Principal
+from sors.kit.routing import runtime_of
 from sors.kit.security import TokenError
 
 COOKIE = "sors_console"
@@ -47,7 +48,7 @@ class ConsoleUser:
 
 
 def _csrf_for(request: Request, nonce: str) -> str:
-    secret = request.app.state.settings.resolved_secret_key.encode()
+    secret = runtime_of(request).settings.resolved_secret_key.encode()
     return hmac.new(secret, f"console.csrf:{nonce}".encode(), hashlib.sha256).hexdigest()
 
 
@@ -93,8 +94,8 @@ async def current_user(request: Request) -> ConsoleUser:
 
 
 async def ensure_active(request: Request, user: ConsoleUser) -> None:
-    state = request.app.state
-    if await state.key_cache.resolve_id(state.db, user.principal.key_id) is None:
+    database = runtime_of(request).database
+    if await request.app.state.key_cache.resolve_id(database, user.principal.key_id) is None:
         raise SignInRequired("revoked")
 
 

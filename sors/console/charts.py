@@ -10,11 +10,14 @@ import math
 from collections.abc import Sequence
 from datetime import datetime
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
 from sors.console.render import compact
+
+if TYPE_CHECKING:
+    from sors.console.repository import ScatterPoint
 
 W, H = 640, 260
 PAD_L, PAD_R, PAD_T, PAD_B = 56, 16, 14, 34
@@ -76,12 +79,12 @@ def growth_chart(points: Sequence[tuple[datetime, int]]) -> Markup | None:
     return _frame("Views over time", desc, body)
 
 
-def scatter(posts: Sequence[dict[str, Any]], window_label: str) -> Markup | None:
+def scatter(posts: Sequence[ScatterPoint], window_label: str) -> Markup | None:
     """Each post: publish date against views (log scale); outliers in the accent colour."""
     if not posts:
         return None
-    ts = [p["published_at"].timestamp() for p in posts]
-    logs = [math.log10(max(p["views"], 1)) for p in posts]
+    ts = [p.published_at.timestamp() for p in posts]
+    logs = [math.log10(max(p.views, 1)) for p in posts]
     t0, t1 = min(ts), max(ts)
     l0, l1 = math.floor(min(logs)), math.ceil(max(logs)) or 1
     if l1 == l0:
@@ -89,13 +92,13 @@ def scatter(posts: Sequence[dict[str, Any]], window_label: str) -> Markup | None
     body = []
     outliers = 0
     for p, t, lv in zip(posts, ts, logs, strict=True):
-        hot = p["score"] is not None and p["score"] >= OUTLIER_SCORE
+        hot = p.score is not None and p.score >= OUTLIER_SCORE
         outliers += hot
-        score = "—" if p["score"] is None else f"{p['score']:.1f}×"
+        score = "—" if p.score is None else f"{p.score:.1f}×"
         body.append(
-            f'<a href="/app/posts/{escape(p["id"])}"><circle class="{"hot" if hot else "pt"}" '
+            f'<a href="/app/posts/{escape(p.id)}"><circle class="{"hot" if hot else "pt"}" '
             f'cx="{_x(t, t0, t1):.1f}" cy="{_y(lv, l0, l1):.1f}" r="{5 if hot else 3.5}">'
-            f'<title>{p["published_at"]:%Y-%m-%d}: {compact(p["views"])} views, score {score}'
+            f'<title>{p.published_at:%Y-%m-%d}: {compact(p.views)} views, score {score}'
             f'</title></circle></a>'
         )
     for e in range(int(l0), int(l1) + 1):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
 from fastapi.responses import Response
 
 from sors.billing.pricing import get_pricing
 from sors.console import apicall
+from sors.console.apicall import BodyValue
 from sors.console.auth import check_csrf
 from sors.console.pages_posts import _idempotency
 from sors.console.pages_search import _number
@@ -41,8 +40,8 @@ async def alerts(request: Request, user: User, edit: str | None = None) -> Respo
                 editing=editing, form={})
 
 
-def _alert_body(form: dict[str, str]) -> dict[str, Any]:
-    body: dict[str, Any] = {"email": form.get("email", "")}
+def _alert_body(form: dict[str, str]) -> dict[str, BodyValue]:
+    body: dict[str, BodyValue] = {"email": form.get("email", "")}
     if form.get("profileId"):
         body["profileId"] = form["profileId"]
     else:

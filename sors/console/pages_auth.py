@@ -16,6 +16,7 @@ from sors.console.auth import (
 from sors.console.render import page, redirect
 from sors.console.routing import User, console_router, static_file
 from sors.kit.middleware import client_ip
+from sors.kit.routing import runtime_of
 
 router = console_router()
 
@@ -64,7 +65,7 @@ async def signin(request: Request) -> Response:
     key = str(form.get("api_key") or "").strip()
     principal = None
     if key:
-        async with request.app.state.db.session() as session:
+        async with runtime_of(request).database.session() as session:
             principal = await accounts.authenticate(session, key)
     del key  # the raw key goes no further than this line
     if principal is None:

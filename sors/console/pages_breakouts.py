@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from fastapi import Request
 from fastapi.responses import Response
 
 from sors.console import apicall
+from sors.console.apicall import BodyValue
 from sors.console.pages_search import PLATFORMS, _number
 from sors.console.render import page
 from sors.console.routing import User, console_router
@@ -22,9 +25,18 @@ SHOWN = {"kind", "idea", "categoryId", "creatorCount", "postCount", "medianScore
          "latestPost", "evidence"}
 
 
-def breakouts_body(request: Request) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Column:
+    """A figure beyond the known ones: its key, its heading, how to show its values."""
+
+    key: str
+    label: str
+    style: Literal["lift", "share", "number"]
+
+
+def breakouts_body(request: Request) -> dict[str, BodyValue]:
     q = request.query_params
-    body: dict[str, Any] = {}
+    body: dict[str, BodyValue] = {}
     for name in ("categoryId", "timeFrame", "scoreWindow"):
         if q.get(name):
             body[name] = q[name]
@@ -42,7 +54,7 @@ def _label(key: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def extra_columns(breakouts: list[dict[str, Any]]) -> list[dict[str, str]]:
+def extra_columns(breakouts: Sequence[Mapping[str, Any]]) -> list[Column]:
     """The numeric fields beyond the known ones, in the order the API sends them, each with
     how to show it: a lift as a multiple, a share as a percentage, anything else as is."""
     keys: dict[str, None] = {}
@@ -50,14 +62,15 @@ def extra_columns(breakouts: list[dict[str, Any]]) -> list[dict[str, str]]:
         for key, value in b.items():
             if key not in SHOWN and isinstance(value, int | float) and not isinstance(value, bool):
                 keys.setdefault(key)
-    columns = []
-    for key in keys:
-        style = "lift" if "lift" in key.lower() else "share" if "share" in key.lower() else "number"
-        columns.append({"key": key, "label": _label(key), "style": style})
-    return columns
+    return [Column(key, _label(key), _style(key)) for key in keys]
 
 
-def category_choices(categories: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def _style(key: str) -> Literal["lift", "share", "number"]:
+    named = key.lower()
+    return "lift" if "lift" in named else "share" if "share" in named else "number"
+
+
+def category_choices(categories: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     """(id, label) per category, a child labelled under its parent ("Food › Baking")."""
     names = {c["id"]: c["name"] for c in categories}
     return [(c["id"], f"{names[c['parentId']]} › {c['name']}" if c.get("parentId") in names

@@ -11,6 +11,7 @@ from sors.console.auth import check_csrf, ensure_active
 from sors.console.pages_posts import _idempotency
 from sors.console.render import WINDOW_NAMES, outcome, page, redirect
 from sors.console.routing import User, console_router
+from sors.kit.routing import runtime_of
 
 router = console_router()
 FREQUENCIES = ("daily", "every_3_days", "weekly")
@@ -28,7 +29,7 @@ async def profile_page(request: Request, user: User, profile_id: str,
     tracking = await apicall.call(request, user.principal, "GET", "/api/v1/tracking")
     entry = next((e for e in (tracking.data or {}).get("results", [])
                   if e["profileId"] == profile["id"]), None) if tracking.ok else None
-    async with request.app.state.db.session() as session:
+    async with runtime_of(request).database.session() as session:
         posts = await repo.profile_posts(session, profile["id"], window)
     return page(request, "profile.html.j2", title=f"@{profile['handle']}", profile=profile,
                 result=result, entry=entry, window=window, frequencies=FREQUENCIES,

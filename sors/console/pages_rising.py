@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
 from fastapi.responses import Response
 
 from sors.console import apicall
+from sors.console.apicall import BodyValue
 from sors.console.render import page
 from sors.console.rising_chart import rising_chart
 from sors.console.routing import User, console_router
@@ -20,7 +19,7 @@ PLATFORMS = ("tiktok", "instagram", "youtube")
 @router.get("/rising")
 async def rising(request: Request, user: User) -> Response:
     q = request.query_params
-    body: dict[str, Any] = {k: q[k] for k in ("query", "categoryId") if q.get(k)}
+    body: dict[str, BodyValue] = {k: q[k] for k in ("query", "categoryId") if q.get(k)}
     if q.get("maxAgeHours", "").isdigit():
         body["maxAgeHours"] = int(q["maxAgeHours"])
     if q.getlist("platforms"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import Request
@@ -10,6 +9,7 @@ from fastapi.responses import Response
 
 from sors.catalog.trends.service import TRENDS_DEFAULT_TIME_FRAME
 from sors.console import apicall
+from sors.console.apicall import BodyValue
 from sors.console.render import page
 from sors.console.routing import User, console_router
 
@@ -27,7 +27,7 @@ CHOICES = ("scoreWindow", "scoreMethod", "timeFrame", "sortBy")
 TOP_ON_LANDING = 12  # trending posts the bare Outliers page opens with
 
 
-def _number(raw: str) -> Any:
+def _number(raw: str) -> int | float | str:
     # The API judges the value; a non-number goes through as text and comes back as its 422.
     try:
         value = float(raw)
@@ -36,9 +36,9 @@ def _number(raw: str) -> Any:
     return int(value) if value.is_integer() else value
 
 
-def search_body(request: Request) -> dict[str, Any]:
+def search_body(request: Request) -> dict[str, BodyValue]:
     q = request.query_params
-    body: dict[str, Any] = {}
+    body: dict[str, BodyValue] = {}
     if q.get("query", "").strip():
         body["query"] = q["query"].strip()
     for name in ("platforms", "contentTypes"):
@@ -109,7 +109,8 @@ async def outliers_csv(request: Request, user: User) -> Response:
 @router.get("/trends")
 async def trends(request: Request, user: User) -> Response:
     q = request.query_params
-    body: dict[str, Any] = {k: q[k] for k in ("query", "timeFrame", "scoreWindow") if q.get(k)}
+    body: dict[str, BodyValue] = {
+        k: q[k] for k in ("query", "timeFrame", "scoreWindow") if q.get(k)}
     if "timeFrame" in q and not q["timeFrame"]:
         body["timeFrame"] = "all_time"  # "any time" (older links sent it empty)
     if q.getlist("platforms"):

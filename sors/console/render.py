@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlsplit
 
 from fastapi import Request
@@ -14,7 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from sors.billing.pricing import get_pricing
 from sors.console.apicall import ApiResult
-from sors.kit import clock
+from sors.kit.routing import runtime_of
 from sors.kit.security import TokenError
 
 FLASH_COOKIE = "sors_console_flash"
@@ -46,11 +47,12 @@ def score(v: Any) -> str:
     return "—" if v is None else f"{float(v):.1f}×"
 
 
-def age(iso: str | None) -> str:
+def age(iso: str | None, now: datetime) -> str:
+    """How long before `now` (the page's time: simulated in the demo) a stored time was."""
     if not iso:
         return "—"
     then = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    seconds = (clock.now().astimezone(UTC) - then).total_seconds()
+    seconds = (now.astimezone(UTC) - then).total_seconds()
     for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600),
                        ("m", 60)):
         if seconds >= size:
@@ -91,7 +93,7 @@ def fetchable_image(url: str | None) -> bool:
     return parts.scheme == "https" and not (parts.hostname or "").endswith(".invalid")
 
 
-def thumbnail_src(post: dict[str, Any], simulated: bool) -> str | None:
+def thumbnail_src(post: Mapping[str, Any], simulated: bool) -> str | None:
     """Where a card's image loads from: the platform's https URL, or in simulation the frame
     the simulated world renders for the post (`/sim/thumbs/…`); None draws a placeholder."""
     url = post.get("thumbnail_url")
@@ -130,10 +132,11 @@ def cost(skill: str, variant: str | None = None) -> int:
 def page(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     user = getattr(request.state, "console_user", None)
     flash = read_flash(request)
+    runtime = runtime_of(request)
     html = env().get_template(template).render(
         request=request, user=user, csrf=user.csrf if user else "", flash=flash, cost=cost,
-        path=request.url.path,
-        simulated=request.app.state.settings.platform_source == "sim", **ctx,
+        path=request.url.path, now=runtime.now(),
+        simulated=runtime.settings.platform_source == "sim", **ctx,
     )
     response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
     if flash:
@@ -141,17 +144,26 @@ def page(request: Request, template: str, status: int = 200, **ctx: Any) -> HTML
     return response
 
 
-def outcome(message: str, result: ApiResult | None = None) -> dict[str, Any]:
+class Flash(TypedDict):
+    """What an action did, shown once on the page it redirects to (a signed cookie)."""
+
+    message: str
+    ok: bool
+    charged: NotRequired[int | None]
+    balance: NotRequired[int | None]
+
+
+def outcome(message: str, result: ApiResult | None = None) -> Flash:
     """What an action did, as the page reports it: the message, and what it charged."""
-    data: dict[str, Any] = {"message": message, "ok": True}
-    if result is not None:
-        data.update(ok=result.ok, charged=result.charged, balance=result.balance)
-        if not result.ok and result.problem:
-            data["message"] = f"{message}: {result.problem.get('detail') or result.problem.get('title')}"
-    return data
+    if result is None:
+        return Flash(message=message, ok=True)
+    problem = result.problem
+    if not result.ok and problem:
+        message = f"{message}: {problem.get('detail') or problem.get('title')}"
+    return Flash(message=message, ok=result.ok, charged=result.charged, balance=result.balance)
 
 
-def redirect(request: Request, to: str, flash: dict[str, Any] | None = None) -> RedirectResponse:
+def redirect(request: Request, to: str, flash: Flash | None = None) -> RedirectResponse:
     response = RedirectResponse(to, status_code=303, headers=SECURITY_HEADERS)
     if flash:
         response.set_cookie(
@@ -161,7 +173,7 @@ def redirect(request: Request, to: str, flash: dict[str, Any] | None = None) -> 
     return response
 
 
-def read_flash(request: Request) -> dict[str, Any] | None:
+def read_flash(request: Request) -> Flash | None:
     raw = request.cookies.get(FLASH_COOKIE)
     if not raw:
         return None
@@ -169,4 +181,7 @@ def read_flash(request: Request) -> dict[str, Any] | None:
         data = request.app.state.signer.verify("console.flash", raw, max_age=60)
     except TokenError:
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    return Flash(message=str(data.get("message", "")), ok=data.get("ok") is True,
+                 charged=data.get("charged"), balance=data.get("balance"))

@@ -3,7 +3,8 @@ through the API: the profile's posts (no API call lists them all)."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -14,9 +15,17 @@ from sors.catalog.records.repository import score_column
 SCATTER_LIMIT = 400
 
 
-async def profile_posts(
-    session: AsyncSession, profile_id: str, window: str
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class ScatterPoint:
+    """A post as the profile's scatter draws it."""
+
+    id: str
+    published_at: datetime
+    views: int
+    score: float | None
+
+
+async def profile_posts(session: AsyncSession, profile_id: str, window: str) -> list[ScatterPoint]:
     """The profile's most recent posts (at most SCATTER_LIMIT): id, date, views, score."""
     stmt = (
         select(Post.id, Post.published_at, Post.views, score_column(window))
@@ -25,5 +34,4 @@ async def profile_posts(
         .limit(SCATTER_LIMIT)
     )
     rows = (await session.execute(stmt)).all()
-    return [{"id": r[0], "published_at": r[1], "views": int(r[2] or 0), "score": r[3]}
-            for r in rows]
+    return [ScatterPoint(r[0], r[1], int(r[2] or 0), r[3]) for r in rows]

@@ -4,7 +4,7 @@ line, and the post's own snapshots, as plain SVG (as sors.console.charts draws).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -22,7 +22,7 @@ def _yv(v: float, v1: float) -> float:
     return H - PAD_B - (max(v, 0.0) / v1) * (H - PAD_T - PAD_B)
 
 
-def rising_chart(curve: Sequence[dict[str, Any]], snapshots: Sequence[dict[str, Any]],
+def rising_chart(curve: Sequence[Mapping[str, Any]], snapshots: Sequence[Mapping[str, Any]],
                  *, age_hours: float | None = None) -> Markup | None:
     """The post's views at each crawl over its creator's p10-p90 band at the same ages;
     None without snapshots or without a curve."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from importlib import resources
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, Depends, Request
@@ -25,7 +25,7 @@ class ConsoleRoute(APIRoute):
     """Turns "no live session" into a trip to the sign-in page (an `HX-Redirect` for htmx
     requests) and a CSRF failure into a 403 page; nothing of either request ran."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         original = super().get_route_handler()
 
         async def handler(request: Request) -> Response:

@@ -6,7 +6,6 @@ started on demand in DATA_DIR/pg and shared by every process using that data dir
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -26,8 +25,6 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase
 
 from sors.config import Settings
-
-log = logging.getLogger(__name__)
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",

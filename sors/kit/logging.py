@@ -9,11 +9,11 @@ import sys
 from typing import Any
 
 import structlog
-from structlog.typing import EventDict
+from structlog.typing import EventDict, Processor
 
 from sors.config import Settings
 
-_configured = False
+_handler: logging.Handler | None = None  # ours on the root logger, replaced on a reconfigure
 _QUIET = ("request_id", "timestamp", "level", "event")
 
 
@@ -33,21 +33,37 @@ def concise(_logger: Any, _name: str, event: EventDict) -> str:
 
 
 def configure_logging(settings: Settings) -> None:
-    global _configured
-    if _configured:
-        return
+    """structlog's own events and the standard library's records (what third-party libraries
+    log: uvicorn, httpx, …) through the same processors and renderer, on stderr, at
+    SORS_LOG_LEVEL. A door calls it when it starts; a later call (a CLI command that starts a
+    service) replaces the earlier one for every logger not used yet (structlog keeps a
+    logger's configuration from its first use)."""
+    global _handler
     level = getattr(logging, settings.logging.level.upper(), logging.INFO)
-    logging.basicConfig(stream=sys.stderr, level=level, format="%(message)s")
-    renderer = structlog.processors.JSONRenderer() if settings.logging.json_lines else concise
-    structlog.configure(
+    renderer: Processor = (
+        structlog.processors.JSONRenderer() if settings.logging.json_lines else concise)
+    stamped: list[Processor] = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[structlog.stdlib.add_logger_name, *stamped],
         processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
             renderer,
         ],
+    ))
+    root = logging.getLogger()
+    if _handler is not None:
+        root.removeHandler(_handler)
+    root.addHandler(handler)
+    root.setLevel(level)
+    _handler = handler
+    structlog.configure(
+        processors=[*stamped, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
-    _configured = True

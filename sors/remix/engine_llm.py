@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import re
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
+import structlog
 from pydantic import ValidationError
 
 from sors.remix.prompts import build_messages, retry_message
 from sors.remix.schemas_remix import Remix, RemixDraft, RemixError, RemixInput
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 # Servers without a key (Ollama, llama.cpp) ignore it; it keeps the SDK from reading
 # OPENAI_API_KEY from the environment and sending a real key to some other host.

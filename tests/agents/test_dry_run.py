@@ -43,7 +43,7 @@ async def _request(client: httpx.AsyncClient, key: str, skill: str, args: dict[s
 
 
 async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Database,
-                                          settings) -> None:
+                                          runtime) -> None:
     account_id, key = await create_account(db, credits=10_000)
     t = await make_targets(db, "d")
     calls: list[tuple[str, dict[str, Any], int]] = [
@@ -76,7 +76,7 @@ async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Databas
 
     for skill, args, cost in calls:
         if skill == "run_jobs":
-            assert await run_jobs_until_idle(db, settings, timeout=300) >= 1
+            assert await run_jobs_until_idle(runtime, timeout=300) >= 1
             continue
         before = await _state(db, account_id)
         quote = await _request(client, key, skill, args, DRY)

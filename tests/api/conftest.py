@@ -17,7 +17,6 @@ from sqlalchemy import text
 from sors.catalog.trends.service import clear_trending_cache
 from sors.config import Settings
 from sors.demo.seed import seed_world
-from sors.kit import clock as clock_mod
 from sors.kit.db import Database
 from sors.platforms.sim.clock import set_time
 from tests.conftest import KEEP_TABLES
@@ -72,10 +71,10 @@ async def served(settings: Settings, db: Database) -> AsyncIterator[Served]:
     async with db.transaction() as s:  # the operator: GET /sources answers it too
         await s.execute(text("UPDATE accounts SET is_operator = true WHERE id = :a"),
                         {"a": account_id})
-    fast = settings.model_copy(
-        update={"rate_limit_per_minute": 1_000_000, "rate_limit_ip_per_minute": 1_000_000,
-                # Webhook endpoints on loopback (nothing delivers: no worker runs here).
-                "webhooks_allow_http": True, "webhooks_allow_loopback": True}
+    fast = settings.with_values(
+        rate_limit_per_minute=1_000_000, rate_limit_ip_per_minute=1_000_000,
+        # Webhook endpoints on loopback (nothing delivers: no worker runs here).
+        webhooks_allow_http=True, webhooks_allow_loopback=True,
     )
     app = create_app(fast)  # its own engine: the server runs on its own event loop
     gen = _serve(app)
@@ -86,4 +85,3 @@ async def served(settings: Settings, db: Database) -> AsyncIterator[Served]:
         next(gen, None)
         await reset_tables(db, KEEP_TABLES)
         clear_trending_cache()
-        clock_mod.set_clock(clock_mod.Clock())

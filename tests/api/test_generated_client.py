@@ -11,8 +11,8 @@ from pathlib import Path
 
 import httpx
 
-from sors.jobs.engine import JobContext, Worker
 from tests.api.conftest import Served
+from tests.factories.jobs import job_worker
 
 CONFIG = "project_name_override: sors-client\npackage_name_override: sors_client\npost_hooks: []\n"
 
@@ -30,7 +30,7 @@ def _generate(served: Served, where: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-async def test_generated_client_calls_the_api(served: Served, tmp_path: Path, db, settings) -> None:
+async def test_generated_client_calls_the_api(served: Served, tmp_path: Path, runtime) -> None:
     _generate(served, tmp_path)
     sys.path.insert(0, str(tmp_path))
     try:
@@ -62,7 +62,7 @@ async def test_generated_client_calls_the_api(served: Served, tmp_path: Path, db
         )
         assert isinstance(queued, models.CrawlQueued), queued
         assert queued.handle == "typed.client"
-        worker = Worker(JobContext(db=db, settings=settings))
+        worker = job_worker(runtime)
         assert await worker.run_one()  # the crawl job, run for real on the simulated platform
         status = job.sync(client=client, job_ref=queued.job_ref)
         assert isinstance(status, models.JobStatus), status

@@ -35,7 +35,7 @@ async def test_a_simulated_post_has_a_page(client, db, settings: Settings) -> No
     assert post_link(live, post_id, platform_url) == platform_url
 
 
-async def test_a_simulated_post_has_its_rendered_thumbnail(client, app, db) -> None:
+async def test_a_simulated_post_has_its_rendered_thumbnail(client, runtime, db) -> None:
     from io import BytesIO
 
     from PIL import Image
@@ -64,9 +64,9 @@ async def test_a_simulated_post_has_its_rendered_thumbnail(client, app, db) -> N
     assert sizes[("youtube", "video")] == (640, 360)
     assert any(size == (360, 640) for (p, _), size in sizes.items() if p == "tiktok")
     assert (await client.get("/sim/thumbs/pst_doesnotexist.jpg")).status_code == 404
-    shared = app.state.settings  # the session's settings object: other tests patch it
-    app.state.settings = shared.with_values(**{"platform_source": "live"})
+    shared = runtime.settings  # the session's settings object: other tests patch it
+    runtime.settings = shared.with_values(platform_source="live")
     try:
         assert (await client.get(f"/sim/thumbs/{rows[0][0]}.jpg")).status_code == 404
     finally:
-        app.state.settings = shared
+        runtime.settings = shared

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import warnings
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -71,9 +72,10 @@ def test_a_live_data_dir_refuses_the_sim_clock_and_says_why(tmp_path: Path, pg_u
 
 
 async def test_three_demo_starts_leave_one_active_key(db, settings: Settings, tmp_path: Path) -> None:
-    s = settings.with_values(**{"data_dir": tmp_path})
-    first = await ensure_demo_account(db, s)
-    again = [await ensure_demo_account(db, s) for _ in range(3)]
+    s = settings.with_values(data_dir=tmp_path)
+    now = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)  # the demo's simulated time
+    first = await ensure_demo_account(db, s, now)
+    again = [await ensure_demo_account(db, s, now) for _ in range(3)]
     assert all(a == first for a in again)  # same account, same key, same balance
     assert (tmp_path / DEMO_KEY_FILE).stat().st_mode & 0o777 == 0o600
 
@@ -87,7 +89,7 @@ async def test_three_demo_starts_leave_one_active_key(db, settings: Settings, tm
     # The stored key lost (a new checkout of the repo on the same database): a new key, and
     # the one it replaces is revoked, not left active.
     (tmp_path / DEMO_KEY_FILE).unlink()
-    fresh = await ensure_demo_account(db, s)
+    fresh = await ensure_demo_account(db, s, now)
     assert fresh[0] == first[0] and fresh[1] != first[1]
     assert await active_keys() == 1
 

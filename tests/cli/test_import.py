@@ -52,7 +52,7 @@ async def counts(db) -> tuple[int, int, int]:
 
 
 async def test_an_apify_tiktok_export_imports_once_and_is_searchable_with_scores(
-    db, client: httpx.AsyncClient, pg_url: str, tmp_path: Path, app
+    db, client: httpx.AsyncClient, pg_url: str, tmp_path: Path
 ) -> None:
     from datetime import UTC, datetime
 
@@ -82,7 +82,7 @@ async def test_an_apify_tiktok_export_imports_once_and_is_searchable_with_scores
     assert await counts(db) == (1, 23, 23)
 
     # Searchable, scored against the creator's own baseline.
-    await set_time(db, datetime(2026, 8, 12, 3, 0, tzinfo=UTC), app)
+    await set_time(db, datetime(2026, 8, 12, 3, 0, tzinfo=UTC))
     _, key = await create_account(db, credits=10)
     r = await client.post("/api/v1/search/content", headers=auth(key),
                           json={"query": "menselfcare", "timeFrame": "all_time"})

@@ -41,20 +41,14 @@ def serve(settings: Settings) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    app = create_app(settings.with_values(**{"base_url": base}))
+    app = create_app(settings.with_values(base_url=base), roles=("worker",))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                            loop="asyncio"))
-    previous = os.environ.get("SORS_INPROCESS_ROLES")
-    os.environ["SORS_INPROCESS_ROLES"] = "worker"  # read once, at the app's startup
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.time() + 30
     while not server.started and time.time() < deadline:
         time.sleep(0.05)
-    if previous is None:
-        os.environ.pop("SORS_INPROCESS_ROLES", None)
-    else:
-        os.environ["SORS_INPROCESS_ROLES"] = previous
     try:
         yield base
     finally:

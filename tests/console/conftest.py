@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from sors.catalog.trends.service import clear_trending_cache
+from sors.config import Settings
 from sors.demo.seed import seed_world
-from sors.kit import clock as clock_mod
 from sors.kit.db import Database
 from sors.platforms.sim.clock import ensure_state, set_time
 from tests.conftest import KEEP_TABLES
@@ -31,7 +31,7 @@ class ConsoleWorld:
     now: datetime
 
 
-async def seed_console_world(db: Database, app: Any) -> None:
+async def seed_console_world(db: Database, settings: Settings) -> None:
     for days_ago in (21, 14, 7, 3, 0):  # five crawls: recent posts get a growth curve
         at = NOW - timedelta(days=days_ago)
         async with db.transaction() as s:
@@ -39,20 +39,17 @@ async def seed_console_world(db: Database, app: Any) -> None:
             # The world's seed lives with the simulated clock: workers crawl and fetch media
             # from that same world, so the posts seeded here exist for them too.
             seed = (await ensure_state(s)).seed
-        await seed_world(db, settings=app.state.runtime.settings, profiles=PROFILES, seed=seed,
+        await seed_world(db, settings=settings, profiles=PROFILES, seed=seed,
                          now=at)
-    app.state.sim_clock = None
     clear_trending_cache()
 
 
 @pytest.fixture(scope="package")
 async def world(app: Any, db: Database) -> AsyncIterator[ConsoleWorld]:
-    await seed_console_world(db, app)
+    await seed_console_world(db, app.state.runtime.settings)
     yield ConsoleWorld(app, db, NOW)
     await reset_tables(db, KEEP_TABLES)
     await app.state.limiter.reset()
-    clock_mod.set_clock(clock_mod.Clock())
-    app.state.sim_clock = None
 
 
 def csrf_of(html: str) -> str:

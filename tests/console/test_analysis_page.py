@@ -12,7 +12,7 @@ from tests.factories.jobs import run_jobs_until_idle
 
 
 async def test_the_post_page_queues_an_analysis_and_shows_the_breakdown(
-    world, account, browser_client, settings
+    world, account, browser_client, runtime
 ) -> None:
     account_id, key = account
     _, outliers = await creator(world.db, "console.plan.mia")
@@ -28,7 +28,7 @@ async def test_the_post_page_queues_an_analysis_and_shows_the_breakdown(
     )
     assert r.status_code in (302, 303), r.text
     assert "?job=job_" in r.headers["location"]
-    assert await run_jobs_until_idle(world.db, settings, timeout=120) >= 1
+    assert await run_jobs_until_idle(runtime, timeout=120) >= 1
 
     page = await browser_client.get(f"/app/posts/{outliers[-1]}")
     html = page.text

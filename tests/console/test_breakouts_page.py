@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.datastructures import QueryParams
 
-from sors.console.pages_breakouts import category_choices, extra_columns
+from sors.console.pages_breakouts import Column, category_choices, extra_columns
 from sors.console.render import cost, env
 
 POST = {"id": "pst_1", "handle": "mia.makes", "outlier_scores": {"three_months": 12.5}}
@@ -28,9 +28,9 @@ def render(data: dict[str, object]) -> str:
 def test_a_lift_and_its_shares_get_columns_of_their_own() -> None:
     rows = [breakout(lift=3.42, outlierShare=0.41, ordinaryShare=0.12), breakout()]
     assert extra_columns(rows) == [
-        {"key": "lift", "label": "Lift", "style": "lift"},
-        {"key": "outlierShare", "label": "Outlier share", "style": "share"},
-        {"key": "ordinaryShare", "label": "Ordinary share", "style": "share"},
+        Column("lift", "Lift", "lift"),
+        Column("outlierShare", "Outlier share", "share"),
+        Column("ordinaryShare", "Ordinary share", "share"),
     ]
     html = render({"timeFrame": "one_month", "scoreWindow": "three_months", "minScore": 3,
                    "minCreators": 2, "categoryId": "food.coffee", "breakouts": rows})

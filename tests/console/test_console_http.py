@@ -57,7 +57,7 @@ async def test_expired_and_forged_sessions_sign_out(world, account, browser_clie
             return int(time.time()) - SESSION_MAX_AGE - 5
 
     payload = world.app.state.signer.verify(PURPOSE, value, max_age=60)
-    old = URLSafeTimedSerializer(world.app.state.settings.resolved_secret_key,
+    old = URLSafeTimedSerializer(world.app.state.runtime.settings.resolved_secret_key,
                                  salt=f"sors.{PURPOSE}", signer=SignedLongAgo).dumps(payload)
     _replace_cookie(browser_client, old)
     r = await browser_client.get("/app/credits")

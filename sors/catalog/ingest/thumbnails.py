@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import io
-import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import imagehash
+import structlog
 from PIL import Image
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.kit.ids import new_id
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 # pHash distances: a re-encoded or resized copy of one image stays within a few bits; a new
 # picture lands near 32 (half of the 64 bits).

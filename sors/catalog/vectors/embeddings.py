@@ -9,11 +9,11 @@ not exist: writes are skipped and semantic searches answer 503 `semantic_unavail
 
 from __future__ import annotations
 
-import logging
 import struct
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import structlog
 from psycopg import ProgrammingError
 from psycopg.adapt import Dumper, PyFormat
 from psycopg.pq import Format
@@ -26,7 +26,7 @@ from sors.catalog.vectors.schema import HOT_POSTS, RECENT_DAYS, RECENT_POSTS, in
 from sors.config import Settings
 from sors.kit.db import binary_sql, driver, execute_rows
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 # Characters of a post's text that are embedded (a static model averages token vectors:
 # the opening says what the post is about, and the bound keeps ingest fast).

@@ -5,10 +5,11 @@ a model other than the default one."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-log = logging.getLogger(__name__)
+import structlog
+
+log = structlog.get_logger(__name__)
 
 # Two subsets of the vectors have an index of their own, so that a search by meaning whose
 # filters pass few posts does not walk the whole index past every post they reject

@@ -8,7 +8,6 @@ its thumbnail from YouTube's image host and its audio through yt-dlp.
 from __future__ import annotations
 
 import functools
-import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
+import structlog
 
 from sors.platforms.base import (
     Blocked,
@@ -33,7 +33,7 @@ from sors.platforms.live.pacing import PacerRegistry
 from sors.platforms.live.web.youtube import YouTubeYtDlpFetcher
 from sors.platforms.live.web.ytdlp import YtDlp
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 HANDLE_RE = re.compile(r"^[a-z0-9._-]{3,30}$")
 

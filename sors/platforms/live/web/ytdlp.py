@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import structlog
+
 from sors.platforms.live.common import FailureInfo, parse_retry_after
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 
 class YtDlpFailure(Exception):
