@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, ConfigDict, Field
 
@@ -10,6 +10,7 @@ from sors.catalog.records.schemas import TranscriptOut, VisualAnalysisOut  # noq
 from sors.enrichment.models import PostMedia
 from sors.enrichment.responses import (  # noqa: F401  (the domain's models, in one place)
     JobQueued,
+    JobState,
     MediaItem,
     MediaReady,
     TranscriptCompleted,
@@ -54,13 +55,8 @@ class TargetIn(RequestModel):
 # ---- records (docs/API.md) ---------------------------------------------------------------
 
 
-def media_item(m: PostMedia, url: str) -> dict[str, Any]:
-    return {
-        "kind": m.kind,
-        "url": url,
-        "position": m.position,
-        "contentType": m.content_type,
-        "width": m.width,
-        "height": m.height,
-        "durationSeconds": m.duration_seconds,
-    }
+def media_item(m: PostMedia, url: str) -> MediaItem:
+    return MediaItem(
+        kind=m.kind, url=url, position=m.position, contentType=m.content_type,
+        width=m.width, height=m.height, durationSeconds=m.duration_seconds,
+    )

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 import orjson
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.catalog.ingest import spend
 from sors.catalog.ingest.freshness import TIERS, Policy
@@ -238,7 +237,9 @@ async def prune(session: AsyncSession, now: datetime) -> None:
                           {"t": now - KEEP_LOG})
 
 
-async def keep(session_factory: Any, now: datetime, settings: Settings) -> dict[str, KeeperPass]:
+async def keep(
+    session_factory: async_sessionmaker[AsyncSession], now: datetime, settings: Settings
+) -> dict[str, KeeperPass]:
     """A keeper pass over every platform, one short transaction each."""
     policy = Policy.from_settings(settings)
     out: dict[str, KeeperPass] = {}

@@ -57,7 +57,6 @@ SubscriptionExists = _err(
     "SubscriptionExists", 409, "subscription_exists", "The account already has a subscription"
 )
 PayloadTooLarge = _err("PayloadTooLarge", 413, "payload_too_large", "Payload too large")
-MissingTarget = _err("MissingTarget", 422, "missing_target", "Missing target")
 UnsupportedUrl = _err("UnsupportedUrl", 422, "unsupported_url", "Unsupported URL")
 ShortLinkNotSupported = _err(
     "ShortLinkNotSupported", 422, "short_link_not_supported", "Short links are not supported"

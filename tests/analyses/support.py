@@ -70,7 +70,7 @@ async def creator(
             await enrichment_repo.save_transcript(
                 s, pid,
                 {"text": text, "language": "en", "source": "speech", "segments": segments(hook)},
-                "test",
+                "test", AT,
             )
             await enrichment_repo.save_visual_analysis(
                 s, pid,

@@ -12,7 +12,6 @@ import json
 import pickle
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -1328,7 +1327,7 @@ async def test_instagram_carousel_media(tmp_path: Path) -> None:
         extra=dict(post.extra),
     )
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
-        adapter = LiveAdapter(SimpleNamespace(), http_client=http, pacers=quiet_pacers())
+        adapter = LiveAdapter(Settings(), http_client=http, pacers=quiet_pacers())
         files = await adapter.fetch_media(ref, tmp_path / "media", now=NOW)
     assert [(f.kind, f.position, f.content_type) for f in files] == [
         ("image", 0, "image/png"),
@@ -1366,15 +1365,8 @@ async def test_media_refuses_oversized_files(tmp_path: Path) -> None:
     [("youtube", "youtube"), ("tiktok", "tiktok"), ("instagram", "instagram")],
 )
 async def test_live_smoke(platform: Any, handle: str) -> None:
-    import os
-
-    settings = SimpleNamespace(
-        youtube_api_key=os.environ.get("SORS_YOUTUBE_API_KEY"),
-        http_proxy=os.environ.get("SORS_HTTP_PROXY"),
-        instagram_session_file=os.environ.get("SORS_INSTAGRAM_SESSION_FILE"),
-        tiktok_cookies_file=os.environ.get("SORS_TIKTOK_COOKIES_FILE"),
-    )
-    adapter = LiveAdapter(settings)
+    # The SORS_* variables of the environment: a YouTube key, a proxy, a session file.
+    adapter = LiveAdapter(Settings())
     try:
         crawl = await adapter.fetch_profile(platform, handle, now=datetime.now(UTC))
     finally:

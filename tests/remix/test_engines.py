@@ -25,6 +25,7 @@ from sors.remix.engines import (
 from sors.remix.schemas_remix import RemixDraft
 
 from .fake_openai import FakeOpenAI, closed_port_url, http_error, json_answer, text_answer
+from .inputs import remix_input
 
 SEGMENT_KEYS = [
     "segment",
@@ -71,7 +72,7 @@ def pasta(**overrides: Any) -> RemixInput:
         "tone": None,
     }
     values.update(overrides)
-    return RemixInput(**values)
+    return remix_input(**values)
 
 
 def fitness_segments() -> list[dict[str, Any]]:
@@ -106,7 +107,7 @@ def valid_remix_json(**overrides: Any) -> dict[str, Any]:
 
 
 def assert_contract_shape(remix: Remix) -> None:
-    d = remix.to_dict()
+    d = remix.model_dump()
     assert list(d) == ["title", "description", "script", "checklist", "engine"]
     assert d["title"].strip() and d["description"].strip() and d["engine"].strip()
     assert 3 <= len(d["checklist"]) <= 10
@@ -130,7 +131,7 @@ async def test_offline_engine_fills_every_field_from_the_source() -> None:
     remix = await OfflineRemixEngine().remix(pasta())
     assert_contract_shape(remix)
     assert remix.engine == OFFLINE_ENGINE_NAME == "sors-offline-1"
-    d = remix.to_dict()
+    d = remix.model_dump()
     # one segment per scene, with the scenes' timing
     assert [(s["startSecond"], s["endSecond"]) for s in d["script"]] == [
         (0.0, 2.2), (2.2, 6.1), (6.1, 12.6), (12.6, 18.4), (18.4, 24.0)
@@ -157,15 +158,15 @@ async def test_offline_engine_fills_every_field_from_the_source() -> None:
 
 async def test_offline_engine_is_deterministic() -> None:
     engine = OfflineRemixEngine()
-    first = (await engine.remix(pasta(tone="calm"))).to_dict()
-    second = (await OfflineRemixEngine().remix(pasta(tone="calm"))).to_dict()
+    first = (await engine.remix(pasta(tone="calm"))).model_dump()
+    second = (await OfflineRemixEngine().remix(pasta(tone="calm"))).model_dump()
     assert first == second
 
 
 async def test_offline_script_follows_the_inputs() -> None:
     engine = OfflineRemixEngine()
-    base = (await engine.remix(pasta())).to_dict()
-    other_niche = (await engine.remix(pasta(target_niche="budget travel in Japan"))).to_dict()
+    base = (await engine.remix(pasta())).model_dump()
+    other_niche = (await engine.remix(pasta(target_niche="budget travel in Japan"))).model_dump()
     other_talk = (
         await engine.remix(
             pasta(
@@ -176,7 +177,7 @@ async def test_offline_script_follows_the_inputs() -> None:
                 duration_seconds=20.0,
             )
         )
-    ).to_dict()
+    ).model_dump()
 
     assert other_niche["script"] != base["script"]
     assert "budget travel" in other_niche["script"][0]["voiceover"].lower()
