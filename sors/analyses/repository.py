@@ -140,7 +140,9 @@ async def search_hooks(
     offset: int,
 ) -> tuple[list[HookRow], int]:
     """(one page of hooks with their post and creator, how many match in all)."""
-    conds: list[ColumnElement[bool]] = [PostAnalysisRecord.hook_type.is_not(None), Post.deleted_at.is_(None)]
+    conds: list[ColumnElement[bool]] = [
+        PostAnalysisRecord.hook_type.is_not(None), Post.deleted_at.is_(None),
+    ]
     if query:
         conds.append(
             func.to_tsvector("simple", PostAnalysisRecord.hook_text).op("@@")(

@@ -41,7 +41,9 @@ def _strong_posts(snap: CrawlSnapshot, at: datetime) -> list[str]:
     return [(p.caption or "").lower() for p in settled if usual > 0 and (p.views or 0) >= STRONG * usual]
 
 
-def showcase(world: SimWorld, handles: Sequence[tuple[Platform, str]], at: datetime) -> list[tuple[Platform, str]]:
+def showcase(
+    world: SimWorld, handles: Sequence[tuple[Platform, str]], at: datetime
+) -> list[tuple[Platform, str]]:
     """Up to 2 × PER_PLATFORM handles per platform from `handles`, in their order."""
     want_query: dict[str, int] = dict.fromkeys(PLATFORMS, PER_PLATFORM)
     want_any: dict[str, int] = dict.fromkeys(PLATFORMS, PER_PLATFORM)

@@ -63,7 +63,9 @@ def _taken_off(
     return views[2] - views[1] > views[1] - views[0]
 
 
-def watched(world: SimWorld, handles: Sequence[tuple[Platform, str]], at: datetime) -> list[tuple[Platform, str]]:
+def watched(
+    world: SimWorld, handles: Sequence[tuple[Platform, str]], at: datetime
+) -> list[tuple[Platform, str]]:
     """The creators of `handles` the history watches closely, in their order."""
     from sors.platforms.sim.trajectories import Shape
 

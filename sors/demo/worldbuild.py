@@ -163,7 +163,9 @@ class Order:
     watched: frozenset[tuple[Platform, str]]  # refreshed at young ages too (sors.demo.watched)
 
 
-def _showcase_first(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[Platform, str]], int]:
+def _showcase_first(
+    seed: int, profiles: int, at: datetime
+) -> tuple[list[tuple[Platform, str]], int]:
     """The planned handles, the showcase first, and how many make the showcase."""
     from sors.platforms.sim.world import SimWorld
 
@@ -174,7 +176,9 @@ def _showcase_first(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[
     return first + [h for h in handles if h not in chosen], len(first)
 
 
-def _with_watched(seed: int, handles: list[tuple[Platform, str]], first: int, at: datetime) -> Order:
+def _with_watched(
+    seed: int, handles: list[tuple[Platform, str]], first: int, at: datetime
+) -> Order:
     """The build order: the showcase, the watched creators, the rest."""
     from sors.platforms.sim.world import SimWorld
 
@@ -200,7 +204,8 @@ def crawl_times(
 
 
 def _rounds(
-    world: SimWorld, chunk: list[tuple[Platform, str]], plan: list[list[datetime]], start: int, stop: int
+    world: SimWorld, chunk: list[tuple[Platform, str]], plan: list[list[datetime]], start: int,
+    stop: int,
 ) -> list[list[CrawlSnapshot]]:
     """Crawl moments start..stop-1: each profile's r-th crawl, for the profiles that have one
     (each profile at most once per round, so each round is one ingest)."""
@@ -243,7 +248,9 @@ async def build(
             progress(planned)
         gate = asyncio.Semaphore(PARALLEL)
 
-        async def one(chunk: list[tuple[Platform, str]], watch: frozenset[tuple[Platform, str]]) -> None:
+        async def one(
+            chunk: list[tuple[Platform, str]], watch: frozenset[tuple[Platform, str]]
+        ) -> None:
             async with gate:
                 new = await _one_batch(db, planned, chunk, watch)
                 if progress:

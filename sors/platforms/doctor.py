@@ -181,7 +181,9 @@ def report(settings: Settings, *, now: datetime | None = None) -> list[PlatformR
     return out
 
 
-async def probe(settings: Settings, reports: list[PlatformReport], *, timeout: float = 60.0) -> None:
+async def probe(
+    settings: Settings, reports: list[PlatformReport], *, timeout: float = 60.0
+) -> None:
     """One cheap real request per platform (`--live`), added to each report as a check."""
     from sors.platforms.live import LiveAdapter
 

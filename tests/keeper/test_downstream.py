@@ -50,7 +50,9 @@ async def test_discovery_adds_simulated_creators_at_a_budgeted_rate(
     assert (await sched.tick())["catalog.keeper"] == 12
 
 
-async def test_keeper_crawls_feed_the_updates_feed_and_alerts(runtime, client, db, app, settings) -> None:
+async def test_keeper_crawls_feed_the_updates_feed_and_alerts(
+    runtime, client, db, app, settings
+) -> None:
     handle = "keeper.feeds"
     await set_time(db, T0)
     # Ordinary posts, one of them recent: a hot profile, due again in 24 h.

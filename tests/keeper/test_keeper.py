@@ -116,7 +116,9 @@ async def test_budget_per_platform_per_hour_and_no_ledger(runtime, client, db, a
     assert r.json()["balance"] == 100
 
 
-async def test_two_schedulers_never_queue_one_refresh_twice(runtime, client, db, app, settings) -> None:
+async def test_two_schedulers_never_queue_one_refresh_twice(
+    runtime, client, db, app, settings
+) -> None:
     await set_time(db, T0)
     for i in range(30):
         await profile_with_posts(db, f"twice.{i}", T0, [1])

@@ -15,7 +15,7 @@ import pytest
 from sors.remix import offline_text as tx
 from sors.remix.engines import OfflineRemixEngine, RemixInput
 from sors.remix.offline_lines import GENERIC
-from tests.remix.inputs import remix_input
+from tests.remix.support import remix_input
 
 # A coffee video as the simulated world makes them: each scene shows its sentence, and the
 # transcript mis-heard two of them ("See milk" for "Steam milk", "Safe" for "Save").

@@ -56,14 +56,15 @@ class YouTubeYtDlpFetcher:
             if limit <= 0:
                 continue
             try:
+                channel = urls.profile_url("youtube", handle)
                 listing = await self._extract(
-                    f"{urls.profile_url('youtube', handle)}/{tab}", "profile", flat=True, limit=limit
+                    f"{channel}/{tab}", "profile", flat=True, limit=limit
                 )
             except ProfileNotFound:
                 if tab == "videos":
                     # No videos tab can also mean no such channel: confirm with the home tab.
                     listing = await self._extract(
-                        f"{urls.profile_url('youtube', handle)}/featured", "profile", flat=True, limit=0
+                        f"{channel}/featured", "profile", flat=True, limit=0
                     )
                     profile = profile or map_ytdlp_channel(listing, handle)
                 continue
