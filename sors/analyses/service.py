@@ -22,9 +22,8 @@ from sors.catalog.records.fields import RESULT_WINDOW
 from sors.catalog.records.paging import page_window, since
 from sors.catalog.records.service import analysis_for
 from sors.enrichment.analysis import Scene, TranscriptSegment
-from sors.enrichment.schemas import JobState
+from sors.enrichment.schemas import JobState, poll_error
 from sors.jobs import service as jobs
-from sors.jobs.schemas import JobError
 from sors.kit.clock import isoformat
 from sors.kit.errors import JobNotFound
 from sors.platforms import taxonomy
@@ -140,17 +139,14 @@ async def analysis_result_for(
     if job is None or job.account_id != account_id:
         raise JobNotFound(f"No analysis job {job_ref!r} for this account.")
     post_id = job.payload["postId"]
-    state = JobState(job.status)
-    analysis = await analysis_for(session, post_id) if state is JobState.COMPLETED else None
-    # As GET /jobs/{jobRef}: a failed job's final error, or a pending job's last transient
-    # one while it waits to retry.
-    shown = job.error if state in (JobState.FAILED, JobState.PENDING) else None
+    done = JobState(job.status) is JobState.COMPLETED
+    analysis = await analysis_for(session, post_id) if done else None
     return AnalysisResult(
         jobRef=job.id,
         status=job.status,
         postId=post_id,
         analysis=None if analysis is None else Analysis.model_validate(analysis),
-        error=None if shown is None else JobError.model_validate(shown),
+        error=poll_error(job),
     )
 
 

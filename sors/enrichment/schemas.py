@@ -15,8 +15,10 @@ from sors.enrichment.responses import (  # noqa: F401  (the domain's models, in 
     MediaReady,
     TranscriptCompleted,
 )
+from sors.jobs.schemas import JobError
 from sors.kit.schemas import STRIPPED, RequestModel, one_of_sets
 from sors.platforms.urls import POST_URL_PATTERN
+from sors.queue.models import Job
 
 
 def _blank_to_none(v: str | None) -> str | None:
@@ -60,3 +62,10 @@ def media_item(m: PostMedia, url: str) -> MediaItem:
         kind=m.kind, url=url, position=m.position, contentType=m.content_type,
         width=m.width, height=m.height, durationSeconds=m.duration_seconds,
     )
+
+
+def poll_error(job: Job) -> JobError | None:
+    """What a job's poll shows as its error, as GET /jobs/{jobRef} does: a failed job's
+    final error, or a pending job's last transient one while it waits to retry."""
+    shown = JobState(job.status) in (JobState.FAILED, JobState.PENDING) and job.error
+    return JobError.model_validate(job.error) if shown else None

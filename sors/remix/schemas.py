@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from sors.enrichment.schemas import JobState, TargetIn
+from sors.enrichment.schemas import JobState, TargetIn, poll_error
 from sors.jobs.schemas import JobError
 from sors.kit.schemas import ResponseModel, trimmed_length
 from sors.queue.models import Job
@@ -119,11 +119,7 @@ def stored_remix(data: Mapping[str, Any]) -> Remix:
 
 
 def remix_result(job: Job, record: RemixRecord) -> RemixResult:
-    state = JobState(job.status)
-    # As GET /jobs/{jobRef}: a failed job's final error, or a pending job's last transient
-    # one while it waits to retry.
-    shown = job.error if state in (JobState.FAILED, JobState.PENDING) else None
-    done = state is JobState.COMPLETED
+    done = JobState(job.status) is JobState.COMPLETED
     return RemixResult(
         jobRef=job.id,
         status=job.status,
@@ -131,5 +127,5 @@ def remix_result(job: Job, record: RemixRecord) -> RemixResult:
         targetNiche=record.target_niche,
         tone=record.tone,
         remix=stored_remix(record.remix) if done and record.remix is not None else None,
-        error=None if shown is None else JobError.model_validate(shown),
+        error=poll_error(job),
     )

@@ -262,8 +262,7 @@ async def _fails_with(
 
 
 async def test_unfetchable_media_fails_and_refunds_once(
-    runtime,
-    client: httpx.AsyncClient, db, settings
+    runtime, client: httpx.AsyncClient, db, settings
 ) -> None:
     post = await video_post(db)
     account_id, key = await create_account(db, credits=13)
@@ -286,7 +285,7 @@ async def test_unfetchable_media_fails_and_refunds_once(
     async with db.transaction() as s:
         failed = (await s.execute(select(Job).where(Job.account_id == account_id))).scalars().all()
         for j in failed:
-            await jobs_service.fail(s, j, code="again", message="again")
+            await jobs_service.fail(s, j, code="again", message="again", now=runtime.now())
     assert await balance_and_ledger_sum(db, account_id) == (13, 13)
 
 
@@ -305,8 +304,7 @@ async def test_unsupported_post_fails_and_refunds(
 
 
 async def test_model_error_fails_and_refunds(
-    runtime,
-    client: httpx.AsyncClient, db, settings, tmp_path
+    runtime, client: httpx.AsyncClient, db, settings, tmp_path
 ) -> None:
     post = await video_post(db)
     account_id, key = await create_account(db, credits=10)

@@ -167,7 +167,8 @@ async def test_adapter_has_no_media_for_deleted_posts(
 def test_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     sim = get_adapter(Settings(platform_source="sim", sim_seed=7))
     assert isinstance(sim, SimAdapter) and sim.world.seed == 7
-    assert get_adapter(Settings(platform_source="sim"), sim_seed=4).world.seed == 4  # type: ignore[attr-defined]
+    seeded = get_adapter(Settings(platform_source="sim"), sim_seed=4)
+    assert isinstance(seeded, SimAdapter) and seeded.world.seed == 4
 
     from sors.platforms.live.pacing import PacerRegistry
     from sors.platforms.shared_pacing import SharedPacerRegistry
