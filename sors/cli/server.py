@@ -38,7 +38,7 @@ def run_api(
 def app_factory():
     from sors.app import create_app
 
-    return create_app()
+    return create_app(roles=[r for r in os.environ.get("SORS_INPROCESS_ROLES", "").split(",") if r])
 
 
 DEMO_KEY_NAMES = ("default", "demo")  # the keys `sors demo` mints; others are the user's
