@@ -82,7 +82,7 @@ class PostMaterial:
     published_at: datetime
     duration_seconds: float | None = None
     hashtags: Sequence[str] = ()
-    transcript_source: str | None = None  # "speech" | "on_screen_text" | None (none yet)
+    transcript_source: str | None = None  # a TranscriptSource; None: no transcript yet
     segments: Sequence[TranscriptSegment] = ()
     scenes: Sequence[Scene] | None = None  # None: no visual analysis yet
     has_media: bool = field(default=False)  # transcript and visual analysis both present

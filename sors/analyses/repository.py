@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import ColumnElement, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -135,7 +136,7 @@ async def search_hooks(
     category_ids: Sequence[str] | None,
     min_score: float | None,
     since: datetime | None,
-    sort_by: str,
+    sort_by: Literal["score", "recency"],
     limit: int,
     offset: int,
 ) -> tuple[list[HookRow], int]:

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from sors.catalog.models import Post
 from sors.catalog.records import repository as catalog_repo
@@ -107,7 +107,7 @@ async def fetch_media(ctx: JobContext, info: PostInfo, dest: Path) -> list[Media
     return [f for f in files if f.path.is_file() and f.path.stat().st_size > 0]
 
 
-def _media_kind(post: Post) -> str:
+def _media_kind(post: Post) -> Literal["speech", "slides"]:
     if post.content_type in SPEECH_TYPES:
         return "speech"
     if post.content_type in SLIDE_TYPES:

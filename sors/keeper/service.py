@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 import orjson
 from sqlalchemy import text
@@ -27,6 +28,8 @@ from sors.platforms import sources
 from sors.platforms.base import PLATFORMS
 from sors.queue.repository import NOTIFY_CHANNEL
 
+# Why the keeper crawls a profile: it is due again, or discovery found it.
+CrawlKind = Literal["refresh", "discovery"]
 HOUR = timedelta(hours=1)
 KEEP_LOG = timedelta(days=7)
 MAX_ATTEMPTS = 3  # a keeper crawl that keeps failing waits for the profile's next turn
@@ -132,7 +135,7 @@ SELECT * FROM unnest(CAST(:ids AS text[]), CAST(:platforms AS text[]), CAST(:han
 
 
 async def _enqueue(
-    session: AsyncSession, platform: str, kind: str, items: list[tuple[str, str | None]],
+    session: AsyncSession, platform: str, kind: CrawlKind, items: list[tuple[str, str | None]],
     now: datetime,
 ) -> dict[str, str]:
     """Queue keeper crawls of (handle, profile id or None); returns {target: job id} of
