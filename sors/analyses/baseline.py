@@ -19,12 +19,12 @@ Pure functions over feature values (sors.analyses.features). How "what stood out
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from sors.analyses.features import FEATURES, FeatureSpec
+from sors.analyses.features import FEATURES, FeatureSpec, FeatureValue
 from sors.catalog.models import OUTLIER_MIN_SCORE as OUTLIER_SCORE
+from sors.catalog.records.analysis_schemas import Baseline, FeatureOut, GroupShare
 
 MIN_OUTLIERS = 2
 MIN_ORDINARY = 3
@@ -40,7 +40,7 @@ class Peer:
     """One of the creator's other posts: its feature values and its outlier score."""
 
     post_id: str
-    values: dict[str, Any]
+    values: dict[str, FeatureValue]
     score: float | None
 
     @property
@@ -48,13 +48,33 @@ class Peer:
         return self.score is not None and self.score >= OUTLIER_SCORE
 
 
-def _num(v: Any) -> float:
+@dataclass(frozen=True)
+class Standout:
+    """A feature that stood out: where the post is against the creator's usual, and how the
+    creator's outliers and ordinary posts share its value."""
+
+    feature: FeatureOut
+    outliers: GroupShare
+    ordinary: GroupShare
+    strength: float  # departure x separation
+
+
+@dataclass(frozen=True)
+class _Found:
+    baseline: Baseline
+    percentile: float | None
+    departure: float
+    side: Callable[[list[Peer]], float]  # the share of a group on the post's side
+
+
+def _num(v: FeatureValue) -> float:
+    assert v is not None and not isinstance(v, str)
     return float(v)
 
 
-def _same(spec: FeatureSpec, a: Any, b: Any) -> bool:
+def _same(spec: FeatureSpec, a: FeatureValue, b: FeatureValue) -> bool:
     if spec.kind == "hour":
-        d = abs(int(a) - int(b)) % 24
+        d = abs(int(_num(a)) - int(_num(b))) % 24
         return min(d, 24 - d) <= 1
     return bool(a == b)
 
@@ -72,7 +92,7 @@ def robust_spread(values: Sequence[float]) -> float:
     return round(_MAD_SCALE * mad, 3)
 
 
-def _numeric(spec: FeatureSpec, value: Any, peers: list[Peer]) -> dict[str, Any]:
+def _numeric(spec: FeatureSpec, value: FeatureValue, peers: list[Peer]) -> _Found:
     xs = [_num(p.values[spec.name]) for p in peers]
     v = _num(value)
     med = statistics.median(xs)
@@ -86,15 +106,11 @@ def _numeric(spec: FeatureSpec, value: Any, peers: list[Peer]) -> dict[str, Any]
         on = [p for p in group if (_num(p.values[spec.name]) > med) == above]
         return len(on) / len(group)
 
-    return {
-        "baseline": {"median": round(med, 2), "spread": spread, "postCount": len(xs)},
-        "percentile": pct,
-        "departure": departure,
-        "side": side,
-    }
+    baseline = Baseline(median=round(med, 2), spread=spread, postCount=len(xs))
+    return _Found(baseline, pct, departure, side)
 
 
-def _categorical(spec: FeatureSpec, value: Any, peers: list[Peer]) -> dict[str, Any]:
+def _categorical(spec: FeatureSpec, value: FeatureValue, peers: list[Peer]) -> _Found:
     vals = [p.values[spec.name] for p in peers]
     share = sum(1 for x in vals if _same(spec, x, value)) / len(vals)
     usual = max(set(vals), key=lambda x: (vals.count(x), str(x)))
@@ -102,46 +118,40 @@ def _categorical(spec: FeatureSpec, value: Any, peers: list[Peer]) -> dict[str, 
     def side(group: list[Peer]) -> float:
         return sum(1 for p in group if _same(spec, p.values[spec.name], value)) / len(group)
 
-    return {
-        "baseline": {"usual": usual, "share": round(share, 3), "postCount": len(vals)},
-        "percentile": None,
-        "departure": 1.0 - share,
-        "side": side,
-    }
+    baseline = Baseline(usual=usual, share=round(share, 3), postCount=len(vals))
+    return _Found(baseline, None, 1.0 - share, side)
 
 
 def compare(
-    values: dict[str, Any], peers: Sequence[Peer]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    values: dict[str, FeatureValue], peers: Sequence[Peer]
+) -> tuple[list[FeatureOut], list[Standout]]:
     """(every feature with its baseline and percentile, what stood out — strongest first)."""
-    rows: list[dict[str, Any]] = []
-    candidates: list[tuple[float, dict[str, Any]]] = []
+    rows: list[FeatureOut] = []
+    candidates: list[Standout] = []
     for spec in FEATURES:
         value = values.get(spec.name)
         have = [p for p in peers if p.values.get(spec.name) is not None]
-        row: dict[str, Any] = {
-            "name": spec.name, "label": spec.label, "unit": spec.unit or None,
-            "value": value, "baseline": None, "percentile": None,
-        }
-        rows.append(row)
         if value is None or not have:
+            rows.append(FeatureOut(name=spec.name, label=spec.label, unit=spec.unit or None,
+                                   value=value, baseline=None, percentile=None))
             continue
         found = (_numeric if spec.kind == "numeric" else _categorical)(spec, value, have)
-        row["baseline"], row["percentile"] = found["baseline"], found["percentile"]
+        row = FeatureOut(name=spec.name, label=spec.label, unit=spec.unit or None, value=value,
+                         baseline=found.baseline, percentile=found.percentile)
+        rows.append(row)
         outliers = [p for p in have if p.outlier]
         ordinary = [p for p in have if not p.outlier]
         if len(outliers) < MIN_OUTLIERS or len(ordinary) < MIN_ORDINARY:
             continue
-        in_outliers, in_ordinary = found["side"](outliers), found["side"](ordinary)
+        in_outliers, in_ordinary = found.side(outliers), found.side(ordinary)
         separation = in_outliers - in_ordinary
-        if found["departure"] < MIN_DEPARTURE or separation < MIN_SEPARATION:
+        if found.departure < MIN_DEPARTURE or separation < MIN_SEPARATION:
             continue
-        item = {
-            **{k: row[k] for k in ("name", "label", "unit", "value", "baseline", "percentile")},
-            "outliers": {"postCount": len(outliers), "share": round(in_outliers, 3)},
-            "ordinary": {"postCount": len(ordinary), "share": round(in_ordinary, 3)},
-            "strength": round(found["departure"] * separation, 3),
-        }
-        candidates.append((item["strength"], item))
-    candidates.sort(key=lambda c: -c[0])
-    return rows, [item for _, item in candidates[:MAX_STOOD_OUT]]
+        candidates.append(Standout(
+            row,
+            GroupShare(postCount=len(outliers), share=round(in_outliers, 3)),
+            GroupShare(postCount=len(ordinary), share=round(in_ordinary, 3)),
+            round(found.departure * separation, 3),
+        ))
+    candidates.sort(key=lambda c: -c.strength)
+    return rows, candidates[:MAX_STOOD_OUT]

@@ -9,11 +9,12 @@ kept. `Phrased.engine` says which one the caller got and, if the model's was rej
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import openai
 import structlog
+from openai.types.chat import ChatCompletionMessageParam
 
 from sors.analyses.summary import OFFLINE_ENGINE, numbers_check
 from sors.config import Settings
@@ -46,12 +47,12 @@ def llm_configured(settings: Settings) -> bool:
     return bool(settings.llm.base_url and settings.llm.model)
 
 
-async def phrase(settings: Settings, evidence: dict[str, Any], offline: str) -> Phrased:
+async def phrase(settings: Settings, evidence: Mapping[str, object], offline: str) -> Phrased:
     """The model's summary when it is usable and every number checks; else `offline`."""
     if not llm_configured(settings):
         return Phrased(offline, OFFLINE_ENGINE)
     assert settings.llm.base_url and settings.llm.model
-    messages = [
+    messages: list[ChatCompletionMessageParam] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "Evidence:\n" + json.dumps(evidence, default=str)
          + "\n\nA plain version to improve on:\n" + offline},
@@ -63,12 +64,10 @@ async def phrase(settings: Settings, evidence: dict[str, Any], offline: str) -> 
             timeout=settings.llm.timeout,
             max_retries=1,
         ) as client:
-            kwargs: dict[str, Any] = {
-                "model": settings.llm.model,
-                "messages": messages,
-                "response_format": {"type": "json_object"},
-            }
-            response = await client.chat.completions.create(**kwargs)
+            response = await client.chat.completions.create(
+                model=settings.llm.model, messages=messages,
+                response_format={"type": "json_object"},
+            )
     except openai.OpenAIError as exc:
         log.warning("LLM analysis summary failed at %s: %r",
                     redact_url(settings.llm.base_url), exc)

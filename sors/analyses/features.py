@@ -2,9 +2,9 @@
 seconds of speech and the first scene's on-screen text), pacing (speaking rate, cuts),
 format, caption, hashtags and publish time; for image posts, slides and their text.
 
-Pure functions: no database, no model. `post_features` returns plain JSON-ready values; a
-feature that cannot be measured for a post (no speech, no scenes, not an image post) is
-None, and the baseline ignores it.
+Pure functions: no database, no model. `post_features` returns the values (JSON-ready) and
+the hook; a feature that cannot be measured for a post (no speech, no scenes, not an image
+post) is None, and the baseline ignores it.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from sors.analyses.hooks import classify_hook
+from sors.catalog.records.analysis_schemas import Hook
+from sors.enrichment.analysis import Scene, TranscriptSegment
 
 # The hook is what a viewer sees and hears before deciding to stay: the first ~3 seconds.
 HOOK_SECONDS = 3.0
@@ -37,6 +39,8 @@ _CTA = re.compile(
 
 Kind = Literal["numeric", "category", "flag", "hour"]
 Source = Literal["media", "metadata"]
+# What a feature measures: a number, a category, a flag; None where it does not apply.
+FeatureValue = str | int | float | bool | None
 
 
 @dataclass(frozen=True)
@@ -78,22 +82,38 @@ class PostMaterial:
     published_at: datetime
     duration_seconds: float | None = None
     hashtags: Sequence[str] = ()
-    transcript_source: str | None = None  # "speech" | "on_screen_text" | None (none yet)
-    segments: Sequence[dict[str, Any]] = ()
-    scenes: Sequence[dict[str, Any]] | None = None  # None: no visual analysis yet
+    transcript_source: str | None = None  # a TranscriptSource; None: no transcript yet
+    segments: Sequence[TranscriptSegment] = ()
+    scenes: Sequence[Scene] | None = None  # None: no visual analysis yet
     has_media: bool = field(default=False)  # transcript and visual analysis both present
+
+
+@dataclass(frozen=True)
+class PostFeatures:
+    """Every feature of FEATURES by name (None where it does not apply), and the hook's
+    evidence (None without media)."""
+
+    values: dict[str, FeatureValue]
+    hook: Hook | None
+
+    def to_json(self) -> dict[str, object]:
+        """As the catalog keeps them (`post_analyses.features`)."""
+        return {"values": self.values,
+                "hook": None if self.hook is None else self.hook.model_dump(mode="json")}
 
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text or "")
 
 
-def _spoken_hook(segments: Sequence[dict[str, Any]]) -> tuple[str, float | None, float | None]:
+def _spoken_hook(
+    segments: Sequence[TranscriptSegment],
+) -> tuple[str, float | None, float | None]:
     """(text, start, end) of the speech that begins within the first HOOK_SECONDS."""
     parts: list[str] = []
     start = end = None
     for seg in segments:
-        s, e, text = float(seg["start"]), float(seg["end"]), str(seg["text"]).strip()
+        s, e, text = seg.start, seg.end, seg.text.strip()
         if s >= HOOK_SECONDS or not text:
             break
         if e > HOOK_SECONDS + HOOK_SPILL_SECONDS and e > s:
@@ -106,34 +126,34 @@ def _spoken_hook(segments: Sequence[dict[str, Any]]) -> tuple[str, float | None,
     return " ".join(parts), start, end
 
 
-def hook_of(m: PostMaterial) -> dict[str, Any]:
+def hook_of(m: PostMaterial) -> Hook:
     """The hook: first seconds of speech, the first scene's on-screen text, their type."""
     spoken, start, end = ("", None, None)
     if m.transcript_source == "speech":
         spoken, start, end = _spoken_hook(m.segments)
     scenes = m.scenes or []
-    on_screen = str(scenes[0].get("on_screen_text") or "").strip() if scenes else ""
+    on_screen = scenes[0].on_screen_text.strip() if scenes else ""
     if not on_screen and m.content_type in IMAGE_TYPES and m.segments:
-        on_screen = str(m.segments[0]["text"]).strip()
+        on_screen = m.segments[0].text.strip()
     if start is None and scenes and on_screen:
-        start, end = float(scenes[0]["start"]), float(scenes[0]["end"])
+        start, end = scenes[0].start, scenes[0].end
     # Speech is what the hook says; a silent video or a slideshow says it in text.
     text = spoken or on_screen
-    return {
-        "type": classify_hook(" ".join([spoken, on_screen]).strip()) if text else None,
-        "text": text,
-        "spokenText": spoken or None,
-        "onScreenText": on_screen or None,
-        "startSecond": None if start is None else round(start, 2),
-        "endSecond": None if end is None else round(end, 2),
-    }
+    return Hook(
+        type=classify_hook(" ".join([spoken, on_screen]).strip()) if text else None,
+        text=text,
+        spokenText=spoken or None,
+        onScreenText=on_screen or None,
+        startSecond=None if start is None else round(start, 2),
+        endSecond=None if end is None else round(end, 2),
+    )
 
 
 def _speaking_rate(m: PostMaterial) -> float | None:
     if m.transcript_source != "speech" or not m.segments:
         return None
-    n = sum(len(words(str(s["text"]))) for s in m.segments)
-    spoken = sum(max(0.0, float(s["end"]) - float(s["start"])) for s in m.segments)
+    n = sum(len(words(s.text)) for s in m.segments)
+    spoken = sum(max(0.0, s.end - s.start) for s in m.segments)
     return round(n / spoken * 60.0, 1) if n and spoken > 0 else None
 
 
@@ -141,9 +161,9 @@ def _cuts(m: PostMaterial) -> tuple[float | None, float | None]:
     """(seconds to the first cut, cuts per minute) of a video with a scene analysis."""
     if m.content_type not in VIDEO_TYPES or not m.scenes:
         return None, None
-    scenes = sorted(m.scenes, key=lambda s: float(s["start"]))
-    length = m.duration_seconds or float(scenes[-1]["end"])
-    first = round(float(scenes[1]["start"]), 2) if len(scenes) > 1 else None
+    scenes = sorted(m.scenes, key=lambda s: s.start)
+    length = m.duration_seconds or scenes[-1].end
+    first = round(scenes[1].start, 2) if len(scenes) > 1 else None
     per_min = round((len(scenes) - 1) / length * 60.0, 2) if length > 0 else None
     return first, per_min
 
@@ -152,20 +172,20 @@ def _slides(m: PostMaterial) -> tuple[int | None, float | None]:
     if m.content_type not in IMAGE_TYPES or m.scenes is None:
         return None, None
     count = len(m.scenes)
-    text_words = sum(len(words(str(s.get("on_screen_text") or ""))) for s in m.scenes)
+    text_words = sum(len(words(s.on_screen_text)) for s in m.scenes)
     return count, (round(text_words / count, 1) if count else None)
 
 
-def post_features(m: PostMaterial) -> dict[str, Any]:
+def post_features(m: PostMaterial) -> PostFeatures:
     """Every feature of FEATURES (None where it does not apply), plus `hook`'s evidence."""
     caption = m.caption or ""
     hook = hook_of(m) if m.has_media else None
     first_cut, cuts = _cuts(m) if m.has_media else (None, None)
     slides, density = _slides(m) if m.has_media else (None, None)
-    spoken = " ".join(str(s["text"]) for s in m.segments) if m.transcript_source == "speech" else ""
-    values: dict[str, Any] = {
-        "hookType": hook["type"] if hook else None,
-        "hookWords": len(words(hook["text"])) if hook and hook["text"] else None,
+    spoken = " ".join(s.text for s in m.segments) if m.transcript_source == "speech" else ""
+    values: dict[str, FeatureValue] = {
+        "hookType": hook.type if hook else None,
+        "hookWords": len(words(hook.text)) if hook and hook.text else None,
         "speakingRate": _speaking_rate(m) if m.has_media else None,
         "timeToFirstCut": first_cut,
         "cutsPerMinute": cuts,
@@ -180,4 +200,4 @@ def post_features(m: PostMaterial) -> dict[str, Any]:
         "publishHour": m.published_at.hour,
         "publishWeekday": WEEKDAYS[m.published_at.weekday()],
     }
-    return {"values": values, "hook": hook}
+    return PostFeatures(values, hook)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Literal
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import ColumnElement, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import (
@@ -19,7 +20,11 @@ from sors.catalog.models import (
     TranscriptRecord,
     VisualAnalysisRecord,
 )
+from sors.catalog.records.analysis_schemas import Analysis
 from sors.queue.models import Job
+
+# A hook of the library with its post, its creator and the post's score.
+HookRow = tuple[PostAnalysisRecord, Post, Profile, float | None]
 
 # The score a post is compared by: its creator's three-month baseline, else all-time.
 SCORE = func.coalesce(Post.score_three_months, Post.score_all_time)
@@ -75,28 +80,41 @@ async def peers_without_media(
     return ids + list((await session.execute(rest)).scalars())
 
 
-async def save_features(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+@dataclass(frozen=True)
+class FeaturesRow:
+    post_id: str
+    features: dict[str, object]  # the post's features as JSON (analyses.features)
+    hook_type: str | None
+    hook_text: str | None
+
+
+async def save_features(session: AsyncSession, rows: Sequence[FeaturesRow]) -> None:
     """Upsert features (post_id, features, hook_type, hook_text), keeping any breakdown."""
     if not rows:
         return
     await session.execute(
         _SAVE_FEATURES,
         {
-            "post_id": [r["post_id"] for r in rows],
-            "features": [json.dumps(r["features"]) for r in rows],
-            "hook_type": [r["hook_type"] for r in rows],
-            "hook_text": [r["hook_text"] for r in rows],
+            "post_id": [r.post_id for r in rows],
+            "features": [json.dumps(r.features) for r in rows],
+            "hook_type": [r.hook_type for r in rows],
+            "hook_text": [r.hook_text for r in rows],
         },
     )
 
 
+# Kept beside the breakdown in its own columns (`engine`, `analysed_at`), not in its JSON.
+_OWN_COLUMNS = {"engine", "analysedAt"}
+
+
 async def save_analysis(
-    session: AsyncSession, post_id: str, analysis: dict[str, Any], engine: str
+    session: AsyncSession, post_id: str, analysis: Analysis, engine: str
 ) -> None:
+    data = analysis.model_dump(mode="json", exclude=_OWN_COLUMNS, exclude_unset=True)
     await session.execute(
         update(PostAnalysisRecord)
         .where(PostAnalysisRecord.post_id == post_id)
-        .values(analysis=analysis, engine=engine, analysed_at=text("now()"))
+        .values(analysis=data, engine=engine, analysed_at=text("now()"))
     )
 
 
@@ -118,12 +136,14 @@ async def search_hooks(
     category_ids: Sequence[str] | None,
     min_score: float | None,
     since: datetime | None,
-    sort_by: str,
+    sort_by: Literal["score", "recency"],
     limit: int,
     offset: int,
-) -> tuple[list[Any], int]:
+) -> tuple[list[HookRow], int]:
     """(one page of hooks with their post and creator, how many match in all)."""
-    conds: list[Any] = [PostAnalysisRecord.hook_type.is_not(None), Post.deleted_at.is_(None)]
+    conds: list[ColumnElement[bool]] = [
+        PostAnalysisRecord.hook_type.is_not(None), Post.deleted_at.is_(None),
+    ]
     if query:
         conds.append(
             func.to_tsvector("simple", PostAnalysisRecord.hook_text).op("@@")(
@@ -158,7 +178,8 @@ async def search_hooks(
         if sort_by == "recency"
         else [SCORE.desc().nulls_last(), Post.id]
     )
-    rows = (await session.execute(base.order_by(*order).limit(limit).offset(offset))).all()
+    found = (await session.execute(base.order_by(*order).limit(limit).offset(offset))).all()
+    rows: list[HookRow] = [(r[0], r[1], r[2], r[3]) for r in found]
     count_stmt = (
         select(func.count())
         .select_from(PostAnalysisRecord)
@@ -166,4 +187,4 @@ async def search_hooks(
         .where(*conds)
     )
     total = (await session.execute(count_stmt)).scalar_one()
-    return list(rows), int(total)
+    return rows, int(total)

@@ -6,7 +6,6 @@ from typing import Annotated
 from urllib.parse import unquote
 
 from fastapi import APIRouter, Body, Depends, Request
-from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
 from sors.analyses import service
@@ -18,11 +17,9 @@ from sors.enrichment.schemas import JobQueued, TargetIn
 from sors.enrichment.service import resolve_target
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import Context, SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["analyses"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 
 HOOK_COLUMNS: list[csv_export.Column] = [
@@ -55,22 +52,22 @@ HOOK_COLUMNS: list[csv_export.Column] = [
     openapi_extra={"x-sors-skill": "analyze_post"},
 )
 async def analyze_post(
-    request: Request,
-    session: Session,
+    ctx: Context,
     account_id: AccountId,
     bill: Annotated[Bill, Depends(get_bill)],
     body: Annotated[TargetIn | None, Body()] = None,
-) -> JSONResponse:
-    post = await resolve_target(session, body)
+) -> JobQueued:
+    post = await resolve_target(ctx.session, body)
     job = await service.request_analysis(
-        session,
+        ctx.session,
         account_id=account_id,
         post=post,
         credits=get_pricing().cost("analyze_post"),
-        max_attempts=request.app.state.settings.jobs.max_attempts,
+        now=ctx.now,
+        max_attempts=ctx.runtime.settings.jobs.max_attempts,
     )
     bill.job_ref = job.id
-    return JSONResponse({"status": "pending", "jobRef": job.id, "postId": post.id})
+    return JobQueued(status="pending", jobRef=job.id, postId=post.id)
 
 
 @router.get(
@@ -81,8 +78,8 @@ async def analyze_post(
     responses=problems(404),
     openapi_extra={"x-sors-skill": "get_analysis_result"},
 )
-async def get_analysis_result(jobRef: str, session: Session, account_id: AccountId) -> JSONResponse:
-    return JSONResponse(await service.analysis_result_for(session, account_id, unquote(jobRef)))
+async def get_analysis_result(jobRef: str, ctx: Context, account_id: AccountId) -> AnalysisResult:
+    return await service.analysis_result_for(ctx.session, account_id, unquote(jobRef))
 
 
 @router.post(
@@ -101,12 +98,12 @@ async def search_hooks(
     _: AccountId,
     bill: Annotated[Bill, Depends(get_bill)],
     body: Annotated[HookSearchIn | None, Body()] = None,
-) -> Response:
-    envelope = await service.search_hooks(ctx.session, body or HookSearchIn(), ctx.now)
+) -> HookPage | Response:
+    page = await service.search_hooks(ctx.session, body or HookSearchIn(), ctx.now)
     if not csv_export.wants_csv(request.headers.get("accept")):
-        return JSONResponse(envelope)
+        return page
     return Response(
-        csv_export.render(envelope["results"], HOOK_COLUMNS),
+        csv_export.render([h.model_dump(mode="json") for h in page.results], HOOK_COLUMNS),
         media_type="text/csv; charset=utf-8",
-        headers=csv_export.paging_headers(envelope),
+        headers=csv_export.paging_headers(page.model_dump(exclude={"results"})),
     )

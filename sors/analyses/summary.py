@@ -8,87 +8,93 @@ does not hold.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
 
+from sors.analyses.baseline import Standout
 from sors.analyses.hooks import HOOK_LABELS
+from sors.catalog.records.analysis_schemas import Hook, StoodOut, Timespan
+from sors.enrichment.analysis import Scene
 
 OFFLINE_ENGINE = "sors-offline-analysis-v1"
 HOOK_FEATURES = frozenset({"hookType", "hookWords"})
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)?")
 
 
-def with_evidence(
-    item: dict[str, Any], hook: dict[str, Any] | None, scenes: list[dict[str, Any]] | None
-) -> dict[str, Any]:
-    """The stood-out item with the timestamps and transcript line that show it."""
-    timestamps: list[dict[str, float]] = []
+def with_evidence(s: Standout, hook: Hook | None, scenes: Sequence[Scene] | None) -> StoodOut:
+    """The stood-out feature with the timestamps and transcript line that show it."""
+    f = s.feature
+    timestamps: list[Timespan] = []
     line = None
-    if item["name"] in HOOK_FEATURES and hook and hook.get("startSecond") is not None:
-        timestamps = [{"startSecond": hook["startSecond"], "endSecond": hook["endSecond"]}]
-        line = hook["text"]
-    elif item["name"] in ("timeToFirstCut", "cutsPerMinute") and scenes:
-        timestamps = [
-            {"startSecond": float(s["start"]), "endSecond": float(s["end"])} for s in scenes
-        ]
-    return {**item, "timestamps": timestamps, "transcriptLine": line}
+    if (f.name in HOOK_FEATURES and hook and hook.startSecond is not None
+            and hook.endSecond is not None):
+        timestamps = [Timespan(startSecond=hook.startSecond, endSecond=hook.endSecond)]
+        line = hook.text
+    elif f.name in ("timeToFirstCut", "cutsPerMinute") and scenes:
+        timestamps = [Timespan(startSecond=sc.start, endSecond=sc.end) for sc in scenes]
+    return StoodOut(
+        name=f.name, label=f.label, unit=f.unit, value=f.value, baseline=f.baseline,
+        percentile=f.percentile, outliers=s.outliers, ordinary=s.ordinary,
+        strength=s.strength, timestamps=timestamps, transcriptLine=line,
+    )
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.1f}".rstrip("0").rstrip(".") if v != int(v) else str(int(v))
     return str(v)
 
 
-def _value_text(item: dict[str, Any]) -> str:
-    name, v = item["name"], item["value"]
+def _value_text(item: StoodOut) -> str:
+    name, v = item.name, item.value
     if name == "hookType":
-        return f"a {HOOK_LABELS.get(v, v)} hook"
+        return f"a {HOOK_LABELS.get(str(v), v)} hook"
     if isinstance(v, bool):
-        return f"{'a' if v else 'no'} {item['label']}"
+        return f"{'a' if v else 'no'} {item.label}"
     if name == "publishHour":
         return f"publishing at {v}:00 UTC"
-    unit = f" {item['unit']}" if item.get("unit") else ""
-    return f"{item['label']} of {_fmt(v)}{unit}"
+    unit = f" {item.unit}" if item.unit else ""
+    return f"{item.label} of {_fmt(v)}{unit}"
 
 
-def _sentence(item: dict[str, Any]) -> str:
-    b = item["baseline"]
-    out, usual = item["outliers"], item["ordinary"]
-    if "median" in b:
-        base = f"the creator's median is {_fmt(b['median'])}, percentile {_fmt(item['percentile'])}"
+def _sentence(item: StoodOut) -> str:
+    b = item.baseline
+    assert b is not None  # a feature stands out against a baseline
+    out, usual = item.outliers, item.ordinary
+    if b.median is not None:
+        base = f"the creator's median is {_fmt(b.median)}, percentile {_fmt(item.percentile)}"
         side = "the same side of the median"
     else:
-        base = f"{_fmt(round(100 * b['share']))}% of the creator's posts do the same"
+        base = f"{_fmt(round(100 * (b.share or 0.0)))}% of the creator's posts do the same"
         side = "the same"
     where = ""
-    if item.get("transcriptLine") and item.get("timestamps"):
-        t = item["timestamps"][0]
-        where = f' ("{item["transcriptLine"]}", {_fmt(t["startSecond"])}-{_fmt(t["endSecond"])} s)'
+    if item.transcriptLine and item.timestamps:
+        t = item.timestamps[0]
+        where = f' ("{item.transcriptLine}", {_fmt(t.startSecond)}-{_fmt(t.endSecond)} s)'
     return (
         f"It has {_value_text(item)}{where}; {base}. "
-        f"{_fmt(round(100 * out['share']))}% of their {out['postCount']} outliers are on "
-        f"{side}, against {_fmt(round(100 * usual['share']))}% of their "
-        f"{usual['postCount']} ordinary posts."
+        f"{_fmt(round(100 * out.share))}% of their {out.postCount} outliers are on "
+        f"{side}, against {_fmt(round(100 * usual.share))}% of their "
+        f"{usual.postCount} ordinary posts."
     )
 
 
-def offline_summary(context: dict[str, Any], stood_out: list[dict[str, Any]]) -> str:
-    score = context.get("score")
+def offline_summary(
+    score: float | None, peer_count: int, outlier_count: int, stood_out: Sequence[StoodOut]
+) -> str:
     head = (
         f"This post scored {_fmt(round(score, 1))}x its creator's usual views"
         if score is not None
         else "This post has no outlier score yet"
     )
-    head += f", compared with {context['peerCount']} of their other posts."
+    head += f", compared with {peer_count} of their other posts."
     if not stood_out:
         why = (
             " Nothing in it departs from the creator's usual in a way that also separates "
             "their outliers from their ordinary posts."
         )
-        if context.get("outlierCount", 0) < 2:
+        if outlier_count < 2:
             why = (
-                f" The creator has {context.get('outlierCount', 0)} other outliers, too few "
+                f" The creator has {outlier_count} other outliers, too few "
                 "to tell what separates them from their ordinary posts."
             )
         return head + why
@@ -99,7 +105,7 @@ def _numbers(text: str) -> list[float]:
     return [float(n.replace(",", ".")) for n in _NUMBER.findall(text)]
 
 
-def _walk(obj: Any) -> Iterable[Any]:
+def _walk(obj: object) -> Iterable[object]:
     if isinstance(obj, dict):
         for v in obj.values():
             yield from _walk(v)
@@ -110,7 +116,7 @@ def _walk(obj: Any) -> Iterable[Any]:
         yield obj
 
 
-def evidence_numbers(evidence: Any) -> set[float]:
+def evidence_numbers(evidence: object) -> set[float]:
     """Every number the evidence holds, as itself, as a percentage of a share, and in the
     texts it quotes (a hook that says "3 habits")."""
     out: set[float] = set()
@@ -126,7 +132,7 @@ def evidence_numbers(evidence: Any) -> set[float]:
     return out
 
 
-def numbers_check(text: str, evidence: Any) -> list[float]:
+def numbers_check(text: str, evidence: object) -> list[float]:
     """The numbers in `text` the evidence does not hold (rounding to the evidence's
     precision, up to one decimal, is allowed). Empty: the text may be shown."""
     known = evidence_numbers(evidence)

@@ -4,16 +4,14 @@ phrase the summary, keep it on the post and announce `analysis.completed`."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import structlog
 
 from sors.analyses import repository as repo
 from sors.analyses.engine_llm import phrase
-from sors.analyses.service import breakdown
+from sors.analyses.service import breakdown, evidence_of
 from sors.catalog.models import OUTLIER_MIN_SCORE, Post
 from sors.enrichment.service import SLIDE_TYPES, SPEECH_TYPES
-from sors.enrichment.tasks import enrich_post
+from sors.enrichment.tasks import PostJobResult, enrich_post
 from sors.events import service as events
 from sors.jobs.engine import JobContext, JobFailed
 from sors.platforms.base import PlatformError
@@ -51,15 +49,16 @@ async def enrich_peers(ctx: JobContext, post_id: str) -> int:
     return done
 
 
-async def analysis(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
     post_id = job.payload["postId"]
     await enrich_post(ctx, post_id)
     await enrich_peers(ctx, post_id)
     async with ctx.db.transaction() as s:
-        result, evidence = await breakdown(s, post_id)
+        result = await breakdown(s, post_id)
     # The model call runs outside any transaction; its failure only costs the phrasing.
-    phrased = await phrase(ctx.settings, evidence, result["summary"])
-    result = {**result, "summary": phrased.summary, "summaryNote": phrased.rejected}
+    phrased = await phrase(ctx.settings, evidence_of(result), result.summary)
+    result = result.model_copy(update={"summary": phrased.summary,
+                                       "summaryNote": phrased.rejected})
     async with ctx.db.transaction() as s:
         await repo.save_analysis(s, post_id, result, phrased.engine)
         await events.emit(
@@ -69,11 +68,12 @@ async def analysis(ctx: JobContext, job: Job) -> dict[str, Any]:
             {
                 "jobRef": job.id,
                 "postId": post_id,
-                "score": result["score"],
-                "stoodOut": [i["name"] for i in result["stoodOut"]],
+                "score": result.score,
+                "stoodOut": [i.name for i in result.stoodOut],
                 "summary": phrased.summary,
                 "engine": phrased.engine,
             },
+            at=ctx.now(),
         )
     return {"postId": post_id}
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any
 
 import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.kit import clock
+from sors.crawling.outcome import CrawlJobResult
 from sors.kit.db import Database
 
 # Two-key form: the first key names this use, so other advisory locks never collide.
@@ -57,16 +56,18 @@ SELECT result FROM jobs
 """)
 
 
-async def record_crawl(session: AsyncSession, job_id: str, result: dict[str, Any]) -> None:
-    # The service clock's time, as the jobs' `created_at` it is compared with (simulated
-    # time in simulation).
+async def record_crawl(
+    session: AsyncSession, job_id: str, result: CrawlJobResult, at: datetime
+) -> None:
+    """`at`: the service clock's time, as the jobs' `created_at` it is compared with
+    (simulated time in simulation)."""
     await session.execute(_RECORD, {"me": job_id, "result": orjson.dumps(result).decode(),
-                                    "at": clock.now()})
+                                    "at": at})
 
 
 async def completed_since(
     session: AsyncSession, target: str, job_id: str, since: datetime
-) -> dict[str, Any] | None:
+) -> CrawlJobResult | None:
     """The result of a crawl of this profile that fetched after `since` (this job's
     creation), whoever asked for it."""
     row = (await session.execute(

@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
@@ -11,8 +10,7 @@ from sors.crawling import service
 from sors.crawling.schemas import CrawlAlreadyTracked, CrawlIn, CrawlQueued
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
 
@@ -35,27 +33,28 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["crawling"])
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CrawlIn"}}}}},
 )
 async def crawl_profile(
-    session: Annotated[AsyncSession, Depends(get_session)],
+    ctx: Context,
     account_id: Annotated[str, Depends(current_account_id)],
     bill: Annotated[Bill, Depends(get_bill)],
     body: Annotated[CrawlIn | None, Body()] = None,
-) -> JSONResponse:
+) -> CrawlAlreadyTracked | CrawlQueued:
     # No body: the same 422 as an empty one, naming the fields that name the profile.
     body = body or CrawlIn()
     platform, handle = service.crawl_target(body.platform, body.handle, body.url)
     pricing = get_pricing()
     outcome = await service.request_crawl(
-        session, account_id=account_id, platform=platform, handle=handle,
-        credits=pricing.cost("crawl_profile"),
+        ctx.session, account_id=account_id, platform=platform, handle=handle,
+        credits=pricing.cost("crawl_profile"), now=ctx.now,
+        max_attempts=ctx.runtime.settings.jobs.max_attempts,
     )
     if outcome.profile_id:
         bill.cost = pricing.cost("crawl_profile", "already_tracked_credits")
-        return JSONResponse({"status": "completed", "alreadyTracked": True,
-                             "profileId": outcome.profile_id, "jobRef": None})
+        return CrawlAlreadyTracked(status="completed", alreadyTracked=True,
+                                   profileId=outcome.profile_id, jobRef=None)
     assert outcome.job is not None
     if outcome.new_job:
         bill.job_ref = outcome.job.id
     else:
         bill.cost = 0  # the same account's open crawl of this handle: same job, no charge
-    return JSONResponse({"status": "pending", "jobRef": outcome.job.id,
-                         "platform": platform, "handle": handle})
+    return CrawlQueued(status="pending", jobRef=outcome.job.id, platform=platform,
+                       handle=handle)

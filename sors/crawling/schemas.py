@@ -3,13 +3,14 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
+from pydantic.config import JsonDict
 
 from sors.kit.schemas import RequestModel, ResponseModel, one_of_sets, together
 from sors.platforms.handles import handle_rules_text, handle_schema_rule
 from sors.platforms.urls import PROFILE_URL_PATTERN
 
 # "Name the profile by `url`, or by `platform` and `handle` together" (non-null values).
-CRAWL_TARGET_RULE = {"allOf": [one_of_sets(["url"], ["platform", "handle"]),
+CRAWL_TARGET_RULE: JsonDict = {"allOf": [one_of_sets(["url"], ["platform", "handle"]),
                                *together("platform", "handle"), handle_schema_rule()]}
 
 

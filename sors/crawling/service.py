@@ -4,6 +4,7 @@ handle is queued (a repeat while it is open returns the same job, free)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,6 +14,7 @@ from sors.catalog.records.errors import ShortLinkNotSupported, UnsupportedUrl
 from sors.jobs import service as jobs
 from sors.kit.errors import ValidationFailed
 from sors.platforms import urls
+from sors.platforms.base import Platform
 from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.queue.models import Job
 
@@ -24,14 +26,16 @@ class CrawlRequestOutcome:
     new_job: bool
 
 
-def crawl_target(platform: str | None, handle: str | None, url: str | None) -> tuple[str, str]:
+def crawl_target(
+    platform: Platform | None, handle: str | None, url: str | None
+) -> tuple[Platform, str]:
     """(platform, canonical handle) named by `url` (parsed by the URL parser tracking and
     alerts use: a profile URL or a post URL naming its owner; nothing is fetched) or by
     `platform` and `handle`; given both ways, they must agree."""
     if (platform is None) != (handle is None):
         field = "handle" if handle is None else "platform"
         raise ValidationFailed.single(field, "platform and handle must be given together.")
-    named: tuple[str, str] | None = None
+    named: tuple[Platform, str] | None = None
     if platform is not None and handle is not None:
         try:
             named = (platform, normalize_handle(platform, handle))
@@ -62,7 +66,8 @@ async def active_profile_id(session: AsyncSession, platform: str, handle: str) -
 
 
 async def request_crawl(
-    session: AsyncSession, *, account_id: str, platform: str, handle: str, credits: int
+    session: AsyncSession, *, account_id: str, platform: str, handle: str, credits: int,
+    now: datetime, max_attempts: int,
 ) -> CrawlRequestOutcome:
     existing = await active_profile_id(session, platform, handle)
     if existing:
@@ -75,5 +80,7 @@ async def request_crawl(
         credits=credits,
         dedupe_key=f"crawl:{account_id}:{platform}:{handle}",
         target=f"{platform}:{handle}",
+        now=now,
+        max_attempts=max_attempts,
     )
     return CrawlRequestOutcome(None, job, created)

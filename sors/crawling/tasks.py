@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import func, select
 
 from sors.catalog.ingest import freshness, spend
 from sors.catalog.ingest.service import ingest_crawls
 from sors.catalog.models import Post, Profile
 from sors.crawling import exclusive
+from sors.crawling.outcome import CrawlJobResult, Skipped
 from sors.jobs.engine import JobContext, JobFailed
 from sors.jobs.platform import adapter_for, sync_world
 from sors.monitoring import service as monitoring
 from sors.platforms import shared_pacing
-from sors.platforms.base import CrawlSnapshot, EmptyAnswer, PlatformError, ProfileNotFound
+from sors.platforms.base import (
+    EmptyAnswer,
+    Platform,
+    PlatformError,
+    ProfileNotFound,
+    platform_of,
+)
 from sors.queue.models import Job
 
 
-async def crawl_and_ingest(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def crawl_and_ingest(ctx: JobContext, job: Job) -> CrawlJobResult:
     """Fetch and ingest one profile, never twice at once: a crawl holds the profile's lock
     while it fetches. A keeper crawl that finds the profile busy steps aside; a paid crawl
     waits, and when another crawl of the profile completed after this job was queued it
     takes that crawl's result instead of fetching again (one fetch, both jobs answered)."""
-    platform, handle = job.payload["platform"], job.payload["handle"]
+    platform, handle = platform_of(job.payload["platform"]), job.payload["handle"]
     target = job.target or f"{platform}:{handle}"
     catalog = job.origin == "catalog"
     # Keeper crawls' requests yield to users' in the shared platform pacing.
@@ -32,21 +37,25 @@ async def crawl_and_ingest(ctx: JobContext, job: Job) -> dict[str, Any]:
         async with exclusive.profile_lock(ctx.db, target, wait=not catalog) as held:
             if not held:
                 return {"profileId": job.payload.get("profileId"), "postsSeen": 0,
-                        "newPosts": 0, "skipped": "profile_busy"}
+                        "newPosts": 0, "skipped": Skipped.PROFILE_BUSY}
             async with ctx.db.session() as s:
                 earlier = await exclusive.completed_since(s, target, job.id, job.created_at)
             if earlier is not None:
-                return {**earlier, "coalesced": True} if catalog else earlier
+                if catalog:
+                    earlier["coalesced"] = True
+                return earlier
             return await _fetch_and_ingest(ctx, job, platform, handle)
     finally:
         shared_pacing.background.reset(token)
 
 
-async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: str) -> dict[str, Any]:
+async def _fetch_and_ingest(
+    ctx: JobContext, job: Job, platform: Platform, handle: str
+) -> CrawlJobResult:
     await sync_world(ctx)
     now = ctx.now()
     try:
-        snap = await adapter_for(ctx).fetch_profile(platform, handle, now=now)  # type: ignore[arg-type]
+        snap = await adapter_for(ctx).fetch_profile(platform, handle, now=now)
     except PlatformError as exc:
         if exc.source_run is not None:  # a failed provider run is paid for all the same
             async with ctx.db.transaction() as s:
@@ -66,7 +75,7 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
             async with ctx.db.transaction() as s:
                 await freshness.deactivate(s, known, now)
             return {"profileId": known, "postsSeen": 0, "newPosts": 0,
-                    "skipped": "profile_not_found"}
+                    "skipped": Skipped.PROFILE_NOT_FOUND}
         raise JobFailed("profile_not_found", f"No public {platform} profile @{handle}.") from exc
     async with ctx.db.transaction() as s:
         if snap.source_run is not None:
@@ -89,9 +98,11 @@ async def _fetch_and_ingest(ctx: JobContext, job: Job, platform: str, handle: st
                                                 ctx.settings.jobs.baseline_min_age_hours)
         await monitoring.announce_changes(s, profile_id, snap.profile.handle,
                                           snap.profile.platform, snap.fetched_at)
-        result = {"profileId": profile_id, "postsSeen": len(snap.posts),
-                  "newPosts": int(new_posts), **_source_of(snap)}
-        await exclusive.record_crawl(s, job.id, result)
+        result: CrawlJobResult = {"profileId": profile_id, "postsSeen": len(snap.posts),
+                                  "newPosts": int(new_posts), "source": snap.source}
+        if snap.source_run is not None:  # a data provider's: what its run cost
+            result["sourceCostUsd"] = snap.source_run.cost_usd
+        await exclusive.record_crawl(s, job.id, result, ctx.now())
     return result
 
 
@@ -106,15 +117,7 @@ async def _has_posts(ctx: JobContext, platform: str, handle: str) -> bool:
     return bool(found)
 
 
-def _source_of(snap: CrawlSnapshot) -> dict[str, Any]:
-    """Where the crawl's data came from and, for a data provider, what its run cost."""
-    out: dict[str, Any] = {"source": snap.source}
-    if snap.source_run is not None:
-        out["sourceCostUsd"] = snap.source_run.cost_usd
-    return out
-
-
-async def _counted(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def _counted(ctx: JobContext, job: Job) -> CrawlJobResult:
     if job.origin != "catalog":
         return await crawl_and_ingest(ctx, job)
     from sors.keeper.status import KEEPER_CRAWLS
@@ -130,11 +133,11 @@ async def _counted(ctx: JobContext, job: Job) -> dict[str, Any]:
     return result
 
 
-async def crawl(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def crawl(ctx: JobContext, job: Job) -> CrawlJobResult:
     return await _counted(ctx, job)
 
 
-async def refresh(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def refresh(ctx: JobContext, job: Job) -> CrawlJobResult:
     return await _counted(ctx, job)
 
 

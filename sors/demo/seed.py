@@ -19,7 +19,7 @@ from sors.catalog.vectors import embeddings
 from sors.config import Settings
 from sors.kit.db import Database
 from sors.platforms import taxonomy
-from sors.platforms.base import CrawlSnapshot
+from sors.platforms.base import CrawlSnapshot, Platform
 
 if TYPE_CHECKING:
     from sors.platforms.sim.world import SimWorld
@@ -54,13 +54,13 @@ async def counts(db: Database) -> tuple[int, int]:
 
 
 def crawl_batch(
-    world: SimWorld, chunk: Sequence[tuple[str, str]], now: datetime,
+    world: SimWorld, chunk: Sequence[tuple[Platform, str]], now: datetime,
     history: Sequence[timedelta] = (),
 ) -> list[list[CrawlSnapshot]]:
     """The crawls of `chunk`: one list per moment, oldest first (each `history` before
     `now`, then `now`), aligned with `chunk`."""
     moments = [now - ago for ago in sorted(history, reverse=True)] + [now]
-    return [[world.crawl(pf, h, at) for pf, h in chunk] for at in moments]  # type: ignore[arg-type]
+    return [[world.crawl(pf, h, at) for pf, h in chunk] for at in moments]
 
 
 async def ingest_batch(session: AsyncSession, crawls: Sequence[Sequence[CrawlSnapshot]]) -> None:
@@ -95,7 +95,7 @@ async def seed_world(
     gate = asyncio.Semaphore(PARALLEL)
     counted = {"posts": 0}
 
-    async def one(chunk: Sequence[tuple[str, str]]) -> None:
+    async def one(chunk: Sequence[tuple[Platform, str]]) -> None:
         async with gate:
             crawls = crawl_batch(world, chunk, now, history)
             async with db.transaction() as s:

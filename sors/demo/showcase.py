@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sors.platforms.base import PLATFORMS, CrawlSnapshot
+from sors.platforms.base import PLATFORMS, CrawlSnapshot, Platform
 
 if TYPE_CHECKING:
     from sors.platforms.sim.world import SimWorld
@@ -41,22 +41,24 @@ def _strong_posts(snap: CrawlSnapshot, at: datetime) -> list[str]:
     return [(p.caption or "").lower() for p in settled if usual > 0 and (p.views or 0) >= STRONG * usual]
 
 
-def showcase(world: SimWorld, handles: Sequence[tuple[str, str]], at: datetime) -> list[tuple[str, str]]:
+def showcase(
+    world: SimWorld, handles: Sequence[tuple[Platform, str]], at: datetime
+) -> list[tuple[Platform, str]]:
     """Up to 2 × PER_PLATFORM handles per platform from `handles`, in their order."""
     want_query: dict[str, int] = dict.fromkeys(PLATFORMS, PER_PLATFORM)
     want_any: dict[str, int] = dict.fromkeys(PLATFORMS, PER_PLATFORM)
     niches: set[str] = set()
-    chosen: list[tuple[str, str]] = []
+    chosen: list[tuple[Platform, str]] = []
     for platform, handle in handles:
         if not want_query.get(platform) and not want_any.get(platform):
             if not any(want_query.values()) and not any(want_any.values()):
                 break
             continue
-        niche = world.niche_of(platform, handle)  # type: ignore[arg-type]
+        niche = world.niche_of(platform, handle)
         food = niche.startswith("food.")
         if not food and (not want_any[platform] or niche in niches):
             continue  # only food creators write recipes; spread the rest over niches
-        snap = world.crawl(platform, handle, at)  # type: ignore[arg-type]
+        snap = world.crawl(platform, handle, at)
         strong = _strong_posts(snap, at)
         if not strong:
             continue

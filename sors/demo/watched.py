@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sors.platforms.base import CrawlSnapshot
+from sors.platforms.base import CrawlSnapshot, Platform
 
 if TYPE_CHECKING:
     from sors.platforms.sim.world import SimWorld
@@ -52,26 +52,30 @@ def _hours(at: datetime, published: datetime) -> float:
     return (at - published).total_seconds() / 3600.0
 
 
-def _taken_off(world: SimWorld, platform: str, handle: str, post_id: str, at: datetime) -> bool:
+def _taken_off(
+    world: SimWorld, platform: Platform, handle: str, post_id: str, at: datetime
+) -> bool:
     """The post gained more views in the last two hours than in the two before."""
     views = []
     for back in (2, 1, 0):
-        snap = world.crawl(platform, handle, at - back * _TAKEOFF_STEP, size=_NEWEST)  # type: ignore[arg-type]
+        snap = world.crawl(platform, handle, at - back * _TAKEOFF_STEP, size=_NEWEST)
         views.append(next((p.views or 0 for p in snap.posts if p.platform_post_id == post_id), 0))
     return views[2] - views[1] > views[1] - views[0]
 
 
-def watched(world: SimWorld, handles: Sequence[tuple[str, str]], at: datetime) -> list[tuple[str, str]]:
+def watched(
+    world: SimWorld, handles: Sequence[tuple[Platform, str]], at: datetime
+) -> list[tuple[Platform, str]]:
     """The creators of `handles` the history watches closely, in their order."""
     from sors.platforms.sim.trajectories import Shape
 
     breakouts = {Shape.EARLY_BREAKOUT.value, Shape.LATE_TAKEOFF.value}
     want = {s.value: PER_BREAKOUT_SHAPE if s.value in breakouts else PER_SHAPE for s in Shape}
-    chosen: list[tuple[str, str]] = []
+    chosen: list[tuple[Platform, str]] = []
     for platform, handle in handles:
         if not any(want.values()):
             break
-        snap = world.crawl(platform, handle, at, size=_NEWEST)  # type: ignore[arg-type]
+        snap = world.crawl(platform, handle, at, size=_NEWEST)
         for p in snap.posts:
             shape = str(p.extra.get("sim_shape"))
             if (not want.get(shape) or (p.views or 0) < MIN_VIEWS

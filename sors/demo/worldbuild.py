@@ -37,7 +37,8 @@ from sors.demo.showcase import showcase
 from sors.demo.watched import refresh_times, watched
 from sors.kit import memory
 from sors.kit.db import Database
-from sors.platforms.base import CrawlSnapshot
+from sors.kit.runtime import Runtime
+from sors.platforms.base import CrawlSnapshot, Platform
 from sors.platforms.sim.models import SimBuild
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ async def plan(session: AsyncSession, *, seed: int, profiles: int, at: datetime)
         # A data dir seeded before plans existed: count what it already holds.
         from sors.platforms.sim.world import SimWorld
 
-        have = await _existing(session, SimWorld(seed).sample_handles(profiles))  # type: ignore[arg-type]
+        have = await _existing(session, SimWorld(seed).sample_handles(profiles))
         return await _set(session, ready=len(have))
     state = await read(session)
     assert state is not None
@@ -146,7 +147,9 @@ SELECT p.platform, p.handle FROM profiles p
 """)
 
 
-async def _existing(session: AsyncSession, handles: list[tuple[str, str]]) -> set[tuple[str, str]]:
+async def _existing(
+    session: AsyncSession, handles: list[tuple[Platform, str]]
+) -> set[tuple[str, str]]:
     rows = await session.execute(
         _EXISTING, {"platforms": [p for p, _ in handles], "handles": [h for _, h in handles]}
     )
@@ -155,12 +158,14 @@ async def _existing(session: AsyncSession, handles: list[tuple[str, str]]) -> se
 
 @dataclass(frozen=True)
 class Order:
-    handles: list[tuple[str, str]]  # build order
+    handles: list[tuple[Platform, str]]  # build order
     first: int  # how many of the first make the showcase
-    watched: frozenset[tuple[str, str]]  # refreshed at young ages too (sors.demo.watched)
+    watched: frozenset[tuple[Platform, str]]  # refreshed at young ages too (sors.demo.watched)
 
 
-def _showcase_first(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[str, str]], int]:
+def _showcase_first(
+    seed: int, profiles: int, at: datetime
+) -> tuple[list[tuple[Platform, str]], int]:
     """The planned handles, the showcase first, and how many make the showcase."""
     from sors.platforms.sim.world import SimWorld
 
@@ -171,7 +176,9 @@ def _showcase_first(seed: int, profiles: int, at: datetime) -> tuple[list[tuple[
     return first + [h for h in handles if h not in chosen], len(first)
 
 
-def _with_watched(seed: int, handles: list[tuple[str, str]], first: int, at: datetime) -> Order:
+def _with_watched(
+    seed: int, handles: list[tuple[Platform, str]], first: int, at: datetime
+) -> Order:
     """The build order: the showcase, the watched creators, the rest."""
     from sors.platforms.sim.world import SimWorld
 
@@ -187,22 +194,23 @@ def _order(seed: int, profiles: int, at: datetime) -> Order:
 
 
 def crawl_times(
-    world: SimWorld, platform: str, handle: str, at: datetime, *, watch: bool
+    world: SimWorld, platform: Platform, handle: str, at: datetime, *, watch: bool
 ) -> list[datetime]:
     """When the build crawls a planned profile before `at` (then at `at`), oldest first."""
     times = {at - ago for ago in HISTORY}
     if watch:
-        times |= set(refresh_times(world.crawl(platform, handle, at), at))  # type: ignore[arg-type]
+        times |= set(refresh_times(world.crawl(platform, handle, at), at))
     return sorted(times)
 
 
 def _rounds(
-    world: SimWorld, chunk: list[tuple[str, str]], plan: list[list[datetime]], start: int, stop: int
+    world: SimWorld, chunk: list[tuple[Platform, str]], plan: list[list[datetime]], start: int,
+    stop: int,
 ) -> list[list[CrawlSnapshot]]:
     """Crawl moments start..stop-1: each profile's r-th crawl, for the profiles that have one
     (each profile at most once per round, so each round is one ingest)."""
     return [
-        [world.crawl(pf, h, times[r]) for (pf, h), times in zip(chunk, plan, strict=True)  # type: ignore[arg-type]
+        [world.crawl(pf, h, times[r]) for (pf, h), times in zip(chunk, plan, strict=True)
          if r < len(times)]
         for r in range(start, stop)
     ]
@@ -240,7 +248,9 @@ async def build(
             progress(planned)
         gate = asyncio.Semaphore(PARALLEL)
 
-        async def one(chunk: list[tuple[str, str]], watch: frozenset[tuple[str, str]]) -> None:
+        async def one(
+            chunk: list[tuple[Platform, str]], watch: frozenset[tuple[Platform, str]]
+        ) -> None:
             async with gate:
                 new = await _one_batch(db, planned, chunk, watch)
                 if progress:
@@ -267,8 +277,8 @@ async def build(
 
 
 async def _one_batch(
-    db: Database, plan_: BuildState, chunk: list[tuple[str, str]],
-    watch: frozenset[tuple[str, str]] = frozenset(),
+    db: Database, plan_: BuildState, chunk: list[tuple[Platform, str]],
+    watch: frozenset[tuple[Platform, str]] = frozenset(),
 ) -> BuildState:
     from sors.platforms.sim.world import SimWorld
 
@@ -293,14 +303,14 @@ async def _one_batch(
             # The scheduler's curve statement, for these profiles, before the crawl at `at`:
             # that crawl projects their young posts against the curves (catalog.projections).
             await curves.refresh(s, limit=len(ids), profile_ids=sorted(ids))
-            final = await asyncio.to_thread(lambda: [world.crawl(pf, h, at) for pf, h in todo])  # type: ignore[arg-type]
+            final = await asyncio.to_thread(lambda: [world.crawl(pf, h, at) for pf, h in todo])
             await ingest_crawls(s, final)
         row = (await s.execute(
             text("UPDATE sim_build SET ready = ready + :n WHERE key = :k RETURNING *"),
             {"n": len(chunk), "k": KEY},
         )).mappings().one()
     # The batch's posts (~15 MB of objects) go, and the heap they leave free goes back.
-    plan = rounds = final = []
+    del plan, rounds, final
     await asyncio.to_thread(memory.release)
     return BuildState(row["seed"], row["profiles"], row["at"], row["ready"], row["started_at"],
                       row["finished_at"])
@@ -315,9 +325,10 @@ async def _set(session: AsyncSession, **values: object) -> BuildState:
     return BuildState.of(row)
 
 
-async def run_in_background(db: Database) -> None:
-    """The demo's background role: build the rest, log the progress, start over (resuming)
-    after a failure; cancelled when the demo stops (the batches in flight roll back)."""
+async def run_in_background(runtime: Runtime) -> None:
+    """The demo's background role, in the runtime of the process that serves it: build the
+    rest, log the progress, start over (resuming) after a failure; cancelled when the demo
+    stops (the batches in flight roll back)."""
     from sors.catalog.trends.service import clear_trending_cache
 
     started, wall = time.monotonic(), datetime.now(UTC)
@@ -330,7 +341,7 @@ async def run_in_background(db: Database) -> None:
     delay = 1.0
     while True:
         try:
-            state = await build(db, progress=report)
+            state = await build(runtime.database, progress=report)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -338,7 +349,7 @@ async def run_in_background(db: Database) -> None:
             await asyncio.sleep(delay)
             delay = min(60.0, delay * 2)
             continue
-        if state is not None and state.complete and state.finished_at >= wall:  # type: ignore[operator]
+        if state is not None and state.finished_at is not None and state.finished_at >= wall:
             log.info("world_complete", profiles=state.profiles,
                      seconds=round(time.monotonic() - started, 1))
         return

@@ -1,7 +1,9 @@
-"""Transcripts and visual analyses of a post's media: the records and the errors.
+"""Transcripts and visual analyses of a post's media: the records (their errors are in
+`sors.enrichment.errors`).
 
 The dataclasses serialise (`to_dict`) to exactly the `transcript` and `visual_analysis`
-shapes of docs/API.md (the post record), minus `created_at`, which the storage layer adds.
+shapes of docs/API.md (the post record), minus `created_at`, which the storage layer adds;
+the stored shapes are the TypedDicts below.
 
 Everything here is synchronous and CPU-bound; the job layer runs it in a worker thread.
 The heavy modules (faster-whisper, RapidOCR, OpenCV, PySceneDetect) are imported lazily, so
@@ -15,67 +17,42 @@ null. Slides without any readable text get no transcript segment.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
+
+from sors.enrichment.errors import MediaMissing
 
 TranscriptSource = Literal["speech", "on_screen_text"]
 
 
-# ---- errors ------------------------------------------------------------------------------
+class SegmentData(TypedDict):
+    start: float
+    end: float
+    text: str
 
 
-class EnrichmentError(Exception):
-    """Base of every enrichment failure; `code` is what a failed job reports."""
-
-    code = "enrichment_failed"
-    retryable = False
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
+class TranscriptData(TypedDict):
+    text: str
+    language: str | None
+    source: TranscriptSource
+    segments: list[SegmentData]
 
 
-class _CodedError(EnrichmentError):
-    code = "enrichment_failed"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(type(self).code, message)
-
-
-class MediaMissing(_CodedError):
-    """The media file to analyse does not exist (or is empty)."""
-
-    code = "media_missing"
+class SceneData(TypedDict):
+    index: int
+    start: float
+    end: float
+    on_screen_text: str
+    dominant_colors: list[str]
 
 
-class ModelUnavailable(_CodedError):
-    """A model could not be loaded (not installed, bad path, or a download failed)."""
-
-    code = "model_unavailable"
-
-
-class UnsupportedMedia(_CodedError):
-    """The file is not a video or image we can decode."""
-
-    code = "unsupported_media"
-
-
-class TranscriptionFailed(_CodedError):
-    """The speech model or OCR failed on a decodable file."""
-
-    code = "transcription_failed"
-
-
-class AnalysisFailed(_CodedError):
-    """Shot detection or keyframe extraction failed on a decodable file."""
-
-    code = "analysis_failed"
+class VisualAnalysisData(TypedDict):
+    scene_count: int
+    avg_scene_seconds: float | None
+    scenes: list[SceneData]
+    on_screen_text: str
 
 
 # ---- records -----------------------------------------------------------------------------
@@ -91,8 +68,13 @@ class TranscriptSegment:
     end: float
     text: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SegmentData:
         return {"start": _t(self.start), "end": _t(self.end), "text": self.text}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> TranscriptSegment:
+        """A stored segment (`to_dict`'s JSON, as the catalog keeps it)."""
+        return cls(float(raw["start"]), float(raw["end"]), str(raw["text"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +85,7 @@ class Transcript:
     source: TranscriptSource
     segments: list[TranscriptSegment] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TranscriptData:
         return {
             "text": self.text,
             "language": self.language,
@@ -120,7 +102,7 @@ class Scene:
     on_screen_text: str
     dominant_colors: list[str] = field(default_factory=list)  # "#rrggbb", most frequent first
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SceneData:
         return {
             "index": self.index,
             "start": _t(self.start),
@@ -128,6 +110,15 @@ class Scene:
             "on_screen_text": self.on_screen_text,
             "dominant_colors": list(self.dominant_colors),
         }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Scene:
+        """A stored scene (`to_dict`'s JSON, as the catalog keeps it)."""
+        return cls(
+            int(raw.get("index") or 0), float(raw["start"]), float(raw["end"]),
+            str(raw.get("on_screen_text") or ""),
+            [str(c) for c in raw.get("dominant_colors") or ()],
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +128,7 @@ class VisualAnalysis:
     scenes: list[Scene]
     on_screen_text: str  # every distinct line of on-screen text, in order of appearance
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> VisualAnalysisData:
         return {
             "scene_count": self.scene_count,
             "avg_scene_seconds": (

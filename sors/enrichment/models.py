@@ -9,12 +9,15 @@ store, not the database, holds the bytes.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import Float, ForeignKey, Index, String
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Mapped, mapped_column
 
 from sors.kit.db import Base
+
+MediaKind = Literal["video", "image", "thumbnail"]
 
 
 class PostMedia(Base):
@@ -25,7 +28,7 @@ class PostMedia(Base):
     post_id: Mapped[str] = mapped_column(
         ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
     )
-    kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # video | image | thumbnail
+    kind: Mapped[MediaKind] = mapped_column(String(16), primary_key=True)
     position: Mapped[int] = mapped_column(primary_key=True)
     store: Mapped[str] = mapped_column(String(16))  # "local" | "s3": where `storage_key` lives
     storage_key: Mapped[str] = mapped_column(String(500))

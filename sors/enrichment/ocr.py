@@ -15,10 +15,12 @@ from typing import Any
 import numpy as np
 
 from sors.enrichment.analysis import (
+    require_file,
+)
+from sors.enrichment.errors import (
     ModelUnavailable,
     TranscriptionFailed,
     UnsupportedMedia,
-    require_file,
 )
 
 MIN_SCORE = 0.6  # recognitions below this confidence are mostly noise on textures and faces

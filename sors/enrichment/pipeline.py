@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sors.enrichment.analysis import (
-    MediaMissing,
     Transcript,
     TranscriptSegment,
     VisualAnalysis,
     require_file,
+)
+from sors.enrichment.errors import (
+    MediaMissing,
 )
 
 if TYPE_CHECKING:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from datetime import datetime
+from typing import TypedDict
 
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Post, Profile, TranscriptRecord, VisualAnalysisRecord
-from sors.enrichment.models import MediaGrant, PostMedia
-from sors.kit import clock
+from sors.enrichment.analysis import TranscriptData, VisualAnalysisData
+from sors.enrichment.models import MediaGrant, MediaKind, PostMedia
 
 # ---- posts -------------------------------------------------------------------------------
 
@@ -44,7 +45,7 @@ async def has_transcript(session: AsyncSession, post_id: str) -> bool:
 
 
 async def save_transcript(
-    session: AsyncSession, post_id: str, data: dict[str, Any], engine: str
+    session: AsyncSession, post_id: str, data: TranscriptData, engine: str, now: datetime
 ) -> None:
     values = {
         "text": data["text"],
@@ -52,7 +53,7 @@ async def save_transcript(
         "source": data["source"],
         "segments": data["segments"],
         "engine": engine,
-        "created_at": clock.now(),
+        "created_at": now,
     }
     stmt = insert(TranscriptRecord).values(post_id=post_id, **values)
     # A later run (another account's job, a better model) replaces the earlier result.
@@ -61,7 +62,9 @@ async def save_transcript(
     await set_post_flags(session, post_id, has_transcript=True)
 
 
-async def save_visual_analysis(session: AsyncSession, post_id: str, data: dict[str, Any]) -> None:
+async def save_visual_analysis(
+    session: AsyncSession, post_id: str, data: VisualAnalysisData
+) -> None:
     values = {
         "scene_count": data["scene_count"],
         "avg_scene_seconds": data["avg_scene_seconds"],
@@ -81,6 +84,20 @@ async def save_visual_analysis(session: AsyncSession, post_id: str, data: dict[s
 _KIND_ORDER = {"video": 0, "image": 1, "thumbnail": 2}
 
 
+class MediaRow(TypedDict):
+    """A stored media file's row (`PostMedia`) without its post."""
+
+    kind: MediaKind
+    position: int
+    store: str
+    storage_key: str
+    content_type: str
+    size_bytes: int
+    width: int | None
+    height: int | None
+    duration_seconds: float | None
+
+
 async def media_rows(session: AsyncSession, post_id: str, *, store: str) -> list[PostMedia]:
     stmt = select(PostMedia).where(PostMedia.post_id == post_id, PostMedia.store == store)
     rows = list((await session.execute(stmt)).scalars())
@@ -88,9 +105,7 @@ async def media_rows(session: AsyncSession, post_id: str, *, store: str) -> list
     return rows
 
 
-async def replace_media(
-    session: AsyncSession, post_id: str, rows: Sequence[dict[str, Any]]
-) -> None:
+async def replace_media(session: AsyncSession, post_id: str, rows: Sequence[MediaRow]) -> None:
     await session.execute(delete(PostMedia).where(PostMedia.post_id == post_id))
     for row in rows:
         values = {"post_id": post_id, **row}
@@ -115,7 +130,8 @@ SELECT j.id FROM jobs j
 
 
 async def use_free_media_call(
-    session: AsyncSession, account_id: str, post_id: str, request_id: str | None
+    session: AsyncSession, account_id: str, post_id: str, request_id: str | None,
+    now: datetime,
 ) -> str | None:
     """Spend the free follow-up call of this account's media job for the post that finished
     in the last 24 hours, if one is unused. Returns that job's id, or None.
@@ -123,7 +139,7 @@ async def use_free_media_call(
     Two concurrent calls may pick the same job; the grant's primary key lets one of them
     have it and the other pays.
     """
-    params = {"account": account_id, "post": post_id, "now": clock.now()}
+    params = {"account": account_id, "post": post_id, "now": now}
     job_id = (await session.execute(_UNUSED_MEDIA_JOB, params)).scalar()
     if job_id is None:
         return None

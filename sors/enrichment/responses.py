@@ -4,11 +4,22 @@ the catalog's (`catalog.responses`). Re-exported by `sors.enrichment.schemas`.""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import Field
 
+from sors.enrichment.models import MediaKind
 from sors.kit.schemas import ResponseModel, Timestamp
+
+
+class JobState(StrEnum):
+    """Where a queued job is (the `status` its poll shows)."""
+
+    PENDING = "pending"
+    PROCESSING = "processing"
+    COMPLETED = "completed"
+    FAILED = "failed"
 
 
 class TranscriptCompleted(ResponseModel):
@@ -26,7 +37,7 @@ class JobQueued(ResponseModel):
 
 
 class MediaItem(ResponseModel):
-    kind: Literal["video", "image", "thumbnail"]
+    kind: MediaKind
     url: str = Field(description="Signed, expiring link (no key needed)")
     position: int
     contentType: str

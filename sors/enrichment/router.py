@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Request
-from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import FileResponse
 
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
 from sors.enrichment import service
+from sors.enrichment.errors import MediaLinkExpired
 from sors.enrichment.schemas import (
     JobQueued,
     MediaReady,
@@ -18,12 +18,11 @@ from sors.enrichment.schemas import (
     TranscriptCompleted,
 )
 from sors.enrichment.storage import LocalMediaStore, MediaStore, get_media_store
-from sors.kit import clock
+from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute, runtime_of
 from sors.kit.security import TokenError
 
 API = "/api/v1"
@@ -31,17 +30,17 @@ router = APIRouter(route_class=SorsRoute, tags=["enrichment"])
 # Media links are fetched by anyone holding one (no key, no transaction).
 files = APIRouter(tags=["enrichment"])
 
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 CurrentBill = Annotated[Bill, Depends(get_bill)]
 Target = Annotated[TargetIn | None, Body()]
 
 
 def media_store(request: Request) -> MediaStore:
+    """The app's media store (an app service, like its signer), made at its first use."""
     state = request.app.state
-    store = getattr(state, "media_store", None)
+    store: MediaStore | None = getattr(state, "media_store", None)
     if store is None:
-        store = get_media_store(state.settings, signer=state.signer)
+        store = get_media_store(runtime_of(request).settings, signer=state.signer)
         state.media_store = store
     return store
 
@@ -57,28 +56,25 @@ def media_store(request: Request) -> MediaStore:
     openapi_extra={"x-sors-skill": "request_transcript"},
 )
 async def request_transcript(
-    request: Request,
-    session: Session,
-    account_id: AccountId,
-    bill: CurrentBill,
-    body: Target = None,
-) -> JSONResponse:
-    post = await service.resolve_target(session, body)
+    ctx: Context, account_id: AccountId, bill: CurrentBill, body: Target = None
+) -> TranscriptCompleted | JobQueued:
+    post = await service.resolve_target(ctx.session, body)
     outcome = await service.request_transcript(
-        session,
+        ctx.session,
         account_id=account_id,
         post=post,
         credits=get_pricing().cost("request_transcript"),
-        max_attempts=request.app.state.settings.jobs.max_attempts,
+        now=ctx.now,
+        max_attempts=ctx.runtime.settings.jobs.max_attempts,
     )
     if outcome.job is None:
         bill.cost = 0
-        return JSONResponse({"status": "completed", "postId": post.id, "jobRef": None})
+        return TranscriptCompleted(status="completed", postId=post.id, jobRef=None)
     if outcome.new_job:
         bill.job_ref = outcome.job.id
     else:
         bill.cost = 0  # this account's open job for the post: the same one, free
-    return JSONResponse({"status": "pending", "jobRef": outcome.job.id, "postId": post.id})
+    return JobQueued(status="pending", jobRef=outcome.job.id, postId=post.id)
 
 
 @router.post(
@@ -92,21 +88,19 @@ async def request_transcript(
     openapi_extra={"x-sors-skill": "download_post_media"},
 )
 async def download_post_media(
-    request: Request,
-    session: Session,
-    account_id: AccountId,
-    bill: CurrentBill,
+    request: Request, ctx: Context, account_id: AccountId, bill: CurrentBill,
     body: Target = None,
-) -> JSONResponse:
-    post = await service.resolve_target(session, body)
-    settings = request.app.state.settings
+) -> MediaReady | JobQueued:
+    post = await service.resolve_target(ctx.session, body)
+    settings = ctx.runtime.settings
     outcome = await service.request_media(
-        session,
+        ctx.session,
         store=media_store(request),
         account_id=account_id,
         post=post,
         credits=get_pricing().cost("download_post_media"),
         ttl_seconds=settings.media.url_ttl_seconds,
+        now=ctx.now,
         max_attempts=settings.jobs.max_attempts,
         request_id=getattr(request.state, "request_id", None),
     )
@@ -117,17 +111,12 @@ async def download_post_media(
             bill.job_ref = job.id
         else:
             bill.cost = 0
-        return JSONResponse({"status": "pending", "jobRef": job.id, "postId": post.id})
+        return JobQueued(status="pending", jobRef=job.id, postId=post.id)
     if outcome.free:
         bill.cost = 0
-    return JSONResponse(
-        {
-            "status": "ready",
-            "postId": post.id,
-            "media": outcome.items,
-            "expiresAt": outcome.expires_at,
-        }
-    )
+    assert outcome.expires_at is not None
+    return MediaReady(status="ready", postId=post.id, media=outcome.items,
+                      expiresAt=isoformat(outcome.expires_at))
 
 
 _MEDIA_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -157,18 +146,18 @@ async def media_file(request: Request, token: Annotated[str, Path(max_length=204
     store = media_store(request)
     if not isinstance(store, LocalMediaStore):
         raise NotFound("No such media link.")
+    # No unit of work here (no key, no transaction): the clock the middleware refreshed.
+    now = runtime_of(request).now()
     try:
-        link = store.read_token(token)
+        link = store.read_token(token, now)
     except TokenError as exc:
         if exc.reason == "expired":
-            raise service.MediaLinkExpired(
-                "This media link has expired; request a new one."
-            ) from exc
+            raise MediaLinkExpired("This media link has expired; request a new one.") from exc
         raise NotFound("No such media link.") from exc
     path = store.path(link.key)
     if not path.is_file():
         raise NotFound("This media file is no longer stored; request it again.")
-    remaining = int((link.expires_at - clock.now()).total_seconds())
+    remaining = int((link.expires_at - now).total_seconds())
     return FileResponse(
         path,
         media_type=link.content_type,

@@ -15,12 +15,14 @@ import numpy as np
 
 from sors.enrichment import ocr
 from sors.enrichment.analysis import (
-    AnalysisFailed,
     Scene,
-    UnsupportedMedia,
     VisualAnalysis,
     merge_on_screen_text,
     require_file,
+)
+from sors.enrichment.errors import (
+    AnalysisFailed,
+    UnsupportedMedia,
 )
 
 CUT_THRESHOLD = 27.0  # ContentDetector's default: a hard cut, not a camera move

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, ConfigDict, Field
 
@@ -10,12 +10,15 @@ from sors.catalog.records.schemas import TranscriptOut, VisualAnalysisOut  # noq
 from sors.enrichment.models import PostMedia
 from sors.enrichment.responses import (  # noqa: F401  (the domain's models, in one place)
     JobQueued,
+    JobState,
     MediaItem,
     MediaReady,
     TranscriptCompleted,
 )
+from sors.jobs.schemas import JobError
 from sors.kit.schemas import STRIPPED, RequestModel, one_of_sets
 from sors.platforms.urls import POST_URL_PATTERN
+from sors.queue.models import Job
 
 
 def _blank_to_none(v: str | None) -> str | None:
@@ -54,13 +57,15 @@ class TargetIn(RequestModel):
 # ---- records (docs/API.md) ---------------------------------------------------------------
 
 
-def media_item(m: PostMedia, url: str) -> dict[str, Any]:
-    return {
-        "kind": m.kind,
-        "url": url,
-        "position": m.position,
-        "contentType": m.content_type,
-        "width": m.width,
-        "height": m.height,
-        "durationSeconds": m.duration_seconds,
-    }
+def media_item(m: PostMedia, url: str) -> MediaItem:
+    return MediaItem(
+        kind=m.kind, url=url, position=m.position, contentType=m.content_type,
+        width=m.width, height=m.height, durationSeconds=m.duration_seconds,
+    )
+
+
+def poll_error(job: Job) -> JobError | None:
+    """What a job's poll shows as its error, as GET /jobs/{jobRef} does: a failed job's
+    final error, or a pending job's last transient one while it waits to retry."""
+    shown = JobState(job.status) in (JobState.FAILED, JobState.PENDING) and job.error
+    return JobError.model_validate(job.error) if shown else None

@@ -10,21 +10,18 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import Post
 from sors.catalog.records.errors import PostNotFound, ShortLinkNotSupported, UnsupportedUrl
 from sors.enrichment import repository as repo
-from sors.enrichment.schemas import (
-    TargetIn,
-    media_item,
-)
+from sors.enrichment.errors import MissingTarget
+from sors.enrichment.models import MediaKind, PostMedia
+from sors.enrichment.schemas import MediaItem, TargetIn, media_item
 from sors.enrichment.storage import LocalMediaStore, MediaStore
 from sors.jobs import service as jobs
-from sors.kit import clock
-from sors.kit.errors import ApiError, MissingTarget, ValidationFailed
+from sors.kit.errors import ValidationFailed
 from sors.platforms import urls
 from sors.queue.models import Job
 
@@ -32,17 +29,11 @@ from sors.queue.models import Job
 SPEECH_TYPES = frozenset({"video", "reel", "short", "live"})
 SLIDE_TYPES = frozenset({"slideshow", "carousel", "image"})
 # What download_post_media hands out per platform: YouTube gets the thumbnail only.
-API_MEDIA_KINDS: dict[str, frozenset[str]] = {
+API_MEDIA_KINDS: dict[str, frozenset[MediaKind]] = {
     "youtube": frozenset({"thumbnail"}),
     "tiktok": frozenset({"video", "image", "thumbnail"}),
     "instagram": frozenset({"video", "image", "thumbnail"}),
 }
-
-
-class MediaLinkExpired(ApiError):
-    status: ClassVar[int] = 410
-    code: ClassVar[str] = "link_expired"
-    title: ClassVar[str] = "Link expired"
 
 
 # ---- the post a request names ------------------------------------------------------------
@@ -99,7 +90,8 @@ class Queued:
 
 
 async def request_transcript(
-    session: AsyncSession, *, account_id: str, post: Post, credits: int, max_attempts: int
+    session: AsyncSession, *, account_id: str, post: Post, credits: int, now: datetime,
+    max_attempts: int,
 ) -> Queued:
     if await repo.has_transcript(session, post.id):
         return Queued(None)
@@ -110,6 +102,7 @@ async def request_transcript(
         payload={"postId": post.id},
         credits=credits,
         dedupe_key=f"transcription:{account_id}:{post.id}",
+        now=now,
         max_attempts=max_attempts,
     )
     return Queued(job, created)
@@ -121,12 +114,12 @@ async def request_transcript(
 @dataclass(frozen=True)
 class MediaOutcome:
     queued: Queued | None = None  # set when the media are not stored yet
-    items: list[dict[str, Any]] = field(default_factory=list)
+    items: list[MediaItem] = field(default_factory=list)
     expires_at: datetime | None = None
     free: bool = False  # the free follow-up call of a completed media job
 
 
-async def stored_media(session: AsyncSession, store: MediaStore, post: Post) -> list[Any]:
+async def stored_media(session: AsyncSession, store: MediaStore, post: Post) -> list[PostMedia]:
     """The post's stored media rows a caller gets, or [] when they are not (all) there."""
     rows = await repo.media_rows(session, post.id, store=store.name)
     allowed = API_MEDIA_KINDS.get(post.platform, frozenset())
@@ -147,6 +140,7 @@ async def request_media(
     post: Post,
     credits: int,
     ttl_seconds: int,
+    now: datetime,
     max_attempts: int,
     request_id: str | None,
 ) -> MediaOutcome:
@@ -159,14 +153,17 @@ async def request_media(
             payload={"postId": post.id},
             credits=credits,
             dedupe_key=f"media:{account_id}:{post.id}",
+            now=now,
             max_attempts=max_attempts,
         )
         return MediaOutcome(queued=Queued(job, created))
     # The service clock, like every other time the API shows (simulated in the demo).
-    expires_at = clock.now().replace(microsecond=0) + timedelta(seconds=ttl_seconds)
+    expires_at = now.replace(microsecond=0) + timedelta(seconds=ttl_seconds)
     items = [
-        media_item(m, store.url(m.storage_key, content_type=m.content_type, expires_at=expires_at))
+        media_item(m, store.url(m.storage_key, content_type=m.content_type,
+                                expires_at=expires_at, now=now))
         for m in rows
     ]
-    free = await repo.use_free_media_call(session, account_id, post.id, request_id) is not None
+    free = await repo.use_free_media_call(session, account_id, post.id, request_id,
+                                          now) is not None
     return MediaOutcome(items=items, expires_at=expires_at, free=free)

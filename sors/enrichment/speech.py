@@ -26,12 +26,14 @@ import numpy as np
 
 from sors.config import Settings
 from sors.enrichment.analysis import (
-    ModelUnavailable,
     Transcript,
-    TranscriptionFailed,
     TranscriptSegment,
-    UnsupportedMedia,
     require_file,
+)
+from sors.enrichment.errors import (
+    ModelUnavailable,
+    TranscriptionFailed,
+    UnsupportedMedia,
 )
 
 SAMPLE_RATE = 16_000  # what Whisper models take
@@ -120,7 +122,7 @@ def usable_cores() -> int:
 # Silero VAD, tuned so short clips keep their speech: no minimum speech length (a lone "yes"
 # stays), 400 ms of padding each side (word onsets and trailing consonants stay), and pauses
 # under a second kept inside the speech around them, so sentences are not split mid-breath.
-VAD_PARAMETERS: dict[str, Any] = {
+VAD_PARAMETERS: dict[str, float | int] = {
     "threshold": 0.5,
     "min_speech_duration_ms": 0,
     "min_silence_duration_ms": 1000,
@@ -207,7 +209,7 @@ def load_audio(path: str | Path) -> np.ndarray | None:
 
 def _decode(engine: _Engine, audio: np.ndarray, options: SpeechOptions) -> tuple[list, Any]:
     language = "en" if engine.english_only else None
-    common: dict[str, Any] = {
+    common: dict[str, object] = {
         "language": language,
         "beam_size": options.beam_size,
         "condition_on_previous_text": False,  # avoids repetition loops on small models

@@ -9,9 +9,9 @@ API key nor a database lookup, and a link cannot be bent to another file or kept
 usual credential chain, `SORS_S3_ENDPOINT_URL` for non-AWS) and hands out presigned GET
 URLs that expire at the same moment.
 
-Link expiry is on the service clock (`sors.kit.clock`): in the demo that is the simulated
-clock, so a link's `expiresAt` agrees with every other time the demo shows and expires when
-simulated time passes it.
+Link expiry is on the service clock (the runtime's, handed in as `now`): in the demo that is
+the simulated clock, so a link's `expiresAt` agrees with every other time the demo shows and
+expires when simulated time passes it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from sors.config import Settings
-from sors.kit import clock
 from sors.kit.security import Signer, TokenError
 
 TOKEN_PURPOSE = "media"  # noqa: S105 - a signing salt, not a secret
@@ -46,8 +45,8 @@ class MediaStore(Protocol):
 
     async def delete(self, key: str) -> None: ...
 
-    def url(self, key: str, *, content_type: str, expires_at: datetime) -> str:
-        """A link anyone can GET until `expires_at`."""
+    def url(self, key: str, *, content_type: str, expires_at: datetime, now: datetime) -> str:
+        """A link anyone can GET until `expires_at` (`now`: the service clock's time)."""
         ...
 
 
@@ -104,15 +103,15 @@ class LocalMediaStore:
     async def delete(self, key: str) -> None:
         await asyncio.to_thread(self.path(key).unlink, missing_ok=True)
 
-    def url(self, key: str, *, content_type: str, expires_at: datetime) -> str:
+    def url(self, key: str, *, content_type: str, expires_at: datetime, now: datetime) -> str:
         return f"{self.base_url}/media/{self.token(key, content_type, expires_at)}"
 
     def token(self, key: str, content_type: str, expires_at: datetime) -> str:
         payload = {"k": check_key(key), "t": content_type, "e": int(expires_at.timestamp())}
         return self.signer.sign(TOKEN_PURPOSE, payload)
 
-    def read_token(self, token: str) -> MediaToken:
-        """The token's content, or TokenError("invalid" | "expired")."""
+    def read_token(self, token: str, now: datetime) -> MediaToken:
+        """The token's content, or TokenError("invalid" | "expired") at `now`."""
         # The expiry inside the signed payload is the bound; no wall-clock age bound on the
         # signature, which would disagree with a simulated clock.
         data: Any = self.signer.verify(TOKEN_PURPOSE, token, max_age=None)
@@ -123,7 +122,7 @@ class LocalMediaStore:
             expires = int(data["e"])
         except (TypeError, ValueError) as exc:
             raise TokenError("invalid") from exc
-        if expires <= clock.now().timestamp():
+        if expires <= now.timestamp():
             raise TokenError("expired")
         return MediaToken(key, str(data["t"]), datetime.fromtimestamp(expires, UTC))
 
@@ -180,8 +179,8 @@ class S3MediaStore:
     async def delete(self, key: str) -> None:
         await asyncio.to_thread(self.client.delete_object, Bucket=self.bucket, Key=self._key(key))
 
-    def url(self, key: str, *, content_type: str, expires_at: datetime) -> str:
-        seconds = max(1, int((expires_at - clock.now()).total_seconds()))
+    def url(self, key: str, *, content_type: str, expires_at: datetime, now: datetime) -> str:
+        seconds = max(1, int((expires_at - now).total_seconds()))
         # Presigning is a local computation (no request), so it is fine on the event loop.
         url: str = self.client.generate_presigned_url(
             "get_object",
@@ -201,7 +200,8 @@ def get_media_store(settings: Settings, signer: Signer | None = None) -> MediaSt
         if not settings.media.s3_bucket:
             raise RuntimeError("SORS_MEDIA_STORE=s3 needs SORS_S3_BUCKET")
         return S3MediaStore(
-            settings.media.s3_bucket, prefix=settings.media.s3_prefix, endpoint_url=settings.media.s3_endpoint_url
+            settings.media.s3_bucket, prefix=settings.media.s3_prefix,
+            endpoint_url=settings.media.s3_endpoint_url,
         )
     return LocalMediaStore(
         settings.media_dir,

@@ -14,26 +14,34 @@ import asyncio
 import mimetypes
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Literal, TypedDict
 
 from sors.catalog.models import Post
 from sors.catalog.records import repository as catalog_repo
 from sors.catalog.vectors import embeddings
 from sors.enrichment import analysis, pipeline
 from sors.enrichment import repository as repo
+from sors.enrichment.errors import EnrichmentError
+from sors.enrichment.models import MediaKind
 from sors.enrichment.service import API_MEDIA_KINDS, SLIDE_TYPES, SPEECH_TYPES, stored_media
 from sors.enrichment.speech import SpeechOptions
 from sors.enrichment.storage import MediaStore, get_media_store
 from sors.jobs.engine import JobContext, JobFailed
 from sors.jobs.platform import adapter_for, sync_world
-from sors.platforms.base import MediaFile, MediaNotMade, PlatformError, PostRef
+from sors.platforms.base import MediaFile, MediaNotMade, PlatformError, PostRef, platform_of
 from sors.queue.models import Job
 
 OCR_ENGINE = "rapidocr"
+
+
+class PostJobResult(TypedDict):
+    """What a job about one post answers (transcription, media, remix, analysis)."""
+
+    postId: str
 
 
 @dataclass(frozen=True)
@@ -45,15 +53,11 @@ class PostInfo:
 
 
 def media_store(ctx: JobContext) -> MediaStore:
-    store = getattr(ctx, "_media_store", None)
-    if store is None:
-        store = get_media_store(ctx.settings)
-        ctx._media_store = store  # type: ignore[attr-defined]
-    return store
+    return get_media_store(ctx.settings)
 
 
 @asynccontextmanager
-async def scratch_dir(ctx: JobContext):
+async def scratch_dir(ctx: JobContext) -> AsyncIterator[Path]:
     root = ctx.settings.data_dir / "tmp"
     await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
     tmp = await asyncio.to_thread(tempfile.mkdtemp, prefix="media-", dir=root)
@@ -80,7 +84,7 @@ async def fetch_media(ctx: JobContext, info: PostInfo, dest: Path) -> list[Media
     """The post's media files from its platform (or the simulated world)."""
     post = info.post
     ref = PostRef(
-        platform=post.platform,  # type: ignore[arg-type]
+        platform=platform_of(post.platform),
         platform_post_id=post.platform_post_id,
         url=post.url,
         content_type=post.content_type,
@@ -103,7 +107,7 @@ async def fetch_media(ctx: JobContext, info: PostInfo, dest: Path) -> list[Media
     return [f for f in files if f.path.is_file() and f.path.stat().st_size > 0]
 
 
-def _media_kind(post: Post) -> str:
+def _media_kind(post: Post) -> Literal["speech", "slides"]:
     if post.content_type in SPEECH_TYPES:
         return "speech"
     if post.content_type in SLIDE_TYPES:
@@ -174,11 +178,11 @@ async def enrich_post(ctx: JobContext, post_id: str) -> None:
         files = await fetch_media(ctx, info, tmp)
         try:
             transcript, visual, engine = await _analyse(ctx, info, files)
-        except analysis.EnrichmentError as exc:
+        except EnrichmentError as exc:
             raise JobFailed(exc.code, exc.message) from exc
     async with ctx.db.transaction() as s:
         if transcript is not None:
-            await repo.save_transcript(s, post_id, transcript.to_dict(), engine)
+            await repo.save_transcript(s, post_id, transcript.to_dict(), engine, ctx.now())
         if visual is not None:
             await repo.save_visual_analysis(s, post_id, visual.to_dict())
         if transcript is not None or visual is not None:
@@ -186,13 +190,19 @@ async def enrich_post(ctx: JobContext, post_id: str) -> None:
             await embeddings.refresh(s, [post_id])
 
 
-async def transcription(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def transcription(ctx: JobContext, job: Job) -> PostJobResult:
     post_id = job.payload["postId"]
     await enrich_post(ctx, post_id)
     return {"postId": post_id}
 
 
 # ---- media -------------------------------------------------------------------------------
+
+
+def _stored_kind(f: MediaFile) -> MediaKind | None:
+    """The kind a file is stored as; None for what is not handed out (a separate audio
+    track)."""
+    return None if f.kind == "audio" else f.kind
 
 
 def storage_key(post_id: str, f: MediaFile) -> str:
@@ -209,32 +219,27 @@ async def store_media(ctx: JobContext, post_id: str) -> None:
             return  # another job (maybe another account's) stored them meanwhile
     wanted = API_MEDIA_KINDS.get(post.platform, frozenset())
     async with scratch_dir(ctx) as tmp:
-        files = [f for f in await fetch_media(ctx, info, tmp) if f.kind in wanted]
+        files = [
+            (kind, f) for f in await fetch_media(ctx, info, tmp)
+            if (kind := _stored_kind(f)) is not None and kind in wanted
+        ]
         if not files:
             what = "thumbnail" if post.platform == "youtube" else "media files"
             raise JobFailed("media_unavailable", f"The platform returned no {what} for this post.")
-        rows = []
-        for f in files:
+        rows: list[repo.MediaRow] = []
+        for kind, f in files:
             key = storage_key(post_id, f)
             size = await store.put(key, f.path, f.content_type)
-            rows.append(
-                {
-                    "kind": f.kind,
-                    "position": f.position,
-                    "store": store.name,
-                    "storage_key": key,
-                    "content_type": f.content_type,
-                    "size_bytes": size,
-                    "width": f.width,
-                    "height": f.height,
-                    "duration_seconds": f.duration_seconds,
-                }
-            )
+            rows.append({
+                "kind": kind, "position": f.position, "store": store.name, "storage_key": key,
+                "content_type": f.content_type, "size_bytes": size, "width": f.width,
+                "height": f.height, "duration_seconds": f.duration_seconds,
+            })
     async with ctx.db.transaction() as s:
         await repo.replace_media(s, post_id, rows)
 
 
-async def media(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def media(ctx: JobContext, job: Job) -> PostJobResult:
     post_id = job.payload["postId"]
     await store_media(ctx, post_id)
     return {"postId": post_id}

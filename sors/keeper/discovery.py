@@ -10,13 +10,13 @@ cursor on too, so it is asked again only at the next interval.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 import structlog
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.config import Settings
-from sors.platforms.base import PLATFORMS, DiscoveryUnsupported, PlatformError
+from sors.platforms.base import PLATFORMS, DiscoveryUnsupported, PlatformAdapter, PlatformError
 
 log = structlog.get_logger("sors.keeper.discovery")
 LIMIT = 500  # handles per read: a listing that outgrows this is read again next interval
@@ -35,7 +35,10 @@ ON CONFLICT DO NOTHING
 """)
 
 
-async def discover(session_factory: Any, adapter: Any, now: datetime, settings: Settings) -> int:
+async def discover(
+    session_factory: async_sessionmaker[AsyncSession], adapter: PlatformAdapter, now: datetime,
+    settings: Settings,
+) -> int:
     """Read due discovery listings; returns how many new candidates were recorded."""
     listing = getattr(adapter, "discover", None)
     if not settings.keeper.discovery or listing is None:
@@ -63,5 +66,5 @@ async def discover(session_factory: Any, adapter: Any, now: datetime, settings: 
         if handles:
             async with session_factory() as s, s.begin():
                 result = await s.execute(_ADD, {"p": platform, "t": now, "handles": handles})
-                added += result.rowcount or 0
+                added += getattr(result, "rowcount", 0) or 0
     return added

@@ -5,24 +5,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.models import Account
 from sors.catalog.ingest import spend
 from sors.catalog.ingest.models import ProviderRun
-from sors.keeper.schemas import SourcesStatus
-from sors.kit import clock
+from sors.keeper.schemas import PlatformSource, ProviderSpend, SourcesStatus
 from sors.kit.errors import NotFound
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute
 from sors.platforms import doctor
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["operator"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 
 
@@ -38,23 +34,22 @@ AccountId = Annotated[str, Depends(current_account_id)]
     response_model=SourcesStatus,
     responses=problems(404),
 )
-async def source_status(request: Request, session: Session, account_id: AccountId
-                        ) -> JSONResponse:
+async def source_status(ctx: Context, account_id: AccountId) -> SourcesStatus:
+    session, settings, now = ctx.session, ctx.runtime.settings, ctx.now
     account = await session.get(Account, account_id)
     if account is None or not account.is_operator:
         raise NotFound("Not found.")
-    settings = request.app.state.settings
-    now = clock.now()
     day = spend.utc_day_start(now)
     runs = await session.scalar(select(func.count()).select_from(ProviderRun).where(
         ProviderRun.provider == "apify", ProviderRun.started_at >= day))
-    return JSONResponse({
-        "platformSource": settings.platform_source,
-        "platforms": [r.as_dict() for r in doctor.report(settings, now=now)],
-        "spend": {
-            "provider": "apify",
-            "spentTodayUsd": round(await spend.spent_since(session, "apify", day), 6),
-            "runsToday": int(runs or 0),
-            "dailyBudgetUsd": settings.apify.daily_usd_budget,
-        },
-    })
+    return SourcesStatus(
+        platformSource=settings.platform_source,
+        platforms=[PlatformSource.model_validate(r.as_dict())
+                   for r in doctor.report(settings, now=now)],
+        spend=ProviderSpend(
+            provider="apify",
+            spentTodayUsd=round(await spend.spent_since(session, "apify", day), 6),
+            runsToday=int(runs or 0),
+            dailyBudgetUsd=settings.apify.daily_usd_budget,
+        ),
+    )

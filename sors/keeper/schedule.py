@@ -6,7 +6,6 @@ per-platform lock (sors.keeper.service) keeps even concurrent schedulers apart."
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -15,28 +14,32 @@ from sors.catalog.records import repository as catalog_repo
 from sors.catalog.vectors import embeddings
 from sors.catalog.vectors import index as vector_index
 from sors.catalog.vectors.tasks import JOB_TYPE as VECTOR_INDEX_JOB
-from sors.config import Settings
 from sors.jobs import service as jobs
 from sors.keeper import discovery
 from sors.keeper import service as keeper
 from sors.kit.runtime import Runtime
 from sors.monitoring import service as monitoring
 from sors.platforms import registry
+from sors.platforms.base import PlatformAdapter
 
-_adapters: dict[Any, Any] = {}
+# The adapters the checks of a runtime use, kept across ticks: a live adapter's state (its
+# clients, the YouTube discovery quota of the day) must outlive a tick. Keyed by the runtime
+# (held, so its id stays its own) and the world seed the data was built with.
+_adapters: dict[tuple[int, int | None], tuple[Runtime, PlatformAdapter]] = {}
 
 
 def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(session.bind, expire_on_commit=False, autoflush=False)
 
 
-async def _adapter(maker: async_sessionmaker[AsyncSession], settings: Settings) -> Any:
+async def _adapter(maker: async_sessionmaker[AsyncSession], rt: Runtime) -> PlatformAdapter:
     async with maker() as s:
-        seed = await registry.world_seed(s, settings)
-    key = (settings.platform_source, seed)
+        seed = await registry.world_seed(s, rt.settings)
+    key = (id(rt), seed)
     if key not in _adapters:
-        _adapters[key] = registry.get_adapter(settings, sim_seed=seed)
-    return _adapters[key]
+        adapter = registry.get_adapter(rt.settings, sim_seed=seed, db=rt.database)
+        _adapters[key] = (rt, adapter)
+    return _adapters[key][1]
 
 
 async def discover(session: AsyncSession, now: datetime, rt: Runtime) -> int:
@@ -45,7 +48,7 @@ async def discover(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     if not settings.keeper.enabled:
         return 0
     maker = _sessions(session)
-    return await discovery.discover(maker, await _adapter(maker, settings), now, settings)
+    return await discovery.discover(maker, await _adapter(maker, rt), now, settings)
 
 
 async def keep(session: AsyncSession, now: datetime, rt: Runtime) -> int:
@@ -69,7 +72,7 @@ async def embed(session: AsyncSession, now: datetime, rt: Runtime) -> int:
 async def vector_index_build(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """The index over all post vectors queued for a (re)build when it is due (asked every
     few minutes): one job per model at a time (catalog.vector_index)."""
-    model = embeddings.embedder_or_none()
+    model = embeddings.embedder_or_none(rt.settings)
     if model is None or not await embeddings.available(session):
         return 0
     if not await vector_index.due_now(session, model.key):
@@ -77,7 +80,7 @@ async def vector_index_build(session: AsyncSession, now: datetime, rt: Runtime) 
     _, created = await jobs.enqueue(
         session, type=VECTOR_INDEX_JOB, account_id=None, credits=0, origin="catalog",
         payload={"model": model.key, "dims": model.dims},
-        dedupe_key=f"vector_index:{model.key}", max_attempts=3)
+        dedupe_key=f"vector_index:{model.key}", now=now, max_attempts=3)
     return int(created)
 
 
@@ -85,7 +88,7 @@ async def thumbnail_changes(session: AsyncSession, now: datetime, rt: Runtime) -
     """Thumbnails of freshly crawled posts looked at (YouTube first, budgeted); changes are
     kept and announced to the accounts monitoring their creators."""
     maker = _sessions(session)
-    changed = await thumbnails.check(session, await _adapter(maker, rt.settings),
+    changed = await thumbnails.check(session, await _adapter(maker, rt),
                                      limit=rt.settings.keeper.thumbnail_checks_per_tick)
     for c in {(c.profile_id, c.at) for c in changed}:
         profile = await catalog_repo.get_profile(session, c[0])

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Literal
 
 import orjson
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.catalog.ingest import spend
 from sors.catalog.ingest.freshness import TIERS, Policy
@@ -28,6 +28,8 @@ from sors.platforms import sources
 from sors.platforms.base import PLATFORMS
 from sors.queue.repository import NOTIFY_CHANNEL
 
+# Why the keeper crawls a profile: it is due again, or discovery found it.
+CrawlKind = Literal["refresh", "discovery"]
 HOUR = timedelta(hours=1)
 KEEP_LOG = timedelta(days=7)
 MAX_ATTEMPTS = 3  # a keeper crawl that keeps failing waits for the profile's next turn
@@ -133,7 +135,7 @@ SELECT * FROM unnest(CAST(:ids AS text[]), CAST(:platforms AS text[]), CAST(:han
 
 
 async def _enqueue(
-    session: AsyncSession, platform: str, kind: str, items: list[tuple[str, str | None]],
+    session: AsyncSession, platform: str, kind: CrawlKind, items: list[tuple[str, str | None]],
     now: datetime,
 ) -> dict[str, str]:
     """Queue keeper crawls of (handle, profile id or None); returns {target: job id} of
@@ -238,7 +240,9 @@ async def prune(session: AsyncSession, now: datetime) -> None:
                           {"t": now - KEEP_LOG})
 
 
-async def keep(session_factory: Any, now: datetime, settings: Settings) -> dict[str, KeeperPass]:
+async def keep(
+    session_factory: async_sessionmaker[AsyncSession], now: datetime, settings: Settings
+) -> dict[str, KeeperPass]:
     """A keeper pass over every platform, one short transaction each."""
     policy = Policy.from_settings(settings)
     out: dict[str, KeeperPass] = {}

@@ -8,12 +8,14 @@ ages are measured on the process clock (simulated time in simulation).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from prometheus_client import Counter
-from prometheus_client.core import REGISTRY, GaugeMetricFamily, HistogramMetricFamily
-from sqlalchemy import text
+from prometheus_client.core import REGISTRY, GaugeMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import Row, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.ingest.freshness import Policy
@@ -50,10 +52,37 @@ SELECT platform, count(*) FROM catalog_candidates WHERE job_id IS NULL GROUP BY 
 OUTCOMES = ("pending", "processing", "completed", "skipped", "failed")
 
 
-async def status(session: AsyncSession, now: datetime, settings: Settings) -> dict[str, Any]:
+class TierStatus(TypedDict):
+    profiles: int
+    withinTarget: int
+    share: float | None  # of the tier's profiles within its target age
+    targetHours: float
+    oldest: str | None  # the oldest crawl's time
+
+
+class Budget(TypedDict):
+    perHour: int
+    usedLastHour: int
+    share: NotRequired[float | None]
+
+
+class PlatformStatus(TypedDict):
+    tiers: dict[str, TierStatus]
+    lastHour: dict[str, int]  # keeper crawls queued in the last hour, by outcome
+    discoveredWaiting: int
+    budget: Budget
+
+
+class CatalogStatus(TypedDict):
+    at: str | None
+    platforms: dict[str, PlatformStatus]
+    meaning: NotRequired[Mapping[str, object] | None]  # search by meaning's vectors
+
+
+async def status(session: AsyncSession, now: datetime, settings: Settings) -> CatalogStatus:
     policy = Policy.from_settings(settings)
     t = policy.targets
-    out: dict[str, Any] = {"at": isoformat(now), "platforms": {}}
+    out: CatalogStatus = {"at": isoformat(now), "platforms": {}}
     for p in PLATFORMS:
         out["platforms"][p] = {
             "tiers": {}, "lastHour": dict.fromkeys(OUTCOMES, 0), "discoveredWaiting": 0,
@@ -77,7 +106,7 @@ async def status(session: AsyncSession, now: datetime, settings: Settings) -> di
         budget = out["platforms"][p]["budget"]
         budget["usedLastHour"] = used
         budget["share"] = round(used / budget["perHour"], 4) if budget["perHour"] else None
-    model = embeddings.embedder_or_none()
+    model = embeddings.embedder_or_none(settings)
     out["meaning"] = (await vector_index.describe(session, model.key)
                       if model is not None and await embeddings.available(session) else None)
     return out
@@ -97,11 +126,11 @@ SELECT platform, count(*) AS n, coalesce(sum(age), 0) AS total,
 """)
 
 
-class CatalogCollector:
+class CatalogCollector(Collector):
     """Yields the last snapshot `refresh` read (the /metrics route refreshes it first)."""
 
     def __init__(self) -> None:
-        self.staleness: dict[str, Any] = {}
+        self.staleness: dict[str, Row[Any]] = {}
         self.last_hour: dict[tuple[str, str], int] = {}
 
     async def refresh(self, session: AsyncSession, now: datetime) -> None:
@@ -109,7 +138,7 @@ class CatalogCollector:
         self.last_hour = {(p, o): n for p, o, n in await session.execute(
             _LAST_HOUR, {"since": now - keeper.HOUR})}
 
-    def collect(self):  # prometheus_client's collector protocol
+    def collect(self) -> Iterator[Metric]:  # prometheus_client's collector protocol
         hist = HistogramMetricFamily(
             "sors_catalog_staleness_seconds",
             "Age of each active profile's data (time since its last crawl)",
@@ -128,4 +157,4 @@ class CatalogCollector:
 
 
 COLLECTOR = CatalogCollector()
-REGISTRY.register(COLLECTOR)  # type: ignore[arg-type]
+REGISTRY.register(COLLECTOR)

@@ -110,13 +110,3 @@ class RateLimited(ApiError):
             detail or f"Rate limit reached; retry in {retry_after} seconds.", retryAfter=retry_after
         )
         self.headers["Retry-After"] = str(retry_after)
-
-
-# ---- the errors of the feature domains, until each moves into its own `errors.py` --------
-# (crawling: its owner moves it; kit keeps it meanwhile so that no importer breaks.)
-
-
-class MissingTarget(ApiError):
-    status = 422
-    code = "missing_target"
-    title = "Missing target"

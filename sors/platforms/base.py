@@ -16,6 +16,14 @@ from typing import Any, Literal, Protocol
 Platform = Literal["tiktok", "instagram", "youtube"]
 PLATFORMS: tuple[Platform, ...] = ("tiktok", "instagram", "youtube")
 
+
+def platform_of(name: str) -> Platform:
+    """`name` (read from storage or a payload) as a `Platform`; ValueError for another."""
+    for platform in PLATFORMS:
+        if platform == name:
+            return platform
+    raise ValueError(f"Unknown platform {name!r}; expected one of {', '.join(PLATFORMS)}.")
+
 CONTENT_TYPES: dict[str, tuple[str, ...]] = {
     "tiktok": ("video", "slideshow"),
     "instagram": ("reel", "image", "carousel"),

@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from sors.config import Settings
 from sors.platforms import sources
 
 Status = Literal["ok", "warning", "error"]
@@ -45,7 +46,7 @@ class PlatformReport:
         found = {c.status for c in self.checks}
         return "error" if "error" in found else "warning" if "warning" in found else "ok"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"platform": self.platform, "source": self.source, "reason": self.reason,
                 "status": self.status, "checks": [asdict(c) for c in self.checks]}
 
@@ -72,7 +73,7 @@ def ytdlp_check(today: date) -> Check:
     return Check("yt-dlp", "ok", f"version {version} ({age} days old)")
 
 
-def proxy_check(settings: Any, platform: str) -> Check:
+def proxy_check(settings: Settings, platform: str) -> Check:
     if settings.sources.http_proxy:
         return Check("proxy", "ok", "SORS_HTTP_PROXY is set")
     why = {"tiktok": "TikTok blocks server IPs, sometimes for a day",
@@ -105,7 +106,7 @@ def file_check(name: str, setting: str, value: str | None, *, now: float,
     return Check(name, "ok", f"{setting}={value} is readable")
 
 
-def _apify_checks(settings: Any, platform: str) -> list[Check]:
+def _apify_checks(settings: Settings, platform: str) -> list[Check]:
     actor = getattr(settings.apify, f"{platform}_actor")
     checks = [Check("actor", "ok", f"{actor} (SORS_APIFY_{platform.upper()}_ACTOR)")]
     if settings.apify.token:
@@ -122,7 +123,7 @@ def _apify_checks(settings: Any, platform: str) -> list[Check]:
     return checks
 
 
-def _web_checks(settings: Any, platform: str, today: date, now: float) -> list[Check]:
+def _web_checks(settings: Settings, platform: str, today: date, now: float) -> list[Check]:
     checks = [ytdlp_check(today)]
     if platform == "tiktok":
         checks.append(
@@ -163,7 +164,7 @@ def _web_checks(settings: Any, platform: str, today: date, now: float) -> list[C
     return checks
 
 
-def report(settings: Any, *, now: datetime | None = None) -> list[PlatformReport]:
+def report(settings: Settings, *, now: datetime | None = None) -> list[PlatformReport]:
     """What each platform would use live, and what it lacks."""
     now = now or datetime.now(UTC)
     out = []
@@ -180,7 +181,9 @@ def report(settings: Any, *, now: datetime | None = None) -> list[PlatformReport
     return out
 
 
-async def probe(settings: Any, reports: list[PlatformReport], *, timeout: float = 60.0) -> None:
+async def probe(
+    settings: Settings, reports: list[PlatformReport], *, timeout: float = 60.0
+) -> None:
     """One cheap real request per platform (`--live`), added to each report as a check."""
     from sors.platforms.live import LiveAdapter
 
@@ -220,7 +223,7 @@ def _fix_for(r: PlatformReport, exc: Exception) -> str:
     return "see the detail; docs/OPERATIONS.md \"Sources\""
 
 
-def exit_status(settings: Any, reports: list[PlatformReport]) -> int:
+def exit_status(settings: Settings, reports: list[PlatformReport]) -> int:
     """1 when a platform the running service would use live cannot work."""
     if settings.platform_source != "live":
         return 0

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
+from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot, platform_of
 from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.platforms.live.api.mapping import map_api_channel, map_api_video
 from sors.platforms.live.apify import mapping as apify_map
@@ -207,7 +207,7 @@ def _parse_apify(parsed: ParsedFile, data: Any, _channels: Mapping[str, Any]) ->
         raise ImportFileError(parsed.path, "an Apify export is a list of items")
     platform = parsed.format.removeprefix("apify-")
     items = [item for n, item in enumerate(data, start=1) if _check_record(parsed, n, item)]
-    groups = apify_map.groups(platform, items)  # type: ignore[arg-type]
+    groups = apify_map.groups(platform_of(platform), items)
     mapped = sum(len(g.posts) for g in groups)
     posts_in = sum(len(i.get("latestPosts") or ()) if "latestPosts" in i else 1 for i in items)
     if mapped < posts_in:

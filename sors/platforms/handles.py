@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from pydantic.config import JsonDict
+
 from sors.platforms.base import PLATFORMS
 
 
@@ -49,12 +51,12 @@ def handle_rules_text() -> str:
     ) + "."
 
 
-def handle_schema_rule() -> dict[str, object]:
+def handle_schema_rule() -> JsonDict:
     """JSON Schema for a body with `platform` and `handle`: the handle pattern chosen by the
     platform, as nested if/then/else (which client generators leave alone, unlike oneOf)."""
-    rule: dict[str, object] = {}
+    rule: JsonDict = {}
     for platform, pattern in reversed(list(HANDLE_PATTERNS.items())):
-        branch = {"properties": {"handle": {"pattern": pattern}}}
+        branch: JsonDict = {"properties": {"handle": {"pattern": pattern}}}
         if not rule:
             rule = branch
             continue
@@ -74,6 +76,14 @@ def _handle_ok(platform: str, h: str) -> bool:
     if platform == "instagram":
         return ".." not in h and not h.startswith(".") and not h.endswith(".")
     return True
+
+
+def is_canonical_handle(platform: str, handle: str) -> bool:
+    """Whether `handle` is a handle of the platform in its canonical form (as stored)."""
+    try:
+        return normalize_handle(platform, handle) == handle
+    except InvalidHandle:
+        return False
 
 
 def normalize_handle(platform: str, raw: str) -> str:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.config import Settings
 from sors.kit.clock import Clock
@@ -16,7 +17,9 @@ from sors.kit.db import Database
 from sors.platforms.base import PlatformAdapter
 
 
-def get_adapter(settings: Any, *, sim_seed: int | None = None, db: Any = None) -> PlatformAdapter:
+def get_adapter(
+    settings: Settings, *, sim_seed: int | None = None, db: Database | None = None
+) -> PlatformAdapter:
     """`settings.platform_source`: "sim" (the seeded simulated world) or "live".
 
     The simulated world's seed is `sim_seed` when given, else `settings.sim.seed`, else 0.
@@ -52,7 +55,7 @@ def process_clock(settings: Settings, db: Callable[[], Database]) -> Clock:
     return SimClock(db, seed=settings.sim.seed)
 
 
-async def world_seed(session: Any, settings: Any) -> int | None:
+async def world_seed(session: AsyncSession, settings: Settings) -> int | None:
     """The simulated world's seed stored with the data (None live): an adapter must be built
     for it, since another seed is another world."""
     if settings.platform_source != "sim":

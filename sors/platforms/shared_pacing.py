@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import text
 
+from sors.config import Settings
 from sors.kit.db import Database
 from sors.platforms.base import RateLimited
 from sors.platforms.live.pacing import DEFAULT_POLICIES, PacingPolicy
@@ -226,7 +227,7 @@ class SharedPacerRegistry:
         return pacer
 
 
-def registry_for(settings: Any, db: Database | None) -> Any:
+def registry_for(settings: Settings, db: Database | None) -> Any:
     """The pacers a live adapter uses: shared (PostgreSQL or Redis) unless the operator
     chose per-process pacing, or there is no database to share through."""
     from sors.platforms.live.pacing import PacerRegistry

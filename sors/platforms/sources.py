@@ -9,7 +9,9 @@ The reason travels with the choice, so `sors doctor` and the console can say it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from sors.config import Settings
 
 SourceName = Literal["web", "api", "apify"]
 
@@ -29,7 +31,7 @@ class SourceChoice:
     reason: str
 
 
-def choose(settings: Any, platform: str) -> SourceChoice:
+def choose(settings: Settings, platform: str) -> SourceChoice:
     chosen = getattr(settings.sources, platform, None)
     if chosen:
         if chosen not in SOURCES[platform]:
@@ -48,5 +50,5 @@ def choose(settings: Any, platform: str) -> SourceChoice:
     return SourceChoice(platform, "web", f"no SORS_APIFY_TOKEN: {scraper} scraping")
 
 
-def choose_all(settings: Any) -> dict[str, SourceChoice]:
+def choose_all(settings: Settings) -> dict[str, SourceChoice]:
     return {platform: choose(settings, platform) for platform in SOURCES}

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 import structlog
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import ValidationError
 
 from sors.remix.prompts import build_messages, retry_message
@@ -187,12 +188,13 @@ class LLMRemixEngine:
         )
 
     async def _ask(
-        self, client: openai.AsyncOpenAI, messages: list[dict[str, str]], json_mode: bool
-    ) -> Any:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
-        if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
-        return await client.chat.completions.create(**kwargs)
+        self, client: openai.AsyncOpenAI, messages: list[ChatCompletionMessageParam],
+        json_mode: bool,
+    ) -> ChatCompletion:
+        return await client.chat.completions.create(
+            model=self.model, messages=messages,
+            response_format={"type": "json_object"} if json_mode else openai.omit,
+        )
 
     def _unavailable(self, exc: Exception) -> RemixError:
         where = redact_url(self.base_url)

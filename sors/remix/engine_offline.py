@@ -14,12 +14,11 @@ description and checklist.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sors.remix import offline_lines as lines
 from sors.remix import offline_text as tx
 from sors.remix.offline_beats import SLIDE_FORMATS, Beat, source_beats
-from sors.remix.schemas_remix import Remix, RemixError, RemixInput
+from sors.remix.schemas_remix import Remix, RemixError, RemixInput, ScriptSegment
 
 ENGINE_NAME = "sors-offline-1"
 MAX_VOICEOVER_WORDS = 120
@@ -227,9 +226,9 @@ def _outlier_note(score: float | None) -> str:
     )
 
 
-def _checklist(plan: _Plan, script: list[dict[str, Any]], total: float) -> list[str]:
+def _checklist(plan: _Plan, script: list[ScriptSegment], total: float) -> list[str]:
     inp, n = plan.inp, len(script)
-    hook_vo, hook_screen = script[0]["voiceover"], script[0]["onScreenText"]
+    hook_vo, hook_screen = script[0].voiceover, script[0].onScreenText
     say = "" if hook_vo.startswith("(") or plan.slides else f"say “{tx.shorten(hook_vo, 10)}” and "
     source_length = (
         f" — the source ran {inp.duration_seconds:.0f} s" if inp.duration_seconds else ""
@@ -272,33 +271,29 @@ def build_remix(inp: RemixInput) -> Remix:
     beats = source_beats(inp)
     plan = _plan(inp, beats)
     labels = _labels(plan, beats)
-    script: list[dict[str, Any]] = []
+    script: list[ScriptSegment] = []
     hook_line = ""
     for i, (beat, label) in enumerate(zip(beats, labels, strict=True)):
         first, last = i == 0, i == len(beats) - 1
         said, shown, kept = _written(plan, beat, label, i, len(beats))
         hook_line = hook_line or said
         on_screen = _on_screen(plan, shown, first)
-        script.append(
-            {
-                "segment": i + 1,
-                "label": label,
-                "startSecond": beat.start,
-                "endSecond": beat.end,
-                "visual": _visual(plan, beat, first, last, on_screen if kept else ""),
-                "voiceover": _voiceover(plan, beat, said, first),
-                "onScreenText": on_screen,
-            }
-        )
+        script.append(ScriptSegment(
+            segment=i + 1,
+            label=label,
+            startSecond=beat.start,
+            endSecond=beat.end,
+            visual=_visual(plan, beat, first, last, on_screen if kept else ""),
+            voiceover=_voiceover(plan, beat, said, first),
+            onScreenText=on_screen,
+        ))
     total = beats[-1].end
-    return Remix.model_validate(
-        {
-            "title": _title(plan, hook_line),
-            "description": _description(plan, len(script), total),
-            "script": script,
-            "checklist": _checklist(plan, script, total),
-            "engine": ENGINE_NAME,
-        }
+    return Remix(
+        title=_title(plan, hook_line),
+        description=_description(plan, len(script), total),
+        script=script,
+        checklist=_checklist(plan, script, total),
+        engine=ENGINE_NAME,
     )
 
 

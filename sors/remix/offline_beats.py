@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from sors.remix import offline_text as tx
 from sors.remix.schemas_remix import MAX_TOTAL_SECONDS, RemixInput
@@ -51,19 +50,16 @@ def _join(a: str, b: str, sep: str) -> str:
     return a if not b else f"{a}{sep}{b}"
 
 
-def _num(value: Any, default: float = 0.0) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return default
-    return out if math.isfinite(out) else default
+def _num(value: float | None, default: float = 0.0) -> float:
+    """`value` when it is a finite number, else `default`."""
+    return value if value is not None and math.isfinite(value) else default
 
 
 def _segments(inp: RemixInput) -> list[tuple[float, float, str]]:
     out = []
     for s in inp.transcript_segments:
-        text = " ".join(str(s.get("text") or "").split())
-        start, end = _num(s.get("start")), _num(s.get("end"))
+        text = " ".join(s.text.split())
+        start, end = _num(s.start), _num(s.end)
         if text and end >= start >= 0:
             out.append((start, end, text))
     return sorted(out, key=lambda s: s[0])
@@ -71,13 +67,13 @@ def _segments(inp: RemixInput) -> list[tuple[float, float, str]]:
 
 def _scene_beats(inp: RemixInput) -> list[Beat]:
     beats = []
-    for position, s in enumerate(sorted(inp.scenes, key=lambda s: _num(s.get("start")))):
-        start, end = _num(s.get("start")), _num(s.get("end"))
+    for position, s in enumerate(sorted(inp.scenes, key=lambda s: _num(s.start))):
+        start, end = _num(s.start), _num(s.end)
         if end <= start:
             continue
-        number = int(_num(s.get("index"), position)) + 1
-        colors = [str(c) for c in (s.get("dominant_colors") or []) if str(c).strip()]
-        screen = " ".join(str(s.get("on_screen_text") or "").split())
+        number = int(_num(s.index, position)) + 1
+        colors = [c for c in s.dominant_colors if c.strip()]
+        screen = " ".join(s.on_screen_text.split())
         beats.append(Beat(start, end, screen=screen, colors=colors[:3], scenes=(number, number)))
     return beats
 

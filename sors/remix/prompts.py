@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from openai.types.chat import ChatCompletionMessageParam
+
 from sors.remix.schemas_remix import RemixInput
 
 MAX_TRANSCRIPT_CHARS = 24_000
@@ -74,9 +76,9 @@ def _index(value: Any, default: int) -> int:
 
 def _transcript_block(inp: RemixInput) -> str:
     lines = [
-        f"[{_seconds(s.get('start'))}-{_seconds(s.get('end'))} s] {' '.join(str(s.get('text') or '').split())}"
+        f"[{_seconds(s.start)}-{_seconds(s.end)} s] {' '.join(s.text.split())}"
         for s in inp.transcript_segments[:MAX_SEGMENT_LINES]
-        if str(s.get("text") or "").strip()
+        if s.text.strip()
     ]
     text = "\n".join(lines) if lines else (inp.transcript_text or "").strip()
     if not text:
@@ -90,11 +92,11 @@ def _scenes_block(inp: RemixInput) -> str:
         return "(no visual analysis)"
     lines = []
     for position, s in enumerate(inp.scenes[:MAX_SCENES]):
-        text = " ".join(str(s.get("on_screen_text") or "").split()) or "(none)"
-        colors = ", ".join(str(c) for c in (s.get("dominant_colors") or [])[:3]) or "?"
+        text = " ".join(s.on_screen_text.split()) or "(none)"
+        colors = ", ".join(s.dominant_colors[:3]) or "?"
         lines.append(
-            f"scene {_index(s.get('index'), position) + 1}: {_seconds(s.get('start'))}-"
-            f"{_seconds(s.get('end'))} s; on-screen text: {text}; colors: {colors}"
+            f"scene {_index(s.index, position) + 1}: {_seconds(s.start)}-"
+            f"{_seconds(s.end)} s; on-screen text: {text}; colors: {colors}"
         )
     if len(inp.scenes) > MAX_SCENES:
         lines.append(f"(… {len(inp.scenes) - MAX_SCENES} more scenes)")
@@ -133,14 +135,14 @@ def source_brief(inp: RemixInput) -> str:
     )
 
 
-def build_messages(inp: RemixInput) -> list[dict[str, str]]:
+def build_messages(inp: RemixInput) -> list[ChatCompletionMessageParam]:
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": source_brief(inp)},
     ]
 
 
-def retry_message(answer: str | None, problem: str) -> list[dict[str, str]]:
+def retry_message(answer: str | None, problem: str) -> list[ChatCompletionMessageParam]:
     """The unusable answer and what was wrong with it, so the next attempt can fix it."""
     return [
         {"role": "assistant", "content": (answer or "")[:8000] or "(empty)"},

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.queue.models import Job
 from sors.remix.models import RemixRecord
+from sors.remix.schemas import Remix
 
 
 async def add(
@@ -32,11 +31,9 @@ async def with_job(session: AsyncSession, job_id: str) -> tuple[Job, RemixRecord
     return None if row is None else (row[0], row[1])
 
 
-async def save_result(
-    session: AsyncSession, job_id: str, remix: dict[str, Any], engine: str
-) -> None:
+async def save_result(session: AsyncSession, job_id: str, remix: Remix, engine: str) -> None:
     await session.execute(
         update(RemixRecord)
         .where(RemixRecord.job_id == job_id)
-        .values(remix=remix, engine=engine, completed_at=text("now()"))
+        .values(remix=remix.model_dump(mode="json"), engine=engine, completed_at=text("now()"))
     )

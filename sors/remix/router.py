@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import unquote
 
-from fastapi import APIRouter, Depends, Request
-from sqlalchemy.ext.asyncio import AsyncSession
+from fastapi import APIRouter, Depends
 
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
@@ -14,13 +13,11 @@ from sors.enrichment.schemas import JobQueued
 from sors.enrichment.service import resolve_target
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
-from sors.kit.responses import JSONResponse
-from sors.kit.routing import SorsRoute, get_session
+from sors.kit.routing import Context, SorsRoute
 from sors.remix import service
 from sors.remix.schemas import RemixIn, RemixResult
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["remix"])
-Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
 
 
@@ -36,24 +33,24 @@ AccountId = Annotated[str, Depends(current_account_id)]
     openapi_extra={"x-sors-skill": "remix_post"},
 )
 async def remix_post(
-    request: Request,
     body: RemixIn,
-    session: Session,
+    ctx: Context,
     account_id: AccountId,
     bill: Annotated[Bill, Depends(get_bill)],
-) -> JSONResponse:
-    post = await resolve_target(session, body)
+) -> JobQueued:
+    post = await resolve_target(ctx.session, body)
     job = await service.request_remix(
-        session,
+        ctx.session,
         account_id=account_id,
         post=post,
         target_niche=body.targetNiche,
         tone=body.tone,
         credits=get_pricing().cost("remix_post"),
-        max_attempts=request.app.state.settings.jobs.max_attempts,
+        now=ctx.now,
+        max_attempts=ctx.runtime.settings.jobs.max_attempts,
     )
     bill.job_ref = job.id
-    return JSONResponse({"status": "pending", "jobRef": job.id, "postId": post.id})
+    return JobQueued(status="pending", jobRef=job.id, postId=post.id)
 
 
 @router.get(
@@ -66,7 +63,7 @@ async def remix_post(
 )
 async def get_remix_result(
     jobRef: str,  # the contract's path parameter name
-    session: Session,
+    ctx: Context,
     account_id: AccountId,
-) -> JSONResponse:
-    return JSONResponse(await service.remix_result_for(session, account_id, unquote(jobRef)))
+) -> RemixResult:
+    return await service.remix_result_for(ctx.session, account_id, unquote(jobRef))

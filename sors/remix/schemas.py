@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from sors.enrichment.schemas import TargetIn
+from sors.enrichment.schemas import JobState, TargetIn, poll_error
 from sors.jobs.schemas import JobError
 from sors.kit.schemas import ResponseModel, trimmed_length
 from sors.queue.models import Job
@@ -102,29 +103,29 @@ SEGMENT_KEYS = (
 )
 
 
-def ordered_remix(remix: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The stored remix with its keys in the documented order (JSONB keeps its own order)."""
-    if remix is None:
-        return None
-    return {
-        "title": remix.get("title"),
-        "description": remix.get("description"),
-        "script": [{k: seg.get(k) for k in SEGMENT_KEYS} for seg in remix.get("script") or []],
-        "checklist": list(remix.get("checklist") or []),
-        "engine": remix.get("engine"),
-        "kept": remix.get("kept"),
-    }
+def stored_remix(data: Mapping[str, Any]) -> Remix:
+    """A stored remix (`remixes.remix`, JSON written by an earlier version maybe) as
+    get_remix_result shows it: every documented key, absent ones null."""
+    kept = data.get("kept")
+    return Remix(
+        title=data.get("title"),
+        description=data.get("description"),
+        script=[ScriptSegment(**{k: seg.get(k) for k in SEGMENT_KEYS})
+                for seg in data.get("script") or []],
+        checklist=list(data.get("checklist") or []),
+        engine=data.get("engine"),
+        kept=None if kept is None else RemixKept.model_validate(kept),
+    )
 
 
-def remix_result(job: Job, record: RemixRecord) -> dict[str, Any]:
-    return {
-        "jobRef": job.id,
-        "status": job.status,
-        "postId": record.post_id,
-        "targetNiche": record.target_niche,
-        "tone": record.tone,
-        "remix": ordered_remix(record.remix) if job.status == "completed" else None,
-        # As GET /jobs/{jobRef}: a failed job's final error, or a pending job's last
-        # transient one while it waits to retry.
-        "error": job.error if job.status in ("failed", "pending") else None,
-    }
+def remix_result(job: Job, record: RemixRecord) -> RemixResult:
+    done = JobState(job.status) is JobState.COMPLETED
+    return RemixResult(
+        jobRef=job.id,
+        status=job.status,
+        postId=record.post_id,
+        targetNiche=record.target_niche,
+        tone=record.tone,
+        remix=stored_remix(record.remix) if done and record.remix is not None else None,
+        error=poll_error(job),
+    )

@@ -1,6 +1,6 @@
 """The remix a job produces: inputs, the validated result, and the engine's error.
 
-`Remix.to_dict()` is exactly the `remix` object of get_remix_result (docs/API.md). Both
+A `Remix` holds exactly the `remix` object of get_remix_result (docs/API.md) but `kept`. Both
 engines build a `Remix`, so the invariants below hold whatever wrote it: every text field is
 non-empty, segments are numbered 1..n, start at 0 and follow each other without gaps.
 """
@@ -8,9 +8,12 @@ non-empty, segments are numbered 1..n, start at 0 and follow each other without 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from sors.catalog.records.analysis_schemas import StoodOut
+from sors.enrichment.analysis import Scene, TranscriptSegment
 
 MAX_SEGMENTS = 40
 MAX_TOTAL_SECONDS = 4 * 3600.0  # long YouTube videos; short-form stays far below
@@ -34,16 +37,13 @@ class RemixError(Exception):
         # three tries and an input with nothing to adapt will not improve.
         return self.code == "llm_unavailable"
 
-    def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
 
 
 @dataclass(frozen=True, kw_only=True)
 class RemixInput:
     """What a remix job knows about the source post, plus what the caller asked for.
 
-    `transcript_segments` items: {start, end, text}; `scenes` items: {index, start, end,
-    on_screen_text, dominant_colors} — the shapes of the transcript and visual analysis.
+    `transcript_segments` and `scenes`: the post's transcript and visual analysis.
     `target_niche` arrives trimmed and 5-500 chars long, `tone` at most 100 chars.
     """
 
@@ -55,14 +55,14 @@ class RemixInput:
     outlier_score: float | None = None
     handle: str = ""
     transcript_text: str | None = None
-    transcript_segments: list[dict[str, Any]] = field(default_factory=list)
-    scenes: list[dict[str, Any]] = field(default_factory=list)
+    transcript_segments: list[TranscriptSegment] = field(default_factory=list)
+    scenes: list[Scene] = field(default_factory=list)
     target_niche: str
     tone: str | None = None
     # What stood out in the source against its creator's usual (its kept analysis, when
     # one was made): the remix keeps these. `keep_hook_type` is the analysed hook's type.
     keep_hook_type: str | None = None
-    keep: list[dict[str, Any]] = field(default_factory=list)
+    keep: list[StoodOut] = field(default_factory=list)
 
     def keep_line(self) -> str | None:
         """One sentence naming what the remix keeps, from the analysis's evidence."""
@@ -72,8 +72,8 @@ class RemixInput:
         if self.keep_hook_type:
             parts.append(f"the {self.keep_hook_type.replace('_', ' ')} hook")
         for item in self.keep:
-            if item["name"] != "hookType":
-                parts.append(f"{item['label']} ({item['value']})")
+            if item.name != "hookType":
+                parts.append(f"{item.label} ({item.value})")
         why = " — it stood out against the creator's usual" if self.keep else ""
         return "Keep " + ", ".join(parts) + why + "."
 
@@ -81,9 +81,9 @@ class RemixInput:
         """True when there is any text to adapt (speech, on-screen text or caption)."""
         if (self.transcript_text or "").strip() or (self.caption or "").strip():
             return True
-        if any(str(s.get("text") or "").strip() for s in self.transcript_segments):
+        if any(s.text.strip() for s in self.transcript_segments):
             return True
-        return any(str(s.get("on_screen_text") or "").strip() for s in self.scenes)
+        return any(s.on_screen_text.strip() for s in self.scenes)
 
 
 def _limit(max_length: int) -> StringConstraints:
@@ -166,24 +166,3 @@ class Remix(RemixDraft):
     @property
     def total_seconds(self) -> float:
         return self.script[-1].endSecond
-
-    def to_dict(self) -> dict[str, Any]:
-        """The contract's `remix` object (camelCase, key order as documented)."""
-        return {
-            "title": self.title,
-            "description": self.description,
-            "script": [
-                {
-                    "segment": s.segment,
-                    "label": s.label,
-                    "startSecond": s.startSecond,
-                    "endSecond": s.endSecond,
-                    "visual": s.visual,
-                    "voiceover": s.voiceover,
-                    "onScreenText": s.onScreenText,
-                }
-                for s in self.script
-            ],
-            "checklist": list(self.checklist),
-            "engine": self.engine,
-        }

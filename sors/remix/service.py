@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -11,7 +11,7 @@ from sors.jobs import service as jobs
 from sors.jobs.errors import JobNotFound
 from sors.queue.models import Job
 from sors.remix import repository as repo
-from sors.remix.schemas import remix_result
+from sors.remix.schemas import RemixResult, remix_result
 
 
 async def request_remix(
@@ -22,6 +22,7 @@ async def request_remix(
     target_niche: str,
     tone: str | None,
     credits: int,
+    now: datetime,
     max_attempts: int,
 ) -> Job:
     """Every remix request is its own job (another niche or tone is another remix); a
@@ -32,13 +33,14 @@ async def request_remix(
         account_id=account_id,
         payload={"postId": post.id},
         credits=credits,
+        now=now,
         max_attempts=max_attempts,
     )
     await repo.add(session, job_id=job.id, post_id=post.id, target_niche=target_niche, tone=tone)
     return job
 
 
-async def remix_result_for(session: AsyncSession, account_id: str, job_ref: str) -> dict[str, Any]:
+async def remix_result_for(session: AsyncSession, account_id: str, job_ref: str) -> RemixResult:
     found = await repo.with_job(session, job_ref)
     # Another account's remix, or a job that is not a remix, looks exactly like a missing one.
     if found is None or found[0].account_id != account_id:

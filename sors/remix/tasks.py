@@ -3,24 +3,20 @@ charge), then have the configured engine write the remix for the requested niche
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
 
 from sors.catalog.models import PostAnalysisRecord
 from sors.catalog.records import repository as catalog_repo
+from sors.catalog.records.analysis_schemas import StoodOut
 from sors.enrichment import repository as enrichment_repo
-from sors.enrichment.tasks import enrich_post
+from sors.enrichment.analysis import Scene, TranscriptSegment
+from sors.enrichment.tasks import PostJobResult, enrich_post
 from sors.jobs.engine import JobContext, JobFailed, RetryableJobError
 from sors.queue.models import Job
 from sors.remix import repository as repo
-from sors.remix.engines import RemixEngine, RemixError, RemixInput, get_engine
-
-
-def remix_engine(ctx: JobContext) -> RemixEngine:
-    engine = getattr(ctx, "_remix_engine", None)
-    if engine is None:
-        engine = get_engine(ctx.settings)
-        ctx._remix_engine = engine  # type: ignore[attr-defined]
-    return engine
+from sors.remix.engines import Remix, RemixError, RemixInput, get_engine
+from sors.remix.schemas import Remix as RemixOut
+from sors.remix.schemas import RemixKept
 
 
 async def build_input(ctx: JobContext, job_id: str, post_id: str) -> RemixInput:
@@ -35,6 +31,7 @@ async def build_input(ctx: JobContext, job_id: str, post_id: str) -> RemixInput:
         transcript = await catalog_repo.get_transcript(s, post_id)
         visual = await catalog_repo.get_visual_analysis(s, post_id)
         analysis = await catalog_repo.get_analysis(s, post_id)
+    kept = keep_from(analysis)
     score = post.score_three_months if post.score_three_months is not None else post.score_all_time
     return RemixInput(
         platform=post.platform,
@@ -45,11 +42,13 @@ async def build_input(ctx: JobContext, job_id: str, post_id: str) -> RemixInput:
         outlier_score=score,
         handle=handle or "",
         transcript_text=transcript.text if transcript else None,
-        transcript_segments=list(transcript.segments or []) if transcript else [],
-        scenes=list(visual.scenes or []) if visual else [],
+        transcript_segments=[TranscriptSegment.from_json(s) for s in transcript.segments or []]
+        if transcript else [],
+        scenes=[Scene.from_json(s) for s in visual.scenes or []] if visual else [],
         target_niche=record.target_niche,
         tone=record.tone,
-        **keep_from(analysis),
+        keep_hook_type=kept.hook_type,
+        keep=kept.stood_out,
     )
 
 
@@ -60,29 +59,40 @@ KEEPABLE = frozenset({
 })
 
 
-def keep_from(record: PostAnalysisRecord | None) -> dict[str, Any]:
-    """What the remix keeps from the post's breakdown (sors.analyses), if one was made."""
+@dataclass(frozen=True)
+class Kept:
+    """What the remix keeps from the post's breakdown (sors.analyses): the analysed hook's
+    type and the stood-out features a script can keep."""
+
+    hook_type: str | None = None
+    stood_out: list[StoodOut] = field(default_factory=list)
+
+
+def keep_from(record: PostAnalysisRecord | None) -> Kept:
+    """What the remix keeps from the post's breakdown, if one was made."""
     data = record.analysis if record is not None else None
     if not data:
-        return {}
-    hook = data.get("hook") or {}
-    keep = [i for i in data.get("stoodOut") or [] if i["name"] in KEEPABLE]
-    return {"keep_hook_type": hook.get("type"), "keep": keep}
+        return Kept()
+    stood_out = [StoodOut.model_validate(i) for i in data.get("stoodOut") or []]
+    return Kept((data.get("hook") or {}).get("type"),
+                [i for i in stood_out if i.name in KEEPABLE])
 
 
-def kept_block(inp: RemixInput) -> dict[str, Any] | None:
-    """The remix result's `kept`: the hook type and the stood-out features it keeps."""
-    if inp.keep_hook_type is None and not inp.keep:
-        return None
-    return {"hookType": inp.keep_hook_type, "stoodOut": [i["name"] for i in inp.keep]}
+def shown(result: Remix, inp: RemixInput) -> RemixOut:
+    """The engine's remix as get_remix_result shows it, with what it kept (`kept`: null when
+    the post had no breakdown to keep from)."""
+    kept = None
+    if inp.keep_hook_type is not None or inp.keep:
+        kept = RemixKept(hookType=inp.keep_hook_type, stoodOut=[i.name for i in inp.keep])
+    return RemixOut.model_validate({**result.model_dump(), "kept": kept})
 
 
-async def remix(ctx: JobContext, job: Job) -> dict[str, Any]:
+async def remix(ctx: JobContext, job: Job) -> PostJobResult:
     post_id = job.payload["postId"]
     await enrich_post(ctx, post_id)
     inp = await build_input(ctx, job.id, post_id)
     try:
-        result = await remix_engine(ctx).remix(inp)
+        result = await get_engine(ctx.settings).remix(inp)
     except RemixError as exc:
         if exc.retryable:
             # The model endpoint is down: try again later, up to the job's attempts; the
@@ -90,9 +100,7 @@ async def remix(ctx: JobContext, job: Job) -> dict[str, Any]:
             raise RetryableJobError(exc.code, exc.message) from exc
         raise JobFailed(exc.code, exc.message) from exc
     async with ctx.db.transaction() as s:
-        await repo.save_result(
-            s, job.id, {**result.to_dict(), "kept": kept_block(inp)}, result.engine
-        )
+        await repo.save_result(s, job.id, shown(result, inp), result.engine)
     return {"postId": post_id}
 
 

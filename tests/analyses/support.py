@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import select
 
 from sors.catalog.models import Post, Profile
 from sors.enrichment import repository as enrichment_repo
+from sors.enrichment.analysis import SceneData, SegmentData
 from sors.kit.db import Database
 from tests.factories.world import hand_crawl, hand_post, ingest
 
@@ -20,7 +20,7 @@ OUTLIER_HOOK = "Why does nobody plan their week like this?"
 HOOK_SPAN = (0.2, 2.6)
 
 
-def segments(hook: str) -> list[dict[str, Any]]:
+def segments(hook: str) -> list[SegmentData]:
     return [
         {"start": HOOK_SPAN[0], "end": HOOK_SPAN[1], "text": hook},
         {"start": 3.0, "end": 7.0, "text": "Write the three things that matter most."},
@@ -29,7 +29,7 @@ def segments(hook: str) -> list[dict[str, Any]]:
     ]
 
 
-SCENES = [
+SCENES: list[SceneData] = [
     {"index": i, "start": s, "end": e, "on_screen_text": "", "dominant_colors": []}
     for i, (s, e) in enumerate([(0.0, 3.0), (3.0, 7.2), (7.2, 11.3), (11.3, 20.0)])
 ]
@@ -70,7 +70,7 @@ async def creator(
             await enrichment_repo.save_transcript(
                 s, pid,
                 {"text": text, "language": "en", "source": "speech", "segments": segments(hook)},
-                "test",
+                "test", AT,
             )
             await enrichment_repo.save_visual_analysis(
                 s, pid,

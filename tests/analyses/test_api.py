@@ -18,14 +18,14 @@ from .support import HOOK_SPAN, OUTLIER_HOOK, creator
 ANALYSES = "/api/v1/analyses"
 
 
-async def analyse(client: httpx.AsyncClient, db, settings, key: str, post_id: str, app) -> dict:
+async def analyse(client: httpx.AsyncClient, runtime, key: str, post_id: str, app) -> dict:
     """Queue an analysis, run it, and read its result (checked against the response model)."""
     r = await client.post(ANALYSES, json={"postId": post_id}, headers=auth(key))
     assert r.status_code == 200, r.text
     assert charged(r) == 15
     job_ref = r.json()["jobRef"]
     assert r.json() == {"status": "pending", "jobRef": job_ref, "postId": post_id}
-    assert await run_jobs_until_idle(db, settings, timeout=120) >= 1
+    assert await run_jobs_until_idle(runtime, timeout=120) >= 1
     r = await client.get(f"{ANALYSES}/{job_ref}", headers=auth(key))
     assert r.status_code == 200 and charged(r) == 0, r.text
     body = r.json()
@@ -35,11 +35,11 @@ async def analyse(client: httpx.AsyncClient, db, settings, key: str, post_id: st
 
 
 async def test_a_question_hook_that_only_the_outliers_use_stands_out_with_its_timestamps(
-    client: httpx.AsyncClient, db, settings, app
+    runtime, client: httpx.AsyncClient, db, settings, app
 ) -> None:
     _, outliers = await creator(db)
     account_id, key = await create_account(db, credits=100)
-    result = await analyse(client, db, settings, key, outliers[-1], app)
+    result = await analyse(client, runtime, key, outliers[-1], app)
     a = result["analysis"]
     assert a["engine"] == OFFLINE_ENGINE and a["summaryNote"] is None
     assert a["peerCount"] == 14 and a["outlierCount"] == 2 and a["analysedPeerCount"] == 14
@@ -74,28 +74,28 @@ async def test_a_question_hook_that_only_the_outliers_use_stands_out_with_its_ti
 
 
 async def test_a_post_like_all_the_others_gets_no_invented_difference(
-    client: httpx.AsyncClient, db, settings, app
+    runtime, client: httpx.AsyncClient, db, settings, app
 ) -> None:
     ordinary, _ = await creator(db)
     _, key = await create_account(db, credits=100)
-    a = (await analyse(client, db, settings, key, ordinary[5], app))["analysis"]
+    a = (await analyse(client, runtime, key, ordinary[5], app))["analysis"]
     assert a["stoodOut"] == []
     assert a["hook"]["type"] == "how_to"
     assert "Nothing in it departs" in a["summary"]
 
 
 async def test_too_few_outliers_say_so_rather_than_guess(
-    client: httpx.AsyncClient, db, settings, app
+    runtime, client: httpx.AsyncClient, db, settings, app
 ) -> None:
     _, outliers = await creator(db, outliers=1)
     _, key = await create_account(db, credits=100)
-    a = (await analyse(client, db, settings, key, outliers[0], app))["analysis"]
+    a = (await analyse(client, runtime, key, outliers[0], app))["analysis"]
     assert a["stoodOut"] == [] and a["outlierCount"] == 0
     assert "too few" in a["summary"]
 
 
 async def test_money_dry_run_ownership_and_refund_on_failure(
-    client: httpx.AsyncClient, db, settings, app
+    runtime, client: httpx.AsyncClient, db, settings, app
 ) -> None:
     ordinary, _ = await creator(db)
     account_id, key = await create_account(db, credits=20, email="one@example.com")
@@ -130,7 +130,7 @@ async def test_money_dry_run_ownership_and_refund_on_failure(
     async with db.transaction() as s:
         await s.execute(text("UPDATE jobs SET payload = jsonb_build_object('postId', 'pst_gone') "
                              "WHERE id = :j"), {"j": job_ref})
-    await run_jobs_until_idle(db, settings, timeout=60)
+    await run_jobs_until_idle(runtime, timeout=60)
     failed = (await client.get(f"{ANALYSES}/{job_ref}", headers=auth(key))).json()
     assert failed["status"] == "failed" and failed["error"]["code"] == "post_not_found"
     assert (await job(client, key, job_ref))["creditsRefunded"] == 15
@@ -139,15 +139,15 @@ async def test_money_dry_run_ownership_and_refund_on_failure(
 
 
 async def test_analysis_completed_is_delivered_to_webhooks(
-    client: httpx.AsyncClient, db, settings, app, receiver
+    runtime, client: httpx.AsyncClient, db, settings, app, receiver
 ) -> None:
     _, outliers = await creator(db)
     _, key = await create_account(db, credits=100)
     ep = await create_endpoint(
         client, key, receiver.url, events=["analysis.completed", "job.completed"]
     )
-    result = await analyse(client, db, settings, key, outliers[0], app)
-    await run_jobs_until_idle(db, settings, timeout=60)  # the deliveries
+    result = await analyse(client, runtime, key, outliers[0], app)
+    await run_jobs_until_idle(runtime, timeout=60)  # the deliveries
     [got] = receiver.of_type("analysis.completed")
     data = got.verify(ep["secret"])["data"]
     assert data["jobRef"] == result["jobRef"] and data["postId"] == outliers[0]

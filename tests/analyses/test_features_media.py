@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sors.analyses.features import HOOK_SECONDS, PostMaterial, post_features
-from sors.enrichment.analysis import Transcript, VisualAnalysis
+from sors.analyses.features import HOOK_SECONDS, PostFeatures, PostMaterial, post_features
+from sors.enrichment.analysis import Scene, Transcript, TranscriptSegment, VisualAnalysis
 from tests.enrichment.api_support import words
 
 from .conftest import SCENES, SLIDES, Analysed
@@ -17,6 +17,7 @@ PUBLISHED = datetime(2026, 11, 3, 18, 30, tzinfo=UTC)  # a Tuesday
 
 
 def video_material(transcript: Transcript, visual: VisualAnalysis, duration: float) -> PostMaterial:
+    # As the catalog keeps them (rounded), and reads them back.
     t, v = transcript.to_dict(), visual.to_dict()
     return PostMaterial(
         content_type="video",
@@ -25,8 +26,8 @@ def video_material(transcript: Transcript, visual: VisualAnalysis, duration: flo
         duration_seconds=duration,
         hashtags=["morning", "routine"],
         transcript_source=t["source"],
-        segments=t["segments"],
-        scenes=v["scenes"],
+        segments=[TranscriptSegment.from_json(s) for s in t["segments"]],
+        scenes=[Scene.from_json(s) for s in v["scenes"]],
         has_media=True,
     )
 
@@ -34,21 +35,23 @@ def video_material(transcript: Transcript, visual: VisualAnalysis, duration: flo
 def test_the_hook_is_the_first_seconds_of_the_rendered_speech(analysed_video: Analysed) -> None:
     duration = analysed_video.media.duration_seconds or 0.0
     f = post_features(video_material(analysed_video.transcript, analysed_video.visual, duration))
-    hook = f["hook"]
-    assert words(hook["spokenText"]) == words(SCENES[0])
-    assert hook["text"] == hook["spokenText"]
-    assert words(hook["onScreenText"]) == words(SCENES[0])  # the first card's caption
-    assert hook["type"] == "question" and f["values"]["hookType"] == "question"
-    assert 0.0 <= hook["startSecond"] < HOOK_SECONDS < hook["endSecond"] + HOOK_SECONDS
-    assert f["values"]["hookWords"] == len(words(SCENES[0]))
+    hook = f.hook
+    assert hook is not None and hook.spokenText and hook.onScreenText
+    assert hook.startSecond is not None and hook.endSecond is not None
+    assert words(hook.spokenText) == words(SCENES[0])
+    assert hook.text == hook.spokenText
+    assert words(hook.onScreenText) == words(SCENES[0])  # the first card's caption
+    assert hook.type == "question" and f.values["hookType"] == "question"
+    assert 0.0 <= hook.startSecond < HOOK_SECONDS < hook.endSecond + HOOK_SECONDS
+    assert f.values["hookWords"] == len(words(SCENES[0]))
     # Nothing said after the first scene leaks into the hook.
-    assert not set(words(SCENES[1])) - set(words(SCENES[0])) & set(words(hook["text"]))
+    assert not set(words(SCENES[1])) - set(words(SCENES[0])) & set(words(hook.text))
 
 
 def test_cuts_match_the_rendered_scenes(analysed_video: Analysed) -> None:
     duration = analysed_video.media.duration_seconds or 0.0
     f = post_features(video_material(analysed_video.transcript, analysed_video.visual, duration))
-    v = f["values"]
+    v = f.values
     scenes = analysed_video.visual.scenes
     assert len(scenes) == len(SCENES)
     assert v["cutsPerMinute"] == pytest.approx((len(SCENES) - 1) / duration * 60, abs=0.01)
@@ -63,8 +66,9 @@ def test_cuts_match_the_rendered_scenes(analysed_video: Analysed) -> None:
     assert v["slideCount"] is None and v["textDensity"] is None
 
 
-def hook_end(f: dict) -> float:
-    return float(f["hook"]["endSecond"])
+def hook_end(f: PostFeatures) -> float:
+    assert f.hook is not None and f.hook.endSecond is not None
+    return f.hook.endSecond
 
 
 def test_slides_count_and_text_density(analysed_slides: VisualAnalysis) -> None:
@@ -74,15 +78,15 @@ def test_slides_count_and_text_density(analysed_slides: VisualAnalysis) -> None:
         caption="Cheap meals",
         published_at=PUBLISHED,
         transcript_source="on_screen_text",
-        segments=[{"start": s["start"], "end": s["end"], "text": s["on_screen_text"]}
+        segments=[TranscriptSegment(s["start"], s["end"], s["on_screen_text"])
                   for s in v["scenes"]],
-        scenes=v["scenes"],
+        scenes=[Scene.from_json(s) for s in v["scenes"]],
         has_media=True,
     )
     f = post_features(m)
-    assert f["values"]["slideCount"] == len(SLIDES)
+    assert f.values["slideCount"] == len(SLIDES)
     expected = sum(len(words(s)) for s in SLIDES) / len(SLIDES)
-    assert f["values"]["textDensity"] == pytest.approx(expected, abs=1.0)
-    assert words(f["hook"]["text"]) == words(SLIDES[0])
-    assert f["hook"]["type"] == "number_list"
-    assert f["values"]["cutsPerMinute"] is None and f["values"]["speakingRate"] is None
+    assert f.values["textDensity"] == pytest.approx(expected, abs=1.0)
+    assert f.hook is not None and words(f.hook.text) == words(SLIDES[0])
+    assert f.hook.type == "number_list"
+    assert f.values["cutsPerMinute"] is None and f.values["speakingRate"] is None

@@ -3,6 +3,8 @@ it may phrase, never invent — a number the evidence does not hold rejects it."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 
 from sors.analyses.engine_llm import phrase
@@ -63,7 +65,7 @@ async def test_a_summary_with_a_foreign_number_is_rejected_and_the_offline_one_k
 
 
 async def test_the_llm_engine_through_the_analysis_job(
-    client: httpx.AsyncClient, db, settings, fake_llm: FakeOpenAI
+    runtime, client: httpx.AsyncClient, db, settings, fake_llm: FakeOpenAI
 ) -> None:
     _, outliers = await creator(db)
     _, key = await create_account(db, credits=100)
@@ -74,7 +76,7 @@ async def test_the_llm_engine_through_the_analysis_job(
     for post_id in outliers[:2]:
         r = await client.post("/api/v1/analyses", json={"postId": post_id}, headers=auth(key))
         refs.append(r.json()["jobRef"])
-    await run_jobs_until_idle(db, llm, timeout=120)
+    await run_jobs_until_idle(replace(runtime, settings=llm), timeout=120)
     first, second = [
         (await client.get(f"/api/v1/analyses/{ref}", headers=auth(key))).json()["analysis"]
         for ref in refs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 
 from tests.enrichment.api_support import assert_complete_remix
@@ -24,17 +26,17 @@ async def _remix(client: httpx.AsyncClient, key: str, post_id: str) -> str:
 
 
 async def test_a_remix_keeps_the_hook_type_that_stood_out(
-    client: httpx.AsyncClient, db, settings
+    runtime, client: httpx.AsyncClient, db, settings
 ) -> None:
     ordinary, outliers = await creator(db)
     _, key = await create_account(db, credits=200)
     r = await client.post("/api/v1/analyses", json={"postId": outliers[-1]}, headers=auth(key))
     assert r.status_code == 200
-    await run_jobs_until_idle(db, settings, timeout=120)
+    await run_jobs_until_idle(runtime, timeout=120)
 
     analysed = await _remix(client, key, outliers[-1])
     plain = await _remix(client, key, ordinary[0])  # never analysed
-    await run_jobs_until_idle(db, settings, timeout=120)
+    await run_jobs_until_idle(runtime, timeout=120)
 
     remix = (await client.get(f"{REMIX}/{analysed}", headers=auth(key))).json()["remix"]
     assert_complete_remix(remix)
@@ -50,12 +52,12 @@ async def test_a_remix_keeps_the_hook_type_that_stood_out(
 
 
 async def test_the_llm_is_told_what_to_keep(
-    client: httpx.AsyncClient, db, settings, fake_llm: FakeOpenAI
+    runtime, client: httpx.AsyncClient, db, settings, fake_llm: FakeOpenAI
 ) -> None:
     _, outliers = await creator(db)
     _, key = await create_account(db, credits=200)
     await client.post("/api/v1/analyses", json={"postId": outliers[-1]}, headers=auth(key))
-    await run_jobs_until_idle(db, settings, timeout=120)
+    await run_jobs_until_idle(runtime, timeout=120)
     llm = settings.with_values(**{"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"})
     fake_llm.queue(json_answer({
         "title": "Espresso, asked", "description": "The question hook, for espresso.",
@@ -65,7 +67,7 @@ async def test_the_llm_is_told_what_to_keep(
         "checklist": ["Question first", "Text on screen", "Short"],
     }))  # fmt: skip
     job_ref = await _remix(client, key, outliers[-1])
-    await run_jobs_until_idle(db, llm, timeout=120)
+    await run_jobs_until_idle(replace(runtime, settings=llm), timeout=120)
     prompt = fake_llm.requests[-1].prompt
     assert "KEEP" in prompt and "Keep the question hook" in prompt
     remix = (await client.get(f"{REMIX}/{job_ref}", headers=auth(key))).json()["remix"]

@@ -21,7 +21,7 @@ def template_type(line: str, topic: str) -> str:
 
 
 async def test_a_simulated_videos_hook_is_its_first_spoken_sentence_and_its_type(
-    client: httpx.AsyncClient, db, settings
+    runtime, client: httpx.AsyncClient, db, settings
 ) -> None:
     post = await video_post(db)
     hook_line = post.script[0]
@@ -29,7 +29,7 @@ async def test_a_simulated_videos_hook_is_its_first_spoken_sentence_and_its_type
     _, key = await create_account(db, credits=50)
     r = await client.post("/api/v1/analyses", json={"postId": post.id}, headers=auth(key))
     assert r.status_code == 200, r.text
-    assert await run_jobs_until_idle(db, settings, timeout=300) == 1
+    assert await run_jobs_until_idle(runtime, timeout=300) == 1
     body = (await client.get(f"/api/v1/analyses/{r.json()['jobRef']}", headers=auth(key))).json()
     assert body["status"] == "completed", body
     a = body["analysis"]

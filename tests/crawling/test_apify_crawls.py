@@ -45,12 +45,12 @@ async def crawl(client: httpx.AsyncClient, key: str, handle: str = HANDLE) -> st
 
 
 async def test_a_crawl_through_apify_stores_the_recorded_posts_and_counts_searchably(
-    client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
+    runtime, client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
 ) -> None:
-    await set_time(db, CAPTURED, app)
+    await set_time(db, CAPTURED)
     account_id, key = await create_account(db, credits=200)
     job_ref = await crawl(client, key)
-    assert await run_jobs_until_idle(db, settings, adapter=live(fake_apify)) == 1
+    assert await run_jobs_until_idle(runtime, adapter=live(fake_apify)) == 1
 
     job = (await client.get(f"/api/v1/jobs/{job_ref}", headers=auth(key))).json()
     assert job["status"] == "completed", job
@@ -80,12 +80,13 @@ async def test_a_crawl_through_apify_stores_the_recorded_posts_and_counts_search
     assert await balance_and_ledger_sum(db, account_id) == (158, 158)  # crawl, profile, search
 
     # A second replayed run later: one more history point per post, nothing new.
-    await set_time(db, CAPTURED + timedelta(days=1), app)
+    await set_time(db, CAPTURED + timedelta(days=1))
     async with db.transaction() as s:
         await jobs.enqueue(s, type="refresh", account_id=None, credits=0, origin="catalog",
                            payload={"platform": "tiktok", "handle": HANDLE,
-                                    "profileId": profile_id}, target=f"tiktok:{HANDLE}")
-    assert await run_jobs_until_idle(db, settings, adapter=live(fake_apify)) == 1
+                                    "profileId": profile_id}, target=f"tiktok:{HANDLE}",
+                           now=CAPTURED + timedelta(days=1), max_attempts=3)
+    assert await run_jobs_until_idle(runtime, adapter=live(fake_apify)) == 1
     assert len(fake_apify.runs) == 2
     [points] = await rows(
         db, "SELECT count(*) AS n FROM post_stats s JOIN posts p ON p.id = s.post_id "
@@ -98,12 +99,12 @@ async def job_of(client: httpx.AsyncClient, key: str, job_ref: str) -> dict[str,
 
 
 async def test_a_refused_token_fails_the_crawl_naming_the_setting_and_refunds_it(
-    client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
+    runtime, client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
 ) -> None:
-    await set_time(db, CAPTURED, app)
+    await set_time(db, CAPTURED)
     account_id, key = await create_account(db, credits=40)
     job_ref = await crawl(client, key)
-    await run_jobs_until_idle(db, settings, adapter=live(fake_apify, token="apify_api_wrong"))
+    await run_jobs_until_idle(runtime, adapter=live(fake_apify, token="apify_api_wrong"))
     job = await job_of(client, key, job_ref)
     assert job["status"] == "failed" and job["error"]["code"] == "source_unavailable"
     assert "SORS_APIFY_TOKEN" in job["error"]["message"]
@@ -115,13 +116,13 @@ async def test_a_refused_token_fails_the_crawl_naming_the_setting_and_refunds_it
 
 
 async def test_a_failed_actor_run_is_retried_and_its_cost_is_still_counted(
-    client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
+    runtime, client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
 ) -> None:
-    await set_time(db, CAPTURED, app)
+    await set_time(db, CAPTURED)
     _, key = await create_account(db, credits=40)
     fake_apify.next_status = ["FAILED"]
     job_ref = await crawl(client, key)
-    await run_jobs_until_idle(db, settings, adapter=live(fake_apify))
+    await run_jobs_until_idle(runtime, adapter=live(fake_apify))
     job = await job_of(client, key, job_ref)
     # Waiting for its retry, with the transient error on it.
     assert job["status"] == "pending" and job["error"]["code"] == "platform_unavailable"
@@ -131,33 +132,34 @@ async def test_a_failed_actor_run_is_retried_and_its_cost_is_still_counted(
 
 
 async def test_an_unknown_handle_is_profile_not_found_and_refunded(
-    client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
+    runtime, client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
 ) -> None:
-    await set_time(db, CAPTURED, app)
+    await set_time(db, CAPTURED)
     account_id, key = await create_account(db, credits=40)
     job_ref = await crawl(client, key, handle="no.such.creator.here")
-    await run_jobs_until_idle(db, settings, adapter=live(fake_apify))
+    await run_jobs_until_idle(runtime, adapter=live(fake_apify))
     job = await job_of(client, key, job_ref)
     assert job["status"] == "failed" and job["error"]["code"] == "profile_not_found"
     assert await balance_and_ledger_sum(db, account_id) == (40, 40)
 
 
 async def test_an_empty_answer_for_a_known_creator_is_an_error_not_zero_posts(
-    client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
+    runtime, client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
 ) -> None:
-    await set_time(db, CAPTURED, app)
+    await set_time(db, CAPTURED)
     _, key = await create_account(db, credits=100)
     first = await crawl(client, key)
-    await run_jobs_until_idle(db, settings, adapter=live(fake_apify))
+    await run_jobs_until_idle(runtime, adapter=live(fake_apify))
     profile_id = (await job_of(client, key, first))["result"]["profileId"]
     fake_apify.items["clockworks~tiktok-scraper"] = []  # the scraper comes back empty
-    await set_time(db, CAPTURED + timedelta(days=1), app)
+    await set_time(db, CAPTURED + timedelta(days=1))
     async with db.transaction() as s:
         job, _ = await jobs.enqueue(s, type="refresh", account_id=None, credits=0,
                                     origin="catalog", target=f"tiktok:{HANDLE}",
                                     payload={"platform": "tiktok", "handle": HANDLE,
-                                             "profileId": profile_id})
-    await run_jobs_until_idle(db, settings, adapter=live(fake_apify))
+                                             "profileId": profile_id},
+                                    now=CAPTURED + timedelta(days=1), max_attempts=3)
+    await run_jobs_until_idle(runtime, adapter=live(fake_apify))
     [state] = await rows(db, "SELECT status, error FROM jobs WHERE id = :j", j=job.id)
     assert state["status"] == "pending" and state["error"]["code"] == "platform_unavailable"
     assert "not a profile with no posts" in state["error"]["message"]
@@ -168,15 +170,15 @@ async def test_an_empty_answer_for_a_known_creator_is_an_error_not_zero_posts(
 
 
 async def test_an_instagram_crawl_reads_the_profile_details_and_flags_video_views(
-    client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
+    runtime, client: httpx.AsyncClient, db, settings, fake_apify: FakeApify, app
 ) -> None:
     # The recorded `details` export of 2026-08-28: the profile and its 12 latest posts.
-    await set_time(db, datetime(2026, 8, 28, 5, 0, tzinfo=UTC), app)
+    await set_time(db, datetime(2026, 8, 28, 5, 0, tzinfo=UTC))
     _, key = await create_account(db, credits=100)
     r = await client.post("/api/v1/crawls", headers=auth(key),
                           json={"platform": "instagram", "handle": "nuancedaiman"})
     job_ref = r.json()["jobRef"]
-    await run_jobs_until_idle(db, settings, adapter=live(fake_apify))
+    await run_jobs_until_idle(runtime, adapter=live(fake_apify))
     job = await job_of(client, key, job_ref)
     assert job["status"] == "completed", job
     assert job["result"]["postsSeen"] == 12

@@ -47,7 +47,7 @@ async def built(app: Any, db: Database) -> AsyncIterator[worldbuild.BuildState]:
     order = worldbuild._order(0, PROFILES, AT)
     state = await worldbuild._one_batch(db, planned, sorted(order.watched), order.watched)
     assert state.ready == len(order.watched)
-    await set_time(db, AT, app)
+    await set_time(db, AT)
     yield state
     await reset_tables(db, KEEP_TABLES)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -46,7 +47,7 @@ def llm_remix() -> dict[str, Any]:
     }  # fmt: skip
 
 
-async def test_offline_remix_end_to_end(client: httpx.AsyncClient, db, settings) -> None:
+async def test_offline_remix_end_to_end(runtime, client: httpx.AsyncClient, db, settings) -> None:
     post = await slideshow_post(db)
     account_id, key = await create_account(db, credits=50)
     body = {
@@ -72,7 +73,7 @@ async def test_offline_remix_end_to_end(client: httpx.AsyncClient, db, settings)
         "error": None,
     }
 
-    assert await run_jobs_until_idle(db, settings, timeout=300) == 1
+    assert await run_jobs_until_idle(runtime, timeout=300) == 1
     # The jobRef may arrive URL-encoded (even twice).
     encoded = job_ref.replace("_", "%255F", 1)
     r = await client.get(f"{REMIX}/{encoded}", headers=auth(key))
@@ -144,12 +145,10 @@ async def test_remix_validation_and_ownership(client: httpx.AsyncClient, db) -> 
 
 
 async def test_llm_remix_wired_through_settings(
-    client: httpx.AsyncClient, db, settings, fake_llm: FakeOpenAI
+    runtime, client: httpx.AsyncClient, db, settings, fake_llm: FakeOpenAI
 ) -> None:
     fake_llm.reset()
-    llm_settings = settings.model_copy(
-        update={"llm_base_url": fake_llm.base_url, "llm_model": "fake-llm"}
-    )
+    llm_settings = settings.with_values(llm_base_url=fake_llm.base_url, llm_model="fake-llm")
     post = await slideshow_post(db)
     account_id, key = await create_account(db, credits=40)
     body = {"postId": post.id, "targetNiche": "home espresso for beginners"}
@@ -162,7 +161,7 @@ async def test_llm_remix_wired_through_settings(
         text_answer('```json\n{"still": "wrong"}\n```'),
     )
 
-    assert await run_jobs_until_idle(db, llm_settings, timeout=300) == 2
+    assert await run_jobs_until_idle(replace(runtime, settings=llm_settings), timeout=300) == 2
     r = (await client.get(f"{REMIX}/{good}", headers=auth(key))).json()
     assert r["status"] == "completed", r
     assert_complete_remix(r["remix"])
@@ -183,7 +182,7 @@ async def test_llm_remix_wired_through_settings(
     # The endpoint down: retried while attempts remain, then failed and refunded once.
     down = settings.with_values(**{"llm_base_url": closed_port_url(), "llm_model": "fake-llm"})
     job_ref = (await client.post(REMIX, json=body, headers=auth(key))).json()["jobRef"]
-    await run_jobs_until_idle(db, down, timeout=300)
+    await run_jobs_until_idle(replace(runtime, settings=down), timeout=300)
     r = (await client.get(f"{REMIX}/{job_ref}", headers=auth(key))).json()
     # Waiting for another attempt, with the transient error visible.
     assert r["status"] == "pending" and r["error"]["code"] == "llm_unavailable", r
@@ -193,7 +192,7 @@ async def test_llm_remix_wired_through_settings(
             text("UPDATE jobs SET run_after = now(), max_attempts = attempts + 1 WHERE id = :j"),
             {"j": job_ref},
         )
-    await run_jobs_until_idle(db, down, timeout=300)
+    await run_jobs_until_idle(replace(runtime, settings=down), timeout=300)
     r = (await client.get(f"{REMIX}/{job_ref}", headers=auth(key))).json()
     assert r["status"] == "failed" and r["error"]["code"] == "llm_unavailable"
     assert (await job(client, key, job_ref))["creditsRefunded"] == 20

@@ -1,20 +1,16 @@
-"""request_transcript and download_post_media end to end through HTTP, on simulated posts
-whose media are rendered for real (espeak-ng voice, drawn slides) and analysed for real."""
+"""request_transcript end to end through HTTP, on simulated posts whose media are rendered
+for real (espeak-ng voice, drawn slides) and analysed for real; its failures, refunded once."""
 
 from __future__ import annotations
 
-import io
-from datetime import datetime, timedelta
+from dataclasses import replace
 from typing import Any
 
 import httpx
 import pytest
-from PIL import Image
 from sqlalchemy import func, select, text
 
 from sors.enrichment import speech
-from sors.enrichment.router import media_store
-from sors.kit import clock
 from sors.queue.models import Job
 from sors.remix.engines import OFFLINE_ENGINE_NAME
 from tests.factories import auth, balance_and_ledger_sum, create_account
@@ -39,7 +35,9 @@ MEDIA = "/api/v1/posts/media"
 # ---- request_transcript ------------------------------------------------------------------
 
 
-async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settings) -> None:
+async def test_video_transcript_end_to_end(
+    runtime, client: httpx.AsyncClient, db, settings
+) -> None:
     post = await video_post(db)
     account_id, key = await create_account(db, credits=100)
 
@@ -55,7 +53,7 @@ async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settin
     assert r.json() == {"status": "pending", "jobRef": job_ref, "postId": post.id}
     assert charged(r) == 0
 
-    assert await run_jobs_until_idle(db, settings, timeout=300) == 1
+    assert await run_jobs_until_idle(runtime, timeout=300) == 1
     st = await job(client, key, job_ref)
     assert st["status"] == "completed", st
     assert st["type"] == "transcription" and st["result"] == {"postId": post.id}
@@ -110,7 +108,7 @@ async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settin
         headers=auth(key),
     )
     assert charged(r) == 20
-    assert await run_jobs_until_idle(db, settings, timeout=300) == 1
+    assert await run_jobs_until_idle(runtime, timeout=300) == 1
     remix = (await client.get(f"/api/v1/remixes/{r.json()['jobRef']}", headers=auth(key))).json()
     assert remix["status"] == "completed", remix
     assert_complete_remix(remix["remix"])
@@ -120,7 +118,7 @@ async def test_video_transcript_end_to_end(client: httpx.AsyncClient, db, settin
 
 
 async def test_a_worker_loads_the_speech_model_once_for_all_its_transcriptions(
-    client: httpx.AsyncClient, db, settings, monkeypatch: pytest.MonkeyPatch
+    runtime, client: httpx.AsyncClient, db, settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import faster_whisper
 
@@ -151,7 +149,7 @@ async def test_a_worker_loads_the_speech_model_once_for_all_its_transcriptions(
             refs.append(r.json()["jobRef"])
 
         # Two jobs in one worker, two slots: both transcribed, by one loaded model.
-        assert await run_jobs_until_idle(db, settings, concurrency=2, timeout=300) == 2
+        assert await run_jobs_until_idle(runtime, concurrency=2, timeout=300) == 2
         for ref in refs:
             assert (await job(client, key, ref))["status"] == "completed"
         assert CountingModel.loads == 1
@@ -160,13 +158,13 @@ async def test_a_worker_loads_the_speech_model_once_for_all_its_transcriptions(
 
 
 async def test_slideshow_transcript_is_its_rendered_text(
-    client: httpx.AsyncClient, db, settings
+    runtime, client: httpx.AsyncClient, db, settings
 ) -> None:
     post = await slideshow_post(db)
     _, key = await create_account(db, credits=10)
     r = await client.post(TX, json={"postId": post.id}, headers=auth(key))
     assert charged(r) == 10, r.text
-    await run_jobs_until_idle(db, settings, timeout=300)
+    await run_jobs_until_idle(runtime, timeout=300)
     assert (await job(client, key, r.json()["jobRef"]))["status"] == "completed"
 
     from sors.catalog.records.service import transcript_for, visual_analysis_for
@@ -248,12 +246,13 @@ async def _key_with(db, credits: int) -> str:
 
 
 async def _fails_with(
-    client, db, settings, key, account_id, post_id, code, *, path=TX, cost=10, ctx_settings=None
+    client, db, runtime, key, account_id, post_id, code, *, path=TX, cost=10, ctx_settings=None
 ):
     r = await client.post(path, json={"postId": post_id}, headers=auth(key))
     assert r.status_code == 200 and charged(r) == cost, r.text
     job_ref = r.json()["jobRef"]
-    await run_jobs_until_idle(db, ctx_settings or settings, timeout=300)
+    rt = replace(runtime, settings=ctx_settings) if ctx_settings else runtime
+    await run_jobs_until_idle(rt, timeout=300)
     st = await job(client, key, job_ref)
     assert st["status"] == "failed", st
     assert st["error"]["code"] == code and st["error"]["message"], st
@@ -264,7 +263,7 @@ async def _fails_with(
 
 
 async def test_unfetchable_media_fails_and_refunds_once(
-    client: httpx.AsyncClient, db, settings
+    runtime, client: httpx.AsyncClient, db, settings
 ) -> None:
     post = await video_post(db)
     account_id, key = await create_account(db, credits=13)
@@ -274,10 +273,10 @@ async def test_unfetchable_media_fails_and_refunds_once(
             text("UPDATE posts SET platform_post_id = '7000000000000000001' WHERE id = :p"),
             {"p": post.id},
         )
-    st = await _fails_with(client, db, settings, key, account_id, post.id, "media_unavailable")
+    st = await _fails_with(client, db, runtime, key, account_id, post.id, "media_unavailable")
     assert "post_not_found" in st["error"]["message"]
     await _fails_with(
-        client, db, settings, key, account_id, post.id, "media_unavailable", path=MEDIA, cost=3
+        client, db, runtime, key, account_id, post.id, "media_unavailable", path=MEDIA, cost=3
     )
     assert await balance_and_ledger_sum(db, account_id) == (13, 13)
     assert await ledger_kinds(db, account_id) == ["grant", "charge", "refund", "charge", "refund"]
@@ -287,30 +286,32 @@ async def test_unfetchable_media_fails_and_refunds_once(
     async with db.transaction() as s:
         failed = (await s.execute(select(Job).where(Job.account_id == account_id))).scalars().all()
         for j in failed:
-            await jobs_service.fail(s, j, code="again", message="again")
+            await jobs_service.fail(s, j, code="again", message="again", now=runtime.now())
     assert await balance_and_ledger_sum(db, account_id) == (13, 13)
 
 
-async def test_unsupported_post_fails_and_refunds(client: httpx.AsyncClient, db, settings) -> None:
+async def test_unsupported_post_fails_and_refunds(
+    runtime, client: httpx.AsyncClient, db, settings
+) -> None:
     post = await slideshow_post(db)
     account_id, key = await create_account(db, credits=10)
     async with db.transaction() as s:
         await s.execute(
             text("UPDATE posts SET content_type = 'story' WHERE id = :p"), {"p": post.id}
         )
-    st = await _fails_with(client, db, settings, key, account_id, post.id, "unsupported_post")
+    st = await _fails_with(client, db, runtime, key, account_id, post.id, "unsupported_post")
     assert "story" in st["error"]["message"]
     assert await balance_and_ledger_sum(db, account_id) == (10, 10)
 
 
 async def test_model_error_fails_and_refunds(
-    client: httpx.AsyncClient, db, settings, tmp_path
+    runtime, client: httpx.AsyncClient, db, settings, tmp_path
 ) -> None:
     post = await video_post(db)
     account_id, key = await create_account(db, credits=10)
     broken = settings.with_values(**{"whisper_model": str(tmp_path / "no-such-model")})
     await _fails_with(
-        client, db, settings, key, account_id, post.id, "model_unavailable", ctx_settings=broken
+        client, db, runtime, key, account_id, post.id, "model_unavailable", ctx_settings=broken
     )
     assert await balance_and_ledger_sum(db, account_id) == (10, 10)
     async with db.session() as s:
@@ -318,141 +319,3 @@ async def test_model_error_fails_and_refunds(
             await s.execute(text("SELECT has_transcript FROM posts WHERE id = :p"), {"p": post.id})
         ).scalar()
     assert has is False
-
-
-# ---- download_post_media -----------------------------------------------------------------
-
-
-def _local(url: str) -> str:
-    assert url.startswith("http://testserver/media/"), url
-    return url.removeprefix("http://testserver")
-
-
-async def test_video_media_download_and_links(client: httpx.AsyncClient, db, settings, app) -> None:
-    post = await video_post(db)
-    account_id, key = await create_account(db, credits=20)
-
-    r = await client.post(MEDIA, json={"url": post.snap.url}, headers=auth(key))
-    assert r.status_code == 200, r.text
-    job_ref = r.json()["jobRef"]
-    assert r.json() == {"status": "pending", "jobRef": job_ref, "postId": post.id}
-    assert charged(r) == 3
-    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key))
-    assert r.json()["jobRef"] == job_ref and charged(r) == 0
-
-    await run_jobs_until_idle(db, settings, timeout=300)
-    st = await job(client, key, job_ref)
-    assert (
-        st["status"] == "completed"
-        and st["type"] == "media"
-        and st["result"] == {"postId": post.id}
-    )
-
-    # The first call after the job: ready and free; the next one costs 3 again.
-    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key))
-    assert r.status_code == 200 and charged(r) == 0, r.text
-    body = r.json()
-    assert body["status"] == "ready" and body["postId"] == post.id
-    [item] = body["media"]
-    assert item["kind"] == "video" and item["position"] == 0 and item["contentType"] == "video/mp4"
-    assert (item["width"], item["height"]) == (360, 640)
-    assert abs(item["durationSeconds"] - post.snap.duration_seconds) < 0.5
-    assert body["expiresAt"].endswith("Z")
-    expires = datetime.fromisoformat(body["expiresAt"].replace("Z", "+00:00"))
-    # On the service clock (simulated here, as in the demo), like every other time shown.
-    assert timedelta(hours=23) < expires - clock.now() <= timedelta(hours=24, seconds=5)
-    r2 = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key))
-    assert r2.json()["status"] == "ready" and charged(r2) == 3
-    assert await balance_and_ledger_sum(db, account_id) == (14, 14)
-
-    # The link serves the real file, without an API key.
-    got = await client.get(_local(item["url"]))
-    assert got.status_code == 200
-    assert got.headers["content-type"] == "video/mp4"
-    assert got.content[4:8] == b"ftyp" and len(got.content) > 10_000
-    assert (await client.head(_local(item["url"]))).status_code == 200
-
-    # A tampered token is unknown; an expired one is gone.
-    token = item["url"].rsplit("/", 1)[1]
-    tampered = token[:-3] + ("aaa" if not token.endswith("aaa") else "bbb")
-    bad = await client.get(f"/media/{tampered}")
-    assert bad.status_code == 404 and bad.json()["code"] == "not_found"
-    store = media_store_for(app)
-    async with db.session() as s:
-        key_name = (
-            await s.execute(
-                text("SELECT storage_key FROM post_media WHERE post_id=:p"), {"p": post.id}
-            )
-        ).scalar()
-    old = store.token(key_name, "video/mp4", clock.now() - timedelta(seconds=1))
-    gone = await client.get(f"/media/{old}")
-    assert gone.status_code == 410 and gone.json()["code"] == "link_expired"
-    # A token signed for another purpose does not open media.
-    other = app.state.signer.sign("unsubscribe", {"k": key_name, "t": "video/mp4", "e": 4102444800})
-    assert (await client.get(f"/media/{other}")).status_code == 404
-
-
-def media_store_for(app):
-    class _Req:  # the router's store lookup only reads request.app.state
-        pass
-
-    req = _Req()
-    req.app = app  # type: ignore[attr-defined]
-    return media_store(req)  # type: ignore[arg-type]
-
-
-async def test_slideshow_and_youtube_media(client: httpx.AsyncClient, db, settings) -> None:
-    slides = await slideshow_post(db)
-    short = await pick(db, "youtube", "cookwithsam", "short", key=lambda p: p.duration_seconds or 0)
-    _, key = await create_account(db, credits=20)
-    for p in (slides, short):
-        r = await client.post(MEDIA, json={"postId": p.id}, headers=auth(key))
-        assert r.json()["status"] == "pending" and charged(r) == 3
-    await run_jobs_until_idle(db, settings, timeout=300)
-
-    r = await client.post(MEDIA, json={"postId": slides.id}, headers=auth(key))
-    media = r.json()["media"]
-    assert [m["kind"] for m in media] == ["image"] * len(slides.slides)
-    assert [m["position"] for m in media] == list(range(len(slides.slides)))
-    for m in media:
-        got = await client.get(_local(m["url"]))
-        assert got.status_code == 200 and got.headers["content-type"] == "image/jpeg"
-        with Image.open(io.BytesIO(got.content)) as im:
-            assert im.format == "JPEG" and im.size == (m["width"], m["height"])
-
-    r = await client.post(MEDIA, json={"postId": short.id}, headers=auth(key))
-    [thumb] = r.json()["media"]  # YouTube: the thumbnail only
-    assert thumb["kind"] == "thumbnail" and thumb["contentType"] == "image/jpeg"
-    got = await client.get(_local(thumb["url"]))
-    assert got.status_code == 200 and got.content[:2] == b"\xff\xd8"
-
-
-async def test_free_follow_up_is_per_account_and_once(
-    client: httpx.AsyncClient, db, settings
-) -> None:
-    post = await slideshow_post(db)
-    _, key1 = await create_account(db, credits=20, email="a@example.com")
-    _, key2 = await create_account(db, credits=20, email="b@example.com")
-    await client.post(MEDIA, json={"postId": post.id}, headers=auth(key1))
-    await run_jobs_until_idle(db, settings, timeout=300)
-    # Another account did not wait for that job: it pays.
-    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key2))
-    assert r.json()["status"] == "ready" and charged(r) == 3
-    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key1))
-    assert charged(r) == 0
-    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key1))
-    assert charged(r) == 3
-    # A job that finished more than 24 hours ago grants nothing.
-    _, key3 = await create_account(db, credits=20, email="c@example.com")
-    async with db.transaction() as s:
-        await s.execute(text("DELETE FROM post_media"))
-    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key3))
-    job_ref = r.json()["jobRef"]
-    await run_jobs_until_idle(db, settings, timeout=300)
-    async with db.transaction() as s:
-        await s.execute(
-            text("UPDATE jobs SET finished_at = finished_at - interval '25 hours' WHERE id = :j"),
-            {"j": job_ref},
-        )
-    r = await client.post(MEDIA, json={"postId": post.id}, headers=auth(key3))
-    assert r.json()["status"] == "ready" and charged(r) == 3

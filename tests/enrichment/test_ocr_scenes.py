@@ -12,8 +12,10 @@ import pytest
 
 from sors.enrichment import ocr, scenes
 from sors.enrichment.analysis import (
-    UnsupportedMedia,
     VisualAnalysis,
+)
+from sors.enrichment.errors import (
+    UnsupportedMedia,
 )
 from sors.enrichment.pipeline import (
     analyze_slides,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sors.enrichment import speech
-from sors.enrichment.analysis import (
+from sors.enrichment.errors import (
     MediaMissing,
     ModelUnavailable,
     UnsupportedMedia,

@@ -10,7 +10,7 @@ from tests.factories.world import sim_time_restored
 
 @pytest.fixture
 def keeper_on(settings, monkeypatch):
-    monkeypatch.setattr(settings, "catalog_keeper", True)
+    monkeypatch.setattr(settings.keeper, "enabled", True)
     return settings
 
 

@@ -22,14 +22,14 @@ T0 = datetime(2026, 8, 3, 9, 0, tzinfo=UTC)
 
 
 async def test_discovery_adds_simulated_creators_at_a_budgeted_rate(
-    client, db, app, settings, monkeypatch
+    runtime, client, db, app, settings, monkeypatch
 ) -> None:
-    monkeypatch.setattr(settings, "catalog_discoveries_per_hour", 4)
-    await set_time(db, T0, app)
-    sched = Scheduler(db, settings)
+    monkeypatch.setattr(settings.keeper, "discoveries_per_hour", 4)
+    await set_time(db, T0)
+    sched = Scheduler(runtime)
     assert (await sched.tick())["catalog.discover"] == 0  # the first read starts the cursor
     later = T0 + timedelta(days=2)
-    await set_time(db, later, app)
+    await set_time(db, later)
     surfaced = {p: discover(SimWorld(0), p, None, since=T0, now=later, limit=500)
                 for p in ("tiktok", "instagram", "youtube")}
     assert all(surfaced.values())
@@ -37,7 +37,7 @@ async def test_discovery_adds_simulated_creators_at_a_budgeted_rate(
     done = await sched.tick()
     assert done["catalog.discover"] == sum(len(v) for v in surfaced.values())
     assert done["catalog.keeper"] == 12  # 4 per platform this hour
-    assert await run_jobs_until_idle(db, settings, adapter=CountingAdapter()) == 12
+    assert await run_jobs_until_idle(runtime, adapter=CountingAdapter()) == 12
     found = await rows(db, "SELECT platform, handle FROM profiles")
     for platform, handles in surfaced.items():
         mine = [r["handle"] for r in found if r["platform"] == platform]
@@ -46,13 +46,15 @@ async def test_discovery_adds_simulated_creators_at_a_budgeted_rate(
     assert await scalar(db, "SELECT count(*) FROM jobs WHERE origin = 'catalog' "
                             "AND type = 'crawl' AND account_id IS NULL") == 12
     # The rest wait their turn: another hour, four more each.
-    await set_time(db, later + timedelta(minutes=61), app)
+    await set_time(db, later + timedelta(minutes=61))
     assert (await sched.tick())["catalog.keeper"] == 12
 
 
-async def test_keeper_crawls_feed_the_updates_feed_and_alerts(client, db, app, settings) -> None:
+async def test_keeper_crawls_feed_the_updates_feed_and_alerts(
+    runtime, client, db, app, settings
+) -> None:
     handle = "keeper.feeds"
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     # Ordinary posts, one of them recent: a hot profile, due again in 24 h.
     posts = [hand_post(handle, i, T0 - timedelta(days=20 - 2 * i)) for i in range(10)]
     from tests.factories.world import ingest
@@ -73,14 +75,14 @@ async def test_keeper_crawls_feed_the_updates_feed_and_alerts(client, db, app, s
     # A day later only the keeper is due (the paid refresh is weekly); its crawl finds a
     # new outlier.
     t1 = T0 + timedelta(hours=25)
-    await set_time(db, t1, app)
-    sched = Scheduler(db, settings)
+    await set_time(db, t1)
+    sched = Scheduler(runtime)
     first = await sched.tick()
     assert first["catalog.keeper"] == 1 and first["monitoring.refresh"] == 0
     fresh = outlier_posts(handle, t1)
 
     adapter = CountingAdapter(snapshots=lambda p, hd, now: hand_crawl(hd, [*posts, *fresh], now))
-    assert await run_jobs_until_idle(db, settings, adapter=adapter) == 1
+    assert await run_jobs_until_idle(runtime, adapter=adapter) == 1
     [job] = await rows(db, "SELECT origin, status, result FROM jobs WHERE type = 'refresh'")
     assert job["origin"] == "catalog" and job["status"] == "completed"
     assert job["result"]["newPosts"] == len(fresh)
@@ -98,14 +100,14 @@ async def test_keeper_crawls_feed_the_updates_feed_and_alerts(client, db, app, s
     assert await scalar(db, "SELECT count(*) FROM ledger_entries") == ledger_rows
 
 
-async def test_catalog_status_and_metrics(client, db, app, settings) -> None:
-    await set_time(db, T0, app)
+async def test_catalog_status_and_metrics(runtime, client, db, app, settings) -> None:
+    await set_time(db, T0)
     for i in range(3):
         await profile_with_posts(db, f"status.hot{i}", T0, [1])
     await profile_with_posts(db, "status.quiet", T0, [200])
     t1 = T0 + timedelta(days=2)
-    await set_time(db, t1, app)
-    await Scheduler(db, settings).tick()
+    await set_time(db, t1)
+    await Scheduler(runtime).tick()
     async with db.session() as s:
         st = await status(s, t1, settings)
     tt = st["platforms"]["tiktok"]
@@ -115,7 +117,7 @@ async def test_catalog_status_and_metrics(client, db, app, settings) -> None:
     assert tt["lastHour"]["pending"] == 3 and tt["budget"]["usedLastHour"] == 3
     assert tt["budget"]["perHour"] == 5000
 
-    await run_jobs_until_idle(db, settings, adapter=CountingAdapter())
+    await run_jobs_until_idle(runtime, adapter=CountingAdapter())
     r = await client.get("/metrics")
     body = r.text
     assert 'sors_catalog_staleness_seconds_count{platform="tiktok"} 4.0' in body

@@ -29,7 +29,7 @@ async def _tiers(db) -> dict[str, str]:
 
 
 async def test_tiers_from_each_crawl_and_most_overdue_first(client, db, app, settings) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     await profile_with_posts(db, "hot.recent", T0, [2, 10, 20])
     await profile_with_posts(db, "plain.active", T0, [20, 40, 60])
     await profile_with_posts(db, "quiet.one", T0, [100, 120])
@@ -78,12 +78,12 @@ async def test_tiers_from_each_crawl_and_most_overdue_first(client, db, app, set
         settings.keeper.target_active_hours = 72
 
 
-async def test_budget_per_platform_per_hour_and_no_ledger(client, db, app, settings,
+async def test_budget_per_platform_per_hour_and_no_ledger(runtime, client, db, app, settings,
                                                           monkeypatch) -> None:
-    monkeypatch.setattr(settings, "catalog_crawls_per_hour_tiktok", 3)
-    monkeypatch.setattr(settings, "catalog_crawls_per_hour_youtube", 10)
-    monkeypatch.setattr(settings, "catalog_discovery", False)  # refreshes only, here
-    await set_time(db, T0, app)
+    monkeypatch.setattr(settings.keeper, "crawls_per_hour_tiktok", 3)
+    monkeypatch.setattr(settings.keeper, "crawls_per_hour_youtube", 10)
+    monkeypatch.setattr(settings.keeper, "discovery", False)  # refreshes only, here
+    await set_time(db, T0)
     for i in range(5):
         await profile_with_posts(db, f"budget.tt{i}", T0, [1, 5])
     for handle in ("budget-yt-a", "budget-yt-b"):
@@ -91,8 +91,8 @@ async def test_budget_per_platform_per_hour_and_no_ledger(client, db, app, setti
     _, key = await create_account(db, credits=100)
     ledger_before = await scalar(db, "SELECT count(*) FROM ledger_entries")
 
-    await set_time(db, T0 + timedelta(days=2), app)
-    sched = Scheduler(db, settings)
+    await set_time(db, T0 + timedelta(days=2))
+    sched = Scheduler(runtime)
     first = await sched.tick()
     assert first["catalog.keeper"] == 5
     per = {r["platform"]: r["n"] for r in await rows(
@@ -103,11 +103,11 @@ async def test_budget_per_platform_per_hour_and_no_ledger(client, db, app, setti
         ("refresh", "catalog", None, 0)}
 
     # Within the same hour nothing more for TikTok, even after its jobs ran.
-    assert await run_jobs_until_idle(db, settings, adapter=CountingAdapter()) == 5
-    await set_time(db, T0 + timedelta(days=2, minutes=59), app)
+    assert await run_jobs_until_idle(runtime, adapter=CountingAdapter()) == 5
+    await set_time(db, T0 + timedelta(days=2, minutes=59))
     assert (await sched.tick())["catalog.keeper"] == 0
     # An hour after the first three, the other two.
-    await set_time(db, T0 + timedelta(days=2, hours=1, minutes=1), app)
+    await set_time(db, T0 + timedelta(days=2, hours=1, minutes=1))
     assert (await sched.tick())["catalog.keeper"] == 2
     assert await scalar(db, "SELECT count(*) FROM jobs WHERE payload->>'platform' = 'tiktok'") == 5
 
@@ -116,17 +116,19 @@ async def test_budget_per_platform_per_hour_and_no_ledger(client, db, app, setti
     assert r.json()["balance"] == 100
 
 
-async def test_two_schedulers_never_queue_one_refresh_twice(client, db, app, settings) -> None:
-    await set_time(db, T0, app)
+async def test_two_schedulers_never_queue_one_refresh_twice(
+    runtime, client, db, app, settings
+) -> None:
+    await set_time(db, T0)
     for i in range(30):
         await profile_with_posts(db, f"twice.{i}", T0, [1])
     now = T0 + timedelta(days=2)
-    await set_time(db, now, app)
+    await set_time(db, now)
     maker = async_sessionmaker(db.engine, expire_on_commit=False, autoflush=False)
     # Two keepers at once, without the scheduler's tick lock, and two whole ticks at once.
     passes = await asyncio.gather(
         keeper.keep(maker, now, settings), keeper.keep(maker, now, settings),
-        Scheduler(db, settings).tick(), Scheduler(db, settings).tick(),
+        Scheduler(runtime).tick(), Scheduler(runtime).tick(),
     )
     queued = sum(p["tiktok"].refreshes for p in passes[:2]) + sum(
         t.get("catalog.keeper", 0) for t in passes[2:])
@@ -138,9 +140,9 @@ async def test_two_schedulers_never_queue_one_refresh_twice(client, db, app, set
 
 
 async def test_a_paid_refresh_and_a_keeper_crawl_of_one_profile_fetch_once(
-    client, db, app, settings
+    runtime, client, db, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pid = await seed_profile(db, "tiktok", "shared.target", T0)
     _, key = await create_account(db, credits=100)
     r = await client.post("/api/v1/tracking", json={"profileId": pid, "frequency": "daily"},
@@ -149,16 +151,16 @@ async def test_a_paid_refresh_and_a_keeper_crawl_of_one_profile_fetch_once(
 
     # The keeper queues first; the paid refresh comes due right after (another tick).
     now = T0 + timedelta(days=1, hours=1)
-    await set_time(db, now, app)
+    await set_time(db, now)
     maker = async_sessionmaker(db.engine, expire_on_commit=False, autoflush=False)
     assert (await keeper.keep(maker, now, settings))["tiktok"].refreshes == 1
-    assert (await Scheduler(db, settings).tick())["monitoring.refresh"] == 1
+    assert (await Scheduler(runtime).tick())["monitoring.refresh"] == 1
     jobs = {j["origin"]: j for j in await rows(db, "SELECT id, origin, status FROM jobs")}
     assert set(jobs) == {"catalog", "monitoring"}
 
     # Two workers take both jobs at once; the platform is asked once.
     adapter = CountingAdapter(delay=0.5)
-    w1, w2 = job_worker(db, settings, adapter=adapter), job_worker(db, settings, adapter=adapter)
+    w1, w2 = job_worker(runtime, adapter=adapter), job_worker(runtime, adapter=adapter)
     await asyncio.gather(w1.run_one(), w2.run_one())
     assert adapter.fetches == [("tiktok", "shared.target")]
     done = {j["origin"]: j for j in await rows(
@@ -171,25 +173,25 @@ async def test_a_paid_refresh_and_a_keeper_crawl_of_one_profile_fetch_once(
 
     # And the keeper queues nothing for a profile whose paid refresh is open.
     later = now + timedelta(days=2)
-    await set_time(db, later, app)
-    assert (await Scheduler(db, settings).tick())["monitoring.refresh"] == 1
+    await set_time(db, later)
+    assert (await Scheduler(runtime).tick())["monitoring.refresh"] == 1
     assert (await keeper.keep(maker, later, settings))["tiktok"].refreshes == 0
 
 
 async def test_a_keeper_crawl_that_finds_the_profile_gone_deactivates_it(
-    client, db, app, settings
+    runtime, client, db, app, settings
 ) -> None:
-    await set_time(db, T0, app)
+    await set_time(db, T0)
     pid = await profile_with_posts(db, "vanished.one", T0, [1, 3])
-    await set_time(db, T0 + timedelta(days=2), app)
-    await Scheduler(db, settings).tick()
+    await set_time(db, T0 + timedelta(days=2))
+    await Scheduler(runtime).tick()
 
     def gone(platform, handle, now):
         from sors.platforms.base import ProfileNotFound
 
         raise ProfileNotFound("no such profile")
 
-    assert await run_jobs_until_idle(db, settings, adapter=CountingAdapter(snapshots=gone)) == 1
+    assert await run_jobs_until_idle(runtime, adapter=CountingAdapter(snapshots=gone)) == 1
     [p] = await rows(db, "SELECT is_active, catalog_tier FROM profiles WHERE id = :i", i=pid)
     assert (p["is_active"], p["catalog_tier"]) == (False, "inactive")
     [job] = await rows(db, "SELECT status, result FROM jobs")

@@ -6,7 +6,6 @@ api_search_channels_recorded.json) and `channels.list` for their handles
 from __future__ import annotations
 
 import threading
-import types
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,6 +14,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from sors.config import Settings
 from sors.platforms.base import DiscoveryUnsupported
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "platforms" / "youtube"
@@ -54,8 +54,8 @@ def data_api(monkeypatch):
 def _adapter(key: str | None):
     from sors.platforms.live import LiveAdapter, PacerRegistry, PacingPolicy
 
-    settings = types.SimpleNamespace(youtube_api_key=key, youtube_discovery_searches_per_day=2,
-                                     http_proxy=None)
+    settings = Settings(youtube_api_key=key, youtube_discovery_searches_per_day=2,
+                        http_proxy=None)
     fast = PacerRegistry({"youtube_api": PacingPolicy(min_interval=0.0)})
     return LiveAdapter(settings, pacers=fast)
 

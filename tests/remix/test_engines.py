@@ -1,12 +1,9 @@
-"""Remix engines: the offline engine on real inputs, the LLM engine over real HTTP."""
+"""Remix engines: the offline engine on real inputs, and which engine the settings pick."""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
-import time
-from typing import Any
 
 import pytest
 
@@ -16,7 +13,6 @@ from sors.remix.engines import (
     OFFLINE_ENGINE_NAME,
     LLMRemixEngine,
     OfflineRemixEngine,
-    Remix,
     RemixEngine,
     RemixError,
     RemixInput,
@@ -24,113 +20,19 @@ from sors.remix.engines import (
 )
 from sors.remix.schemas_remix import RemixDraft
 
-from .fake_openai import FakeOpenAI, closed_port_url, http_error, json_answer, text_answer
-
-SEGMENT_KEYS = [
-    "segment",
-    "label",
-    "startSecond",
-    "endSecond",
-    "visual",
-    "voiceover",
-    "onScreenText",
-]
-
-PASTA_SEGMENTS: list[dict[str, Any]] = [
-    {"start": 0.0, "end": 2.1, "text": "Stop boiling your pasta like this."},
-    {"start": 2.3, "end": 6.0, "text": "Most people drown their pasta in water."},
-    {"start": 6.2, "end": 12.5, "text": "Use half the water and stir the pasta twice."},
-    {"start": 12.8, "end": 18.0, "text": "The starch makes the sauce cling."},
-    {"start": 19.0, "end": 23.5, "text": "Follow for more pasta tricks!"},
-]
-PASTA_SCENES = [
-    {"index": 0, "start": 0.0, "end": 2.2, "on_screen_text": "STOP boiling pasta like this",
-     "dominant_colors": ["#f4e1c1", "#2b2b2b"]},
-    {"index": 1, "start": 2.2, "end": 6.1, "on_screen_text": "", "dominant_colors": ["#ffffff"]},
-    {"index": 2, "start": 6.1, "end": 12.6, "on_screen_text": "half the water",
-     "dominant_colors": []},
-    {"index": 3, "start": 12.6, "end": 18.4, "on_screen_text": "", "dominant_colors": []},
-    {"index": 4, "start": 18.4, "end": 24.0, "on_screen_text": "follow for more",
-     "dominant_colors": []},
-]  # fmt: skip
-
-
-def pasta(**overrides: Any) -> RemixInput:
-    values: dict[str, Any] = {
-        "platform": "tiktok",
-        "content_type": "video",
-        "caption": "The pasta trick nobody told you about #pasta #cooking",
-        "duration_seconds": 24.0,
-        "views": 1_830_000,
-        "outlier_score": 4.1,
-        "handle": "chef.lu",
-        "transcript_text": " ".join(s["text"] for s in PASTA_SEGMENTS),
-        "transcript_segments": copy.deepcopy(PASTA_SEGMENTS),
-        "scenes": copy.deepcopy(PASTA_SCENES),
-        "target_niche": "home espresso for busy parents",
-        "tone": None,
-    }
-    values.update(overrides)
-    return RemixInput(**values)
-
-
-def fitness_segments() -> list[dict[str, Any]]:
-    return [
-        {"start": 0.0, "end": 3.0, "text": "Why do your squats hurt your knees?"},
-        {"start": 3.0, "end": 9.0, "text": "Your squats start from the knees, not the hips."},
-        {"start": 9.0, "end": 15.0, "text": "Push your hips back first and squats feel easy."},
-        {"start": 15.0, "end": 20.0, "text": "Save this for your next leg day."},
-    ]
-
-
-def valid_remix_json(**overrides: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "title": "Stop brewing your espresso like this",
-        "description": "A warning hook adapted for home espresso.",
-        "script": [
-            {"segment": 1, "label": "Hook", "startSecond": 0, "endSecond": 2.5,
-             "visual": "Close-up of a sour shot", "voiceover": "Stop brewing espresso like this.",
-             "onScreenText": "STOP doing this"},
-            {"segment": 2, "label": "Fix", "startSecond": 2.5, "endSecond": 12,
-             "visual": "Grinder dial turning", "voiceover": "Grind finer and dose 18 grams.",
-             "onScreenText": "Grind finer"},
-            {"segment": 3, "label": "Call to action", "startSecond": 12, "endSecond": 20,
-             "visual": "Latte art pour", "voiceover": "Follow for more espresso fixes!",
-             "onScreenText": "Follow for more"},
-        ],
-        "checklist": ["Hook in the first 2 seconds", "On-screen text on every shot",
-                      "Keep it under 25 seconds"],
-    }  # fmt: skip
-    data.update(overrides)
-    return data
-
-
-def assert_contract_shape(remix: Remix) -> None:
-    d = remix.to_dict()
-    assert list(d) == ["title", "description", "script", "checklist", "engine"]
-    assert d["title"].strip() and d["description"].strip() and d["engine"].strip()
-    assert 3 <= len(d["checklist"]) <= 10
-    assert all(isinstance(item, str) and item.strip() for item in d["checklist"])
-    previous_end = 0.0
-    for i, seg in enumerate(d["script"]):
-        assert list(seg) == SEGMENT_KEYS
-        assert seg["segment"] == i + 1
-        assert seg["startSecond"] == pytest.approx(previous_end)
-        assert seg["endSecond"] > seg["startSecond"]
-        for key in ("label", "visual", "voiceover", "onScreenText"):
-            assert isinstance(seg[key], str) and seg[key].strip(), (i, key)
-        previous_end = seg["endSecond"]
-    json.dumps(d)  # plain JSON, ready for the API response
-
-
-# -- offline engine --------------------------------------------------------------------------
+from .support import (
+    assert_contract_shape,
+    fitness_segments,
+    pasta,
+    valid_remix_json,
+)
 
 
 async def test_offline_engine_fills_every_field_from_the_source() -> None:
     remix = await OfflineRemixEngine().remix(pasta())
     assert_contract_shape(remix)
     assert remix.engine == OFFLINE_ENGINE_NAME == "sors-offline-1"
-    d = remix.to_dict()
+    d = remix.model_dump()
     # one segment per scene, with the scenes' timing
     assert [(s["startSecond"], s["endSecond"]) for s in d["script"]] == [
         (0.0, 2.2), (2.2, 6.1), (6.1, 12.6), (12.6, 18.4), (18.4, 24.0)
@@ -157,15 +59,15 @@ async def test_offline_engine_fills_every_field_from_the_source() -> None:
 
 async def test_offline_engine_is_deterministic() -> None:
     engine = OfflineRemixEngine()
-    first = (await engine.remix(pasta(tone="calm"))).to_dict()
-    second = (await OfflineRemixEngine().remix(pasta(tone="calm"))).to_dict()
+    first = (await engine.remix(pasta(tone="calm"))).model_dump()
+    second = (await OfflineRemixEngine().remix(pasta(tone="calm"))).model_dump()
     assert first == second
 
 
 async def test_offline_script_follows_the_inputs() -> None:
     engine = OfflineRemixEngine()
-    base = (await engine.remix(pasta())).to_dict()
-    other_niche = (await engine.remix(pasta(target_niche="budget travel in Japan"))).to_dict()
+    base = (await engine.remix(pasta())).model_dump()
+    other_niche = (await engine.remix(pasta(target_niche="budget travel in Japan"))).model_dump()
     other_talk = (
         await engine.remix(
             pasta(
@@ -176,7 +78,7 @@ async def test_offline_script_follows_the_inputs() -> None:
                 duration_seconds=20.0,
             )
         )
-    ).to_dict()
+    ).model_dump()
 
     assert other_niche["script"] != base["script"]
     assert "budget travel" in other_niche["script"][0]["voiceover"].lower()
@@ -292,134 +194,6 @@ def test_parse_draft_tolerates_fences_and_numbering() -> None:
 
 
 # -- LLM engine over HTTP --------------------------------------------------------------------
-
-
-def llm(server_url: str, **kw: Any) -> LLMRemixEngine:
-    kw.setdefault("max_retries", 0)
-    return LLMRemixEngine(server_url, "fake-llm", api_key="sk-test-secret", timeout=5, **kw)
-
-
-async def test_llm_valid_answer(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue(json_answer(valid_remix_json(), model="fake-llm-2026-05-01"))
-    remix = await llm(fake_llm.base_url).remix(pasta(tone="playful"))
-    assert_contract_shape(remix)
-    assert remix.engine == "fake-llm-2026-05-01"  # what the server says answered
-    assert remix.script[1].voiceover == "Grind finer and dose 18 grams."
-
-    [request] = fake_llm.requests
-    assert request.path == "/v1/chat/completions"
-    assert request.body["model"] == "fake-llm"
-    assert request.body["response_format"] == {"type": "json_object"}
-    assert request.headers["authorization"] == "Bearer sk-test-secret"
-    prompt = request.prompt
-    assert "Most people drown their pasta in water." in prompt  # the transcript
-    assert "home espresso for busy parents" in prompt  # the niche
-    assert "playful" in prompt
-    assert "STOP boiling pasta like this" in prompt  # the scenes
-    assert '"onScreenText"' in prompt  # the schema
-    assert request.body["messages"][0]["role"] == "system"
-
-
-async def test_llm_engine_name_falls_back_to_configured_model(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue(json_answer(valid_remix_json(), model=" "))
-    remix = await llm(fake_llm.base_url).remix(pasta())
-    assert remix.engine == "fake-llm"
-
-
-async def test_llm_retries_malformed_answers(fake_llm: FakeOpenAI) -> None:
-    missing_script = valid_remix_json()
-    del missing_script["script"]
-    fake_llm.queue(
-        text_answer("Sure! Here is your remix: title = espresso"),
-        json_answer(missing_script),
-        json_answer(valid_remix_json()),
-    )
-    remix = await llm(fake_llm.base_url).remix(pasta())
-    assert remix.title == "Stop brewing your espresso like this"
-    assert len(fake_llm.requests) == 3
-    # the retries tell the model what was wrong with its last answer
-    third = fake_llm.requests[2].body["messages"]
-    assert third[-1]["role"] == "user" and "script" in third[-1]["content"]
-    assert "not valid JSON" in fake_llm.requests[1].body["messages"][-1]["content"]
-
-
-async def test_llm_bad_output_after_three_attempts(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue(
-        text_answer("not json at all"),
-        json_answer({"title": "only a title"}),
-        text_answer("{broken"),
-        json_answer(valid_remix_json()),  # never asked for
-    )
-    with pytest.raises(RemixError) as err:
-        await llm(fake_llm.base_url).remix(pasta())
-    assert err.value.code == "llm_bad_output"
-    assert not err.value.retryable
-    assert len(fake_llm.requests) == 3
-
-
-async def test_llm_http_500_is_unavailable(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue(http_error(500), http_error(502), http_error(503))
-    with pytest.raises(RemixError) as err:
-        await llm(fake_llm.base_url, max_retries=2).remix(pasta())
-    assert err.value.code == "llm_unavailable"
-    assert err.value.retryable
-    assert "HTTP 503" in err.value.message
-    assert len(fake_llm.requests) == 3  # the SDK's own retries, then we give up
-    assert "sk-test-secret" not in str(err.value)
-
-
-async def test_llm_transient_500_is_retried_by_the_sdk(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue(http_error(500), json_answer(valid_remix_json()))
-    remix = await llm(fake_llm.base_url, max_retries=1).remix(pasta())
-    assert remix.engine == "fake-llm"
-    assert len(fake_llm.requests) == 2
-
-
-async def test_llm_server_down_is_unavailable() -> None:
-    with pytest.raises(RemixError) as err:
-        await llm(closed_port_url()).remix(pasta())
-    assert err.value.code == "llm_unavailable"
-
-
-async def test_llm_timeout_is_unavailable(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue(json_answer(valid_remix_json(), delay=1.5))
-    engine = LLMRemixEngine(fake_llm.base_url, "fake-llm", timeout=0.3, max_retries=0)
-    started = time.monotonic()
-    with pytest.raises(RemixError) as err:
-        await engine.remix(pasta())
-    assert err.value.code == "llm_unavailable"
-    assert time.monotonic() - started < 1.4
-
-
-async def test_llm_without_json_mode_support(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue(
-        http_error(400, "response_format json_object is not supported"),
-        json_answer(valid_remix_json()),
-    )
-    remix = await llm(fake_llm.base_url).remix(pasta())
-    assert remix.title
-    first, second = fake_llm.requests
-    assert "response_format" in first.body and "response_format" not in second.body
-
-
-async def test_llm_without_material_makes_no_request(fake_llm: FakeOpenAI) -> None:
-    inp = pasta(caption="", transcript_text="", transcript_segments=[], scenes=[])
-    with pytest.raises(RemixError) as err:
-        await llm(fake_llm.base_url).remix(inp)
-    assert err.value.code == "remix_input_insufficient"
-    assert fake_llm.requests == []
-
-
-async def test_llm_without_key_sends_no_environment_key(
-    fake_llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
-    fake_llm.queue(json_answer(valid_remix_json()))
-    await LLMRemixEngine(fake_llm.base_url, "llama3.2", max_retries=0).remix(pasta())
-    assert "sk-from-the-environment" not in fake_llm.requests[0].headers["authorization"]
-
-
-# -- selection -------------------------------------------------------------------------------
 
 
 def test_get_engine_picks_by_settings() -> None:

@@ -15,6 +15,7 @@ import pytest
 from sors.remix import offline_text as tx
 from sors.remix.engines import OfflineRemixEngine, RemixInput
 from sors.remix.offline_lines import GENERIC
+from tests.remix.support import remix_input
 
 # A coffee video as the simulated world makes them: each scene shows its sentence, and the
 # transcript mis-heard two of them ("See milk" for "Steam milk", "Safe" for "Save").
@@ -31,7 +32,7 @@ COFFEE_SHOWN = ["Your coffee tastes bitter for one reason", "Grind your coffee r
 
 
 def coffee(niche: str) -> RemixInput:
-    return RemixInput(
+    return remix_input(
         platform="tiktok", content_type="video",
         caption="Better coffee at home #coffee #espresso #barista", duration_seconds=19.0,
         views=48_600, outlier_score=22.2, handle="mia.makes",
@@ -51,7 +52,7 @@ def pasta(niche: str) -> RemixInput:
             (6.2, 12.5, "Use half the water and stir the pasta twice."),
             (12.8, 18.0, "The starch makes the sauce cling."),
             (19.0, 23.5, "Follow for more pasta tricks!")]
-    return RemixInput(
+    return remix_input(
         platform="youtube", content_type="short",
         caption="The pasta trick nobody told you about #pasta #cooking", duration_seconds=24.0,
         views=1_830_000, outlier_score=4.1, handle="chef.lu",
@@ -65,7 +66,7 @@ def squats(niche: str) -> RemixInput:
     said = ["Why do your squats hurt your knees?", "Your squats start from the knees, not "
             "the hips.", "Push your hips back first and squats feel easy.",
             "Save this for your next leg day."]
-    return RemixInput(
+    return remix_input(
         platform="instagram", content_type="reel", caption="Squat fix #squats #fitness",
         duration_seconds=20.0, views=91_000, outlier_score=6.3, handle="fit.anna",
         transcript_text=" ".join(said), transcript_segments=[], scenes=[],
@@ -74,7 +75,7 @@ def squats(niche: str) -> RemixInput:
 
 
 def budget_slides(niche: str) -> RemixInput:
-    return RemixInput(
+    return remix_input(
         platform="instagram", content_type="carousel",
         caption="Cash stuffing my paycheck. Give every dollar a job. Build a small emergency "
                 "fund first. Pay the highest interest debt first. #budgeting #debtfree",
@@ -113,12 +114,12 @@ def _lines(d: dict[str, Any]) -> list[str]:
 async def test_nothing_of_the_source_subject_survives(source: str, niche: str) -> None:
     make, terms = SOURCES[source]
     inp = make(niche)
-    d = (await OfflineRemixEngine().remix(inp)).to_dict()
+    d = (await OfflineRemixEngine().remix(inp)).model_dump()
     found = {w for w in re.findall(r"[a-z']+", _text(d).lower()) if w in terms}
     assert not found, (found, _text(d))
     # No other word of the source's either, but for the words any niche can say.
     source_text = " ".join([inp.caption, inp.transcript_text or ""]
-                           + [s["on_screen_text"] for s in inp.scenes])
+                           + [s.on_screen_text for s in inp.scenes])
     own = set(tx.content_words(niche))
     leaked = {w for line in _lines(d) for w in tx.content_words(line)
               if w in set(tx.content_words(source_text)) - own - GENERIC}
@@ -129,7 +130,7 @@ async def test_nothing_of_the_source_subject_survives(source: str, niche: str) -
 @pytest.mark.parametrize("source", sorted(SOURCES))
 async def test_every_line_reads_as_written(source: str, niche: str) -> None:
     inp = SOURCES[source][0](niche)
-    d = (await OfflineRemixEngine().remix(inp)).to_dict()
+    d = (await OfflineRemixEngine().remix(inp)).model_dump()
     core = tx.parse_niche(niche).core
     hook = d["script"][0]
     assert core in (hook["voiceover"] + hook["onScreenText"]).lower() and core in d["title"]
@@ -155,7 +156,7 @@ async def test_every_line_reads_as_written(source: str, niche: str) -> None:
                                   "How to fold a fitted sheet."])
 async def test_each_hook_pattern_is_written_for_the_niche(hook: str) -> None:
     inp = dataclasses.replace(squats("dog training"), transcript_text=f"{hook} Follow for part 2.")
-    d = (await OfflineRemixEngine().remix(inp)).to_dict()
+    d = (await OfflineRemixEngine().remix(inp)).model_dump()
     first = d["script"][0]
     assert "dog training" in first["voiceover"].lower()
     assert re.match(r"Dog training: [a-z0-9]", first["onScreenText"]), first
@@ -164,7 +165,7 @@ async def test_each_hook_pattern_is_written_for_the_niche(hook: str) -> None:
 
 
 async def test_on_screen_text_wins_over_a_misheard_transcript() -> None:
-    d = (await OfflineRemixEngine().remix(coffee("specialty tea shop"))).to_dict()
+    d = (await OfflineRemixEngine().remix(coffee("specialty tea shop"))).model_dump()
     said = " ".join(s["voiceover"] for s in d["script"])
     assert "See milk" not in said and "Safe" not in said
     # The ask was mis-heard as "Safe this for later"; the screen said "Save this for later".
@@ -175,7 +176,8 @@ async def test_on_screen_text_wins_over_a_misheard_transcript() -> None:
 
 async def test_the_transcript_stands_where_the_screen_only_shortens_it() -> None:
     inp = coffee("dog training")
-    inp.transcript_segments[-1]["text"] = "Save this for later, honestly."
-    inp.scenes[-1]["on_screen_text"] = "Save this"
-    d = (await OfflineRemixEngine().remix(inp)).to_dict()
+    inp.transcript_segments[-1] = dataclasses.replace(
+        inp.transcript_segments[-1], text="Save this for later, honestly.")
+    inp.scenes[-1] = dataclasses.replace(inp.scenes[-1], on_screen_text="Save this")
+    d = (await OfflineRemixEngine().remix(inp)).model_dump()
     assert d["script"][-1]["voiceover"] == "Save this for later, honestly."

@@ -21,12 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import httpx
 
-from sors.platforms import sources
+from sors.config import Settings
+from sors.platforms import handles, sources
 from sors.platforms.base import (
+    PLATFORMS,
     CrawlSnapshot,
     DiscoveryUnsupported,
     MediaFile,
@@ -35,10 +37,9 @@ from sors.platforms.base import (
     ProfileNotFound,
     UnsupportedMedia,
 )
-from sors.platforms.live import youtube
+from sors.platforms.live.api.discovery import YouTubeDiscovery
 from sors.platforms.live.apify.source import ApifyClient, ApifySource
 from sors.platforms.live.pacing import PacerRegistry, PacingPolicy
-from sors.platforms.live.web import instagram, tiktok
 from sors.platforms.live.web.instagram import InstagramFetcher
 from sors.platforms.live.web.tiktok import TikTokFetcher
 from sors.platforms.live.web.ytdlp import YtDlp
@@ -46,11 +47,14 @@ from sors.platforms.live.youtube import YouTubeFetcher, YouTubeLimits
 
 __all__ = ["LiveAdapter", "LiveLimits", "PacerRegistry", "PacingPolicy", "normalize_handle"]
 
-HANDLE_PATTERNS = {
-    "youtube": youtube.HANDLE_RE,
-    "tiktok": tiktok.HANDLE_RE,
-    "instagram": instagram.HANDLE_RE,
-}
+class Fetcher(Protocol):
+    """A scraper or API client of one platform (`web/`, `youtube`)."""
+
+    async def fetch_profile(self, handle: str, *, now: datetime) -> CrawlSnapshot: ...
+
+    async def fetch_media(
+        self, ref: PostRef, dest_dir: Path, *, max_bytes: int
+    ) -> list[MediaFile]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,19 +68,18 @@ class LiveLimits:
 
 
 def normalize_handle(platform: str, handle: str) -> str:
-    """Lower-case, without one leading @; a handle the platform cannot have → ProfileNotFound."""
-    value = handle.strip()
-    value = value.removeprefix("@").lower()
-    pattern = HANDLE_PATTERNS.get(platform)
-    if pattern is None or not pattern.match(value):
-        raise ProfileNotFound(f"not a valid {platform} handle")
-    return value
+    """The canonical handle (`sors.platforms.handles`, the one rule of each platform); a
+    handle the platform cannot have → ProfileNotFound."""
+    try:
+        return handles.normalize_handle(platform, handle)
+    except handles.InvalidHandle as exc:
+        raise ProfileNotFound(f"not a valid {platform} handle") from exc
 
 
 class LiveAdapter:
     def __init__(
         self,
-        settings: Any,
+        settings: Settings,
         *,
         pacers: PacerRegistry | None = None,
         http_client: httpx.AsyncClient | None = None,
@@ -88,10 +91,10 @@ class LiveAdapter:
         self._http = http_client
         self._owns_http = http_client is None
         self._proxy: str | None = settings.sources.http_proxy
-        self._fetchers: dict[str, Any] = {}
+        self._fetchers: dict[str, Fetcher] = {}
         self._providers: dict[str, ApifySource] = {}
         self._apify: ApifyClient | None = None
-        self._discovery: Any = None
+        self._discovery: YouTubeDiscovery | None = None
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
@@ -103,11 +106,12 @@ class LiveAdapter:
             )
         return self._http
 
-    def _fetcher(self, platform: str) -> Any:
-        fetcher = self._fetchers.get(platform)
-        if fetcher is not None:
-            return fetcher
+    def _fetcher(self, platform: str) -> Fetcher:
+        known = self._fetchers.get(platform)
+        if known is not None:
+            return known
         settings, http = self._settings, self._client()
+        fetcher: Fetcher
         if platform == "youtube":
             api = sources.choose(settings, "youtube").source == "api"
             fetcher = YouTubeFetcher(
@@ -183,17 +187,16 @@ class LiveAdapter:
         if platform != "youtube":
             raise DiscoveryUnsupported(f"{platform} has no stable public listing of new creators")
         fetcher = self._fetcher("youtube")
+        assert isinstance(fetcher, YouTubeFetcher)
         if fetcher._api is None:
             raise DiscoveryUnsupported("YouTube discovery needs SORS_YOUTUBE_API_KEY (Data API)")
         if self._discovery is None:
-            from sors.platforms.live.api.discovery import YouTubeDiscovery
-
             per_day = int(self._settings.youtube.discovery_searches_per_day)
             self._discovery = YouTubeDiscovery(fetcher._api, per_day)
         return await self._discovery.discover(niche, since=since, now=now, limit=limit)
 
     async def fetch_media(self, post: PostRef, dest_dir: Path, *, now: datetime) -> list[MediaFile]:
-        if post.platform not in HANDLE_PATTERNS:
+        if post.platform not in PLATFORMS:
             raise UnsupportedMedia(f"unknown platform {post.platform!r}")
         await asyncio.to_thread(dest_dir.mkdir, parents=True, exist_ok=True)
         files: list[MediaFile] = await self._fetcher(post.platform).fetch_media(

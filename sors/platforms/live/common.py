@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from sors.platforms import urls
 from sors.platforms.base import (
     Blocked,
     PlatformError,
@@ -24,6 +25,26 @@ from sors.platforms.base import (
 )
 
 Subject = Literal["profile", "post"]
+
+
+# ---- public URLs of what a source sent (the one builder: sors.platforms.urls) ------------
+
+
+def post_url_of(platform: str, handle: str | None, post_id: str, content_type: str) -> str | None:
+    """The post's canonical URL; None when the source's ids do not make one (a post id or
+    an owner the platform cannot have): such a post is not kept."""
+    try:
+        return urls.post_url(platform, handle, post_id, content_type)
+    except ValueError:
+        return None
+
+
+def profile_url_of(platform: str, handle: str) -> str | None:
+    """The profile's canonical URL; None for a handle the platform cannot have."""
+    try:
+        return urls.profile_url(platform, handle)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,6 @@ its thumbnail from YouTube's image host and its audio through yt-dlp.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,8 +33,6 @@ from sors.platforms.live.web.youtube import YouTubeYtDlpFetcher
 from sors.platforms.live.web.ytdlp import YtDlp
 
 log = structlog.get_logger(__name__)
-
-HANDLE_RE = re.compile(r"^[a-z0-9._-]{3,30}$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,7 +90,7 @@ class SimClock(clock_mod.Clock):
                 self._at = state.now
         else:
             async with self._db().session() as s:
-                state = await get_state(s)
-            if state is not None:
-                self._at = state.now
+                stored = await get_state(s)
+            if stored is not None:
+                self._at = stored.now
         self._read = time.monotonic()

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sors.platforms import urls
 from sors.platforms.base import (
     Blocked,
     PlatformError,
@@ -28,6 +29,7 @@ from sors.platforms.live.common import (
     get_path,
     not_found,
     parse_rfc3339,
+    profile_url_of,
     to_int,
 )
 
@@ -67,16 +69,6 @@ def parse_iso8601_duration(value: Any) -> float | None:
     return (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds
 
 
-def channel_url(handle: str) -> str:
-    return f"https://www.youtube.com/@{handle}"
-
-
-def video_url(video_id: str, content_type: str) -> str:
-    if content_type == "short":
-        return f"https://www.youtube.com/shorts/{video_id}"
-    return f"https://www.youtube.com/watch?v={video_id}"
-
-
 def hidden_counts(**fields: Any) -> dict[str, str]:
     return {name: "hidden" for name, value in fields.items() if value is None}
 
@@ -114,7 +106,7 @@ def map_api_channel(item: Mapping[str, Any], handle: str) -> ProfileSnapshot:
         avatar_url=_api_thumbnail(snippet.get("thumbnails")),
         follower_count=followers,
         follower_count_approximate=followers is not None,
-        url=channel_url(handle),
+        url=profile_url_of("youtube", handle),
     )
 
 
@@ -183,7 +175,7 @@ def map_api_video(item: Mapping[str, Any], *, is_short: bool | None = None) -> P
     published = parse_rfc3339(snippet.get("publishedAt"))
     if published is None:
         raise ValueError(f"video {vid} has no publishedAt")
-    extra: dict[str, Any] = {
+    extra: dict[str, object] = {
         "title": title,
         "description": description,
         "channel_id": snippet.get("channelId"),
@@ -202,7 +194,7 @@ def map_api_video(item: Mapping[str, Any], *, is_short: bool | None = None) -> P
     return PostSnapshot(
         platform="youtube",
         platform_post_id=vid,
-        url=video_url(vid, content_type),
+        url=urls.post_url("youtube", None, vid, content_type),  # ValueError: not a video id
         content_type=content_type,
         caption=title,
         published_at=published,

@@ -18,14 +18,17 @@ from typing import Any
 from urllib.parse import unquote
 
 from sors.platforms.base import Platform, PostSnapshot, ProfileSnapshot
-from sors.platforms.live.api.mapping import channel_url, video_url
-from sors.platforms.live.common import from_timestamp, get_path, parse_rfc3339, to_float, to_int
+from sors.platforms.live.common import (
+    from_timestamp,
+    get_path,
+    parse_rfc3339,
+    post_url_of,
+    profile_url_of,
+    to_float,
+    to_int,
+)
 from sors.platforms.live.web import tiktok_counts
-from sors.platforms.live.web.instagram_map import post_url as instagram_post_url
-from sors.platforms.live.web.instagram_map import profile_url as instagram_profile_url
 from sors.platforms.live.web.tiktok_map import POST_ID_RE
-from sors.platforms.live.web.tiktok_map import post_url as tiktok_post_url
-from sors.platforms.live.web.tiktok_map import profile_url as tiktok_profile_url
 
 _YT_HANDLE = re.compile(r"youtube\.com/@([^/?#]+)", re.I)
 _HMS = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{2})$")
@@ -68,7 +71,7 @@ def tiktok_profile(author: Mapping[str, Any], handle: str | None = None) -> Prof
         avatar_url=author.get("originalAvatarUrl") or author.get("avatar") or None,
         follower_count=fans,
         follower_count_approximate=fans is not None and tiktok_counts.looks_display_rounded(fans),
-        url=tiktok_profile_url(name),
+        url=profile_url_of("tiktok", name),
     )
 
 
@@ -89,7 +92,8 @@ def tiktok_post(item: Mapping[str, Any], *, duration_ms: bool = False) -> PostSn
     published = parse_rfc3339(item.get("createTimeISO")) or from_timestamp(item.get("createTime"))
     if not POST_ID_RE.match(vid) or published is None:
         return None
-    handle = str(get_path(item, "authorMeta", "name") or "").lower() or None
+    author = item.get("authorMeta") or {}
+    handle = str(author.get("name") or author.get("uniqueId") or "").lower()
     images = [
         link.get("downloadLink") or link.get("tiktokLink")
         for link in item.get("slideshowImageLinks") or ()
@@ -97,12 +101,15 @@ def tiktok_post(item: Mapping[str, Any], *, duration_ms: bool = False) -> PostSn
     ]
     slideshow = bool(item.get("isSlideshow")) or bool(images)
     content_type = "slideshow" if slideshow else "video"
+    url = post_url_of("tiktok", handle, vid, content_type)
+    if url is None:  # no owner (or no id) a TikTok URL can name
+        return None
     # The actor's counts are TikTok's as they stand: exact unless they have its rounding shape.
     counts = tiktok_counts.reconcile(tiktok_counts.POST_COUNTS, None, item)
     duration = to_float(get_path(item, "videoMeta", "duration"))
     if duration and duration_ms:
         duration = round(duration / 1000, 3)
-    extra: dict[str, Any] = {
+    extra: dict[str, object] = {
         "save_count": counts.values["saves"],
         "track": get_path(item, "musicMeta", "musicName"),
         "author_id": get_path(item, "authorMeta", "id"),
@@ -114,7 +121,7 @@ def tiktok_post(item: Mapping[str, Any], *, duration_ms: bool = False) -> PostSn
     return PostSnapshot(
         platform="tiktok",
         platform_post_id=vid,
-        url=tiktok_post_url(handle, vid, content_type),
+        url=url,
         content_type=content_type,
         caption=item.get("text") or None,
         published_at=published,
@@ -163,6 +170,9 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     if not isinstance(shortcode, str) or not shortcode or published is None:
         return None
     content_type = instagram_content_type(item)
+    url = post_url_of("instagram", None, shortcode, content_type)
+    if url is None:
+        return None
     flags: dict[str, str] = {"shares": "hidden"}  # Instagram publishes no share count
     views = None
     if content_type == "reel":
@@ -183,7 +193,7 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     images = [c.get("displayUrl") for c in children if c.get("displayUrl") and c.get("type") != "Video"]
     if not images and content_type == "image":
         images = [item.get("displayUrl")] if item.get("displayUrl") else list(item.get("images") or ())
-    extra: dict[str, Any] = {
+    extra: dict[str, object] = {
         "media_id": str(item["id"]) if item.get("id") else None,
         "product_type": item.get("productType"),
         "pinned": bool(item.get("isPinned")),
@@ -195,7 +205,7 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     return PostSnapshot(
         platform="instagram",
         platform_post_id=shortcode,
-        url=instagram_post_url(shortcode, content_type),
+        url=url,
         content_type=content_type,
         caption=item.get("caption") or None,
         published_at=published,
@@ -224,7 +234,7 @@ def instagram_profile(item: Mapping[str, Any]) -> ProfileSnapshot:
         bio=item.get("biography") or None,
         avatar_url=item.get("profilePicUrlHD") or item.get("profilePicUrl") or None,
         follower_count=nonnegative(item.get("followersCount")),
-        url=instagram_profile_url(handle),
+        url=profile_url_of("instagram", handle),
     )
 
 
@@ -283,10 +293,13 @@ def youtube_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     if not isinstance(vid, str) or not vid or published is None:
         return None
     kind = str(item.get("type") or "").lower()
-    url = str(item.get("url") or "")
-    content_type = "short" if kind in ("short", "shorts") or "/shorts/" in url else (
+    shown = str(item.get("url") or "")
+    content_type = "short" if kind in ("short", "shorts") or "/shorts/" in shown else (
         "live" if kind in ("stream", "live") else "video"
     )
+    url = post_url_of("youtube", None, vid, content_type)
+    if url is None:
+        return None
     views = nonnegative(item.get("viewCount"))
     likes = nonnegative(item.get("likes"))
     comments = nonnegative(item.get("commentsCount"))
@@ -296,7 +309,7 @@ def youtube_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     return PostSnapshot(
         platform="youtube",
         platform_post_id=vid,
-        url=video_url(vid, content_type),
+        url=url,
         content_type=content_type,
         caption="\n\n".join(t for t in (item.get("title"), item.get("text")) if t) or None,
         published_at=published,
@@ -330,7 +343,7 @@ def youtube_groups(items: Iterable[Mapping[str, Any]]) -> list[Group]:
                 # The channel page shows "1.23M subscribers": rounded above a thousand.
                 follower_count_approximate=subscribers is not None and subscribers >= 1000
                 and tiktok_counts.looks_display_rounded(subscribers),
-                url=channel_url(handle),
+                url=profile_url_of("youtube", handle),
             ), [])
         by_channel[handle].posts.append(post)
     return list(by_channel.values())

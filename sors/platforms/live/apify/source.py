@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from sors.platforms import urls
 from sors.platforms.base import (
     CrawlSnapshot,
     EmptyAnswer,
@@ -27,11 +28,10 @@ from sors.platforms.base import (
     SourceRun,
     SourceUnavailable,
     TransientError,
+    platform_of,
 )
-from sors.platforms.live.api.mapping import channel_url
 from sors.platforms.live.apify import mapping as apify_map
 from sors.platforms.live.common import listing_is_complete, parse_retry_after
-from sors.platforms.live.web.instagram_map import profile_url as instagram_profile_url
 
 TERMINAL = {"SUCCEEDED", "FAILED", "ABORTED", "TIMED-OUT"}
 ACTOR_SETTING = {
@@ -44,7 +44,7 @@ _GONE = ("not found", "not_found", "no_items", "doesn't exist", "does not exist"
          "couldn't find", "could not find", "isn't available")
 
 
-def actor_input(platform: str, handle: str, limit: int) -> dict[str, Any]:
+def actor_input(platform: str, handle: str, limit: int) -> dict[str, object]:
     """The documented input of each default actor for one profile's newest `limit` posts."""
     if platform == "tiktok":
         return {
@@ -55,9 +55,9 @@ def actor_input(platform: str, handle: str, limit: int) -> dict[str, Any]:
         }
     if platform == "instagram":
         # `details`: the profile (followers, bio) with its latest posts, in one run.
-        return {"directUrls": [instagram_profile_url(handle)], "resultsType": "details",
+        return {"directUrls": [urls.profile_url("instagram", handle)], "resultsType": "details",
                 "resultsLimit": limit}
-    return {"startUrls": [{"url": channel_url(handle)}], "maxResults": limit,
+    return {"startUrls": [{"url": urls.profile_url("youtube", handle)}], "maxResults": limit,
             "maxResultsShorts": limit, "maxResultStreams": 0}
 
 
@@ -177,7 +177,8 @@ def snapshot_from_items(
     `profile_not_found` when it says so, and an empty answer is an error, never "0 posts"
     (blocked scrapers answer empty)."""
     errors = [e for e in (apify_map.item_error(i) for i in items if isinstance(i, Mapping)) if e]
-    found = [g for g in apify_map.groups(platform, items) if g.profile.handle == handle]  # type: ignore[arg-type]
+    grouped = apify_map.groups(platform_of(platform), items)
+    found = [g for g in grouped if g.profile.handle == handle]
     if not found:
         if any(word in e.lower() for e in errors for word in _GONE):
             raise ProfileNotFound(f"No public {platform} profile @{handle}: {errors[0]}")

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from sors.platforms import urls
 from sors.platforms.base import (
     Blocked,
     CrawlSnapshot,
@@ -37,11 +38,9 @@ from sors.platforms.live.web.instagram_map import (
     map_instagram_post,
     map_instagram_ytdlp_error,
     map_instaloader_error,
-    post_url,
 )
 from sors.platforms.live.web.ytdlp import YtDlp, YtDlpFailure, video_media
 
-HANDLE_RE = re.compile(r"^[a-z0-9._]{1,30}$")
 SHORTCODE_RE = re.compile(r"^[A-Za-z0-9_-]{5,64}$")
 
 
@@ -86,7 +85,7 @@ def _keep_proxies_in_session_copies() -> None:
 
     original = instaloadercontext.copy_session
 
-    def copy_session(session, request_timeout=None):  # type: ignore[no-untyped-def]
+    def copy_session(session: Any, request_timeout: float | None = None) -> Any:
         new = original(session, request_timeout)
         new.proxies.update(getattr(session, "proxies", None) or {})
         return new
@@ -227,7 +226,7 @@ class InstagramFetcher:
         async def call() -> dict[str, Any]:
             try:
                 return await self._ytdlp.download(
-                    post_url(shortcode, "reel"),
+                    urls.post_url("instagram", None, shortcode, "reel"),
                     dest_dir,
                     fmt="best[vcodec!=none][acodec!=none]/best",
                     thumbnail=True,

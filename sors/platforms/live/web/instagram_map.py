@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sors.platforms.base import (
     Blocked,
@@ -32,18 +32,11 @@ from sors.platforms.live.common import (
     get_path,
     listing_is_complete,
     not_found,
+    post_url_of,
+    profile_url_of,
     to_float,
     to_int,
 )
-
-
-def profile_url(handle: str) -> str:
-    return f"https://www.instagram.com/{handle}/"
-
-
-def post_url(shortcode: str, content_type: str) -> str:
-    kind = "reel" if content_type == "reel" else "p"
-    return f"https://www.instagram.com/{kind}/{shortcode}/"
 
 
 def node_of(structure: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -84,7 +77,7 @@ def map_instagram_profile(structure: Mapping[str, Any], handle: str) -> ProfileS
         follower_count=_first_int(
             get_path(node, "edge_followed_by", "count"), node.get("follower_count")
         ),
-        url=profile_url(handle),
+        url=profile_url_of("instagram", handle),
     )
 
 
@@ -106,8 +99,16 @@ def instagram_content_type(node: Mapping[str, Any]) -> str:
     return "image"
 
 
-def carousel_slides(node: Mapping[str, Any]) -> list[dict[str, Any]]:
-    slides = []
+class Slide(TypedDict):
+    """One slide of a post as its listing shows it (CDN links that expire)."""
+
+    url: str | None
+    is_video: bool
+    video_url: str | None
+
+
+def carousel_slides(node: Mapping[str, Any]) -> list[Slide]:
+    slides: list[Slide] = []
     for edge in get_path(node, "edge_sidecar_to_children", "edges") or ():
         child = edge.get("node") if isinstance(edge, Mapping) else None
         if not isinstance(child, Mapping):
@@ -139,6 +140,9 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
     if not isinstance(shortcode, str) or published is None:
         return None
     content_type = instagram_content_type(node)
+    url = post_url_of("instagram", None, shortcode, content_type)
+    if url is None:
+        return None
     counts_hidden = node.get("like_and_view_counts_disabled") is True
     views = None
     # Plays are what the app shows as views; listing nodes of the older web API carry only
@@ -167,14 +171,14 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
             node.get("comment_count"),
         )
     display = node.get("display_url") or node.get("thumbnail_src")
-    slides = (
+    slides: list[Slide] = (
         carousel_slides(node)
         if content_type == "carousel"
         else [
             {"url": display, "is_video": content_type == "reel", "video_url": node.get("video_url")}
         ]
     )
-    extra: dict[str, Any] = {
+    extra: dict[str, object] = {
         "media_id": str(node["id"]) if node.get("id") is not None else None,
         "product_type": node.get("product_type"),
         "pinned": bool(node.get("pinned_for_users") or node.get("timeline_pinned_user_ids")),
@@ -187,7 +191,7 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
     return PostSnapshot(
         platform="instagram",
         platform_post_id=shortcode,
-        url=post_url(shortcode, content_type),
+        url=url,
         content_type=content_type,
         caption=_caption(node),
         published_at=published,

@@ -11,7 +11,6 @@ The pure mapping of what comes back is in `tiktok_map`.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from sors.platforms import urls
 from sors.platforms.base import (
     Blocked,
     CrawlSnapshot,
@@ -27,21 +27,17 @@ from sors.platforms.base import (
     PostRef,
     UnsupportedMedia,
 )
+from sors.platforms.handles import is_canonical_handle
 from sors.platforms.live import net
 from sors.platforms.live.pacing import PacerRegistry
 from sors.platforms.live.web.tiktok_map import (
     POST_ID_RE,
     map_tiktok_crawl,
     map_tiktok_error,
-    post_url,
-    profile_url,
     slideshow_images,
     user_detail_status,
 )
 from sors.platforms.live.web.ytdlp import YtDlp, YtDlpFailure, downloaded_files, video_media
-
-HANDLE_RE = re.compile(r"^[a-z0-9_.]{2,24}$")
-
 
 # ---- extractor subclasses ------------------------------------------------------------
 
@@ -67,14 +63,16 @@ def _user_ie_class() -> type:
     class SorsTikTokUserIE(TikTokUserIE):
         _sors_user_detail: dict[str, Any] | None = None
 
-        def _get_universal_data(self, webpage, display_id):  # type: ignore[no-untyped-def]
+        def _get_universal_data(self, webpage: str, display_id: str) -> Any:
             data = super()._get_universal_data(webpage, display_id)
             detail = data.get("webapp.user-detail") if isinstance(data, dict) else None
             if isinstance(detail, dict):
                 self._sors_user_detail = detail
             return data
 
-        def _parse_aweme_video_web(self, aweme_detail, webpage_url, video_id, extract_flat=False):  # type: ignore[no-untyped-def]
+        def _parse_aweme_video_web(
+            self, aweme_detail: Any, webpage_url: str, video_id: str, extract_flat: bool = False
+        ) -> Any:
             info = super()._parse_aweme_video_web(
                 aweme_detail, webpage_url, video_id, extract_flat=extract_flat
             )
@@ -88,7 +86,9 @@ def _post_ie_class() -> type:
     from yt_dlp.extractor.tiktok import TikTokIE
 
     class SorsTikTokIE(TikTokIE):
-        def _parse_aweme_video_web(self, aweme_detail, webpage_url, video_id, extract_flat=False):  # type: ignore[no-untyped-def]
+        def _parse_aweme_video_web(
+            self, aweme_detail: Any, webpage_url: str, video_id: str, extract_flat: bool = False
+        ) -> Any:
             info = super()._parse_aweme_video_web(
                 aweme_detail, webpage_url, video_id, extract_flat=extract_flat
             )
@@ -108,6 +108,17 @@ def post_extractor() -> Any:
 # ---- fetching --------------------------------------------------------------------------
 
 
+def _post_page(ref: PostRef) -> str:
+    """The page yt-dlp reads a post from: its video URL (a slideshow's too), under its owner;
+    without one, TikTok's `@_` stand-in, which it redirects to the owner."""
+    if ref.handle is None:
+        return f"https://www.tiktok.com/@_/video/{ref.platform_post_id}"
+    try:
+        return urls.post_url("tiktok", ref.handle, ref.platform_post_id, "video")
+    except ValueError as exc:
+        raise PostNotFound(f"not a TikTok post: {exc}") from exc
+
+
 class TikTokFetcher:
     def __init__(
         self, *, ytdlp: YtDlp, http: httpx.AsyncClient, pacers: PacerRegistry, limit: int = 35
@@ -123,7 +134,7 @@ class TikTokFetcher:
         async def call() -> dict[str, Any]:
             try:
                 return await self._ytdlp.extract(
-                    profile_url(handle), flat=True, limit=self._limit, ie=ie
+                    urls.profile_url("tiktok", handle), flat=True, limit=self._limit, ie=ie
                 )
             except YtDlpFailure as f:
                 detail = ie._sors_user_detail
@@ -139,7 +150,7 @@ class TikTokFetcher:
         async def call() -> dict[str, Any]:
             try:
                 return await self._ytdlp.extract(
-                    post_url(ref.handle, ref.platform_post_id), ie=post_extractor()
+                    _post_page(ref), ie=post_extractor()
                 )
             except YtDlpFailure as f:
                 raise map_tiktok_error(f.info, subject="post") from f
@@ -149,7 +160,7 @@ class TikTokFetcher:
     async def fetch_media(self, ref: PostRef, dest_dir: Path, *, max_bytes: int) -> list[MediaFile]:
         if not POST_ID_RE.match(ref.platform_post_id):
             raise PostNotFound("not a TikTok post id")
-        if ref.handle is not None and not HANDLE_RE.match(ref.handle):
+        if ref.handle is not None and not is_canonical_handle("tiktok", ref.handle):
             raise PostNotFound("not a TikTok handle")
         if ref.content_type == "slideshow":
             return await self._slideshow(ref, dest_dir, max_bytes)
@@ -159,7 +170,7 @@ class TikTokFetcher:
         async def call() -> dict[str, Any]:
             try:
                 return await self._ytdlp.download(
-                    post_url(ref.handle, ref.platform_post_id),
+                    _post_page(ref),
                     dest_dir,
                     fmt="best[vcodec!=none][acodec!=none]/best[vcodec!=none]/best",
                     thumbnail=True,

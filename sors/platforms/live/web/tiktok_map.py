@@ -32,6 +32,8 @@ from sors.platforms.live.common import (
     from_timestamp,
     get_path,
     listing_is_complete,
+    post_url_of,
+    profile_url_of,
     to_float,
     to_int,
 )
@@ -46,15 +48,6 @@ _UNIVERSAL_RE = re.compile(
     r'<script[^>]+\bid="__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>(.*?)</script>', re.S
 )
 _IMAGE_EXTS = {"jpg", "jpeg", "png", "webp", "heic", "avif"}
-
-
-def profile_url(handle: str) -> str:
-    return f"https://www.tiktok.com/@{handle}"
-
-
-def post_url(handle: str | None, post_id: str, content_type: str = "video") -> str:
-    kind = "photo" if content_type == "slideshow" else "video"
-    return f"https://www.tiktok.com/@{handle or '_'}/{kind}/{post_id}"
 
 
 # ---- the embedded page JSON ------------------------------------------------------------
@@ -102,7 +95,7 @@ def map_user_detail(detail: Mapping[str, Any], handle: str) -> ProfileSnapshot:
         avatar_url=user.get("avatarLarger") or user.get("avatarMedium") or user.get("avatarThumb"),
         follower_count=followers,
         follower_count_approximate=counts.approximations.get("followers") == "rounded",
-        url=profile_url(handle),
+        url=profile_url_of("tiktok", handle),
     )
 
 
@@ -118,7 +111,7 @@ def profile_from_listing(playlist: Mapping[str, Any], handle: str) -> ProfileSna
         bio=None,
         avatar_url=None,
         follower_count=None,
-        url=profile_url(handle),
+        url=profile_url_of("tiktok", handle),
     )
 
 
@@ -153,6 +146,9 @@ def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | N
     images = slideshow_images(info)
     slideshow = bool(images) or _formats_without_video(info)
     content_type = "slideshow" if slideshow else "video"
+    url = post_url_of("tiktok", handle, vid, content_type)
+    if url is None:
+        return None
     counts = tiktok_counts.reconcile(
         tiktok_counts.POST_COUNTS,
         info.get("tiktok_stats"),
@@ -173,7 +169,7 @@ def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | N
         thumbnail or best_thumbnail(info.get("thumbnails")) or (images[0] if images else None)
     )
     duration = to_float(info.get("duration"))
-    extra: dict[str, Any] = {
+    extra: dict[str, object] = {
         "save_count": counts.values["saves"],
         "track": info.get("track"),
         "author_id": info.get("uploader_id"),
@@ -185,7 +181,7 @@ def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | N
     return PostSnapshot(
         platform="tiktok",
         platform_post_id=vid,
-        url=post_url(handle, vid, content_type),
+        url=url,
         content_type=content_type,
         caption=info.get("description") or None,
         published_at=published,

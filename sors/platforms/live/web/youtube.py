@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sors.platforms import urls
 from sors.platforms.base import (
     Blocked,
     CrawlSnapshot,
@@ -23,7 +24,7 @@ from sors.platforms.base import (
     ProfileSnapshot,
 )
 from sors.platforms.live import net
-from sors.platforms.live.api.mapping import VIDEO_ID_RE, channel_url
+from sors.platforms.live.api.mapping import VIDEO_ID_RE
 from sors.platforms.live.common import Subject, merged_listing_is_complete, to_float
 from sors.platforms.live.pacing import Pacer
 from sors.platforms.live.web.youtube_map import map_ytdlp_channel, map_ytdlp_error, map_ytdlp_video
@@ -55,14 +56,15 @@ class YouTubeYtDlpFetcher:
             if limit <= 0:
                 continue
             try:
+                channel = urls.profile_url("youtube", handle)
                 listing = await self._extract(
-                    f"{channel_url(handle)}/{tab}", "profile", flat=True, limit=limit
+                    f"{channel}/{tab}", "profile", flat=True, limit=limit
                 )
             except ProfileNotFound:
                 if tab == "videos":
                     # No videos tab can also mean no such channel: confirm with the home tab.
                     listing = await self._extract(
-                        f"{channel_url(handle)}/featured", "profile", flat=True, limit=0
+                        f"{channel}/featured", "profile", flat=True, limit=0
                     )
                     profile = profile or map_ytdlp_channel(listing, handle)
                 continue

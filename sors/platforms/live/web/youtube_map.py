@@ -7,12 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sors.platforms.base import PlatformError, PostSnapshot, ProfileNotFound, ProfileSnapshot
-from sors.platforms.live.api.mapping import (
-    SHORTS_MAX_SECONDS,
-    channel_url,
-    hidden_counts,
-    video_url,
-)
+from sors.platforms.live.api.mapping import SHORTS_MAX_SECONDS, hidden_counts
 from sors.platforms.live.common import (
     FailureInfo,
     Subject,
@@ -21,6 +16,8 @@ from sors.platforms.live.common import (
     from_timestamp,
     from_upload_date,
     not_found,
+    post_url_of,
+    profile_url_of,
     to_float,
     to_int,
 )
@@ -42,7 +39,7 @@ def map_ytdlp_channel(tab: Mapping[str, Any], handle: str) -> ProfileSnapshot:
         avatar_url=avatar,
         follower_count=followers,
         follower_count_approximate=followers is not None,
-        url=channel_url(handle),
+        url=profile_url_of("youtube", handle),
     )
 
 
@@ -87,6 +84,9 @@ def map_ytdlp_video(info: Mapping[str, Any], *, tab: str | None = None) -> PostS
     if published is None:
         return None
     content_type = ytdlp_content_type(info, tab)
+    url = post_url_of("youtube", None, vid, content_type)
+    if url is None:
+        return None
     views = to_int(info.get("view_count"))
     likes = to_int(info.get("like_count"))
     comments = to_int(info.get("comment_count"))
@@ -104,7 +104,7 @@ def map_ytdlp_video(info: Mapping[str, Any], *, tab: str | None = None) -> PostS
     return PostSnapshot(
         platform="youtube",
         platform_post_id=vid,
-        url=video_url(vid, content_type),
+        url=url,
         content_type=content_type,
         caption=info.get("title"),
         published_at=published,

@@ -104,8 +104,9 @@ class YtDlp:
         self.socket_timeout = socket_timeout
         self.sleep_between_requests = sleep_between_requests
 
-    def options(self, **extra: Any) -> dict[str, Any]:
-        opts: dict[str, Any] = {
+    def options(self, **extra: object) -> dict[str, object]:
+        """yt-dlp's parameters for one call."""
+        opts: dict[str, object] = {
             "quiet": True,
             "no_warnings": True,
             "noprogress": True,
@@ -174,7 +175,7 @@ class YtDlp:
             opts["max_filesize"] = max_filesize
         return await asyncio.to_thread(self._run, url, opts, ie, True)
 
-    def _run(self, url: str, opts: dict[str, Any], ie: Any, download: bool) -> dict[str, Any]:
+    def _run(self, url: str, opts: dict[str, object], ie: Any, download: bool) -> dict[str, Any]:
         import yt_dlp
 
         tmpdir: str | None = None

@@ -219,7 +219,7 @@ async def test_a_transcript_moves_the_posts_vector_toward_what_it_says(db, setti
     async with db.transaction() as s:
         await enrichment_repo.save_transcript(s, post, {
             "text": "today we bake sourdough bread and a rye loaf in a hot oven",
-            "language": "en", "source": "speech", "segments": []}, engine="test")
+            "language": "en", "source": "speech", "segments": []}, engine="test", now=AT)
         await embeddings.refresh(s, [post])
     await publish(db, settings)
     assert await vector() != before
