@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
+from email.utils import format_datetime
 from pathlib import Path
 
 import httpx
 import pytest
 
 from sors.email.backends import FileBackend
-from sors.kit import clock as clock_mod
 from tests.factories import auth, create_account
 from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import set_time, sim_time_restored  # noqa: F401  (fixture)
@@ -58,13 +58,11 @@ async def test_jobs_ledger_and_transcripts_carry_the_simulated_time(
 
 
 async def test_the_mail_outbox_names_files_by_the_service_clock(tmp_path: Path) -> None:
-    clock_mod.set_clock(clock_mod.FrozenClock(SIM_NOW))
-    try:
-        msg = EmailMessage()
-        msg["To"], msg["From"], msg["Subject"] = "a@example.com", "b@example.com", "hi"
-        msg.set_content("hello")
-        await FileBackend(tmp_path).send(msg)
-    finally:
-        clock_mod.set_clock(clock_mod.Clock())
+    # A message carries the service clock's time in its Date header (email.messages).
+    msg = EmailMessage()
+    msg["To"], msg["From"], msg["Subject"] = "a@example.com", "b@example.com", "hi"
+    msg["Date"] = format_datetime(SIM_NOW)
+    msg.set_content("hello")
+    await FileBackend(tmp_path).send(msg)
     [written] = list(tmp_path.glob("*.eml"))
     assert written.name.startswith("20260925T140000")
