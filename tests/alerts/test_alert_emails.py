@@ -30,6 +30,7 @@ from tests.alerts.helpers import (
     tick,
 )
 from tests.factories import auth, balance_and_ledger_sum, create_account
+from tests.factories.accounts import sim_now
 from tests.factories.world import rows, scalar, set_time
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
@@ -166,7 +167,7 @@ async def test_unfunded_digest_keeps_hits_and_retries_three_hours_later(
     assert await balance_and_ledger_sum(db, account_id) == (4, 4)
 
     async with db.transaction() as s:
-        await billing.grant(s, account_id, 6, reason="top-up")
+        await billing.grant(s, account_id, 6, reason="top-up", now=await sim_now(db))
     await set_time(db, T0 + timedelta(hours=3, minutes=59))
     assert (await tick(runtime))["alerts.digests"] == 0  # not before the retry time
     await set_time(db, T0 + timedelta(hours=4))

@@ -13,6 +13,7 @@ from sors.catalog.ingest.service import ingest_crawls
 from sors.jobs.scheduler import Scheduler
 from sors.platforms.sim.world import SimWorld
 from tests.factories import auth, balance_and_ledger_sum, create_account
+from tests.factories.accounts import sim_now
 from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import (
     hand_crawl,
@@ -258,7 +259,7 @@ async def test_due_refresh_is_charged_queued_and_run(
     from sors.billing import service as billing
 
     async with db.transaction() as s:
-        await billing.grant(s, account_id, 100, reason="support")
+        await billing.grant(s, account_id, 100, reason="support", now=await sim_now(db))
     first, ran, _ = await run_once(runtime)
     assert first["monitoring.resume"] == 1 and first["monitoring.refresh"] == 1 and ran == 1
     entry = (await client.get("/api/v1/tracking", headers=h)).json()["results"][0]

@@ -19,7 +19,7 @@ import pytest
 from sors.billing.pricing import get_pricing
 from sors.catalog.records.schemas import PostRecord
 from sors.rising.schemas import Rising
-from tests.alerts.test_alerts_api import Inbox, smtp_server  # noqa: F401  (a fixture)
+from tests.alerts.test_alert_emails import Inbox, smtp_server  # noqa: F401  (a fixture)
 from tests.console.conftest import sign_in
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle

@@ -15,6 +15,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from sors.billing import service as billing
 from sors.webhooks.attempts import RETRY_SCHEDULE
 from tests.factories import auth, balance_and_ledger_sum, create_account
+from tests.factories.accounts import sim_now
 from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import set_time
 from tests.webhooks.helpers import count, create_endpoint, deliveries, tick
@@ -65,7 +66,8 @@ async def test_credits_low_and_added(
         r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": handle}, headers=h)
         assert r.status_code == 200
     async with db.transaction() as s:
-        await billing.grant(s, account_id, 500, reason="support grant")
+        await billing.grant(s, account_id, 500, reason="support grant",
+                            now=await sim_now(db))
     await run_jobs_until_idle(runtime, timeout=120)
     low, added = receiver.of_type("credits.low"), receiver.of_type("credits.added")
     assert len(low) == 1 and len(added) == 1, [r.payload["type"] for r in receiver.received]

@@ -148,6 +148,7 @@ async def test_a_rewritten_title_arrives_as_a_chat_message(
     await set_time(db, T0 + timedelta(hours=10))
     async with db.transaction() as s:
         await jobs.enqueue(s, type="refresh", account_id=None, credits=0, origin="catalog",
+                           now=T0 + timedelta(hours=10), max_attempts=4,
                            payload={"platform": "tiktok", "handle": HANDLE, "profileId": profile_id},
                            target=f"tiktok:{HANDLE}")
     await run_jobs_until_idle(runtime, adapter=RetitlingAdapter(2500, "5am for 30 days <3"))

@@ -56,6 +56,7 @@ async def test_a_rewritten_title_is_kept_shown_in_history_and_announced(
     await set_time(db, seen)
     async with db.transaction() as s:
         await jobs.enqueue(s, type="refresh", account_id=None, credits=0, origin="catalog",
+                           now=seen, max_attempts=4,
                            payload={"platform": "tiktok", "handle": HANDLE,
                                     "profileId": profile_id}, target=f"tiktok:{HANDLE}")
     adapter = RetitlingAdapter(2500, "I tried the 5am routine for 30 days (it changed me)")

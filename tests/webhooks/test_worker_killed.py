@@ -14,6 +14,7 @@ import httpx
 
 from sors.billing import service as billing
 from tests.factories import create_account
+from tests.factories.accounts import sim_now
 from tests.factories.cluster import SorsProcess
 from tests.webhooks.helpers import count, create_endpoint
 from tests.webhooks.receiver import running_receiver
@@ -42,7 +43,7 @@ async def test_kill_9_mid_delivery_loses_nothing(
         ep = await create_endpoint(client, key, receiver.url, events=["credits.added"])
         for i in range(EVENTS):
             async with db.transaction() as s:
-                await billing.grant(s, account_id, 1, reason=f"grant {i}")
+                await billing.grant(s, account_id, 1, reason=f"grant {i}", now=await sim_now(db))
         assert await count(db, "SELECT count(*) FROM webhook_events") == EVENTS
 
         first = SorsProcess("worker-1", ["worker"], env, logdir)
