@@ -1,6 +1,7 @@
 """Console pages vs their API calls: what the HTML layer adds, page by page.
 
-    python bench/console_vs_api.py [--admin-url URL] [--profiles 300] [--rounds 100] [--write docs/PERFORMANCE.md]
+    python bench/console_vs_api.py [--admin-url URL] [--profiles 300] [--rounds 100]
+                                   [--write docs/PERFORMANCE.md]
 
 Builds a throwaway database (`sors_bench_console_<pid>`) on the given PostgreSQL server,
 seeds a simulated world through the real seed path, starts `sors api` on a loopback port,
@@ -133,7 +134,8 @@ def main() -> None:
         f"\n### Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: {args.rounds} alternating pairs per "
         f"page, {args.profiles} simulated profiles, {platform.machine()} {os.cpu_count()} "
         "cores (shared with other engineers' work)\n",
-        "| page | its API call(s) | page p50 / p95 (ms) | API p50 / p95 (ms) | p50 difference (ms) |",
+        "| page | its API call(s) | page p50 / p95 (ms) | API p50 / p95 (ms) "
+        "| p50 difference (ms) |",
         "|---|---|---:|---:|---:|",
     ]
     calls = {"outliers (search)": "POST /search/content", "post": "GET /posts/{id}",

@@ -92,7 +92,9 @@ def _ingest_before(rev: str) -> Any:
         sys.modules["sors.catalog.ingest.scoring"] = current
 
 
-def _handles(plain: str, rounds: int, at: datetime) -> tuple[list[list[tuple[str, str]]], list[list[tuple[str, str]]]]:
+def _handles(
+    plain: str, rounds: int, at: datetime
+) -> tuple[list[list[tuple[str, str]]], list[list[tuple[str, str]]]]:
     """Per round, 100 handles to re-crawl and 100 the catalog has never seen."""
     from sors.platforms.sim.world import SimWorld
 

@@ -1,6 +1,7 @@
 """MCP vs HTTP: the same `search_outliers` call through the MCP door and as plain HTTP.
 
-    python bench/mcp_vs_http.py [--admin-url URL] [--profiles 300] [--rounds 200] [--write docs/PERFORMANCE.md]
+    python bench/mcp_vs_http.py [--admin-url URL] [--profiles 300] [--rounds 200]
+                                [--write docs/PERFORMANCE.md]
 
 Builds a throwaway database (`sors_bench_mcp_<pid>`) on the given PostgreSQL server, seeds a
 simulated world through the real seed path, starts `sors api` on a loopback port, and then
@@ -147,7 +148,8 @@ def main() -> None:
             f"\n### Run {when}: {args.rounds} alternating pairs, {args.profiles} simulated "
             f"profiles, {platform.machine()} {os.cpu_count()} cores (shared with other work)\n",
             "| `search_outliers` `{}` | p50 (ms) | p95 (ms) |", "|---|---:|---:|",
-            f"| HTTP `POST /api/v1/search/content` | {rows['http'][0]:.1f} | {rows['http'][1]:.1f} |",
+            f"| HTTP `POST /api/v1/search/content` | {rows['http'][0]:.1f} "
+            f"| {rows['http'][1]:.1f} |",
             f"| MCP `tools/call` (Streamable HTTP) | {rows['mcp'][0]:.1f} | {rows['mcp'][1]:.1f} |",
         ]
         with open(args.write, "a") as f:

@@ -222,7 +222,8 @@ async def _measure(
             }
             row = out["calls"][call][str(connections)]
             row["ratio"] = row["billed"]["rps"] / row["unbilled"]["rps"]
-            row["round_ratios"] = [b / u for b, u in zip(rates["billed"], rates["unbilled"], strict=True)]
+            row["round_ratios"] = [
+                b / u for b, u in zip(rates["billed"], rates["unbilled"], strict=True)]
     out["memory"]["busy"] = _memory(server_pid)
     return out
 
@@ -343,7 +344,8 @@ def _write(path: Path, r: dict[str, Any], args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--admin-url", default=None, help="an admin URL of an external PostgreSQL")
     ap.add_argument("--data-dir", default=str(Path(tempfile.gettempdir()) / "sors-overhead"))
     ap.add_argument("--seconds", type=float, default=60.0, help="one slice of one side")

@@ -2,11 +2,11 @@
 
 For a sample of simulated creators, every post published in the evaluation window is
 looked at the way a creator under a rising alert is crawled (at about 1, 3, 6, 12, 24, 48
-and 72 hours of age, then daily to 7 days, then at 10, 14, 20 and 30 days). Each look is judged exactly as a crawl judges it
-(`sors.catalog.ingest.trajectory.project`) against the creator's curve made by the rule of
-`sors.catalog.ingest.curves` (percentiles of the creator's posts at least 7 days old, each
-interpolated between snapshots around the age), from the same looks at the creator's
-earlier posts. The world's own counters are the truth:
+and 72 hours of age, then daily to 7 days, then at 10, 14, 20 and 30 days). Each look is
+judged exactly as a crawl judges it (`sors.catalog.ingest.trajectory.project`) against the
+creator's curve made by the rule of `sors.catalog.ingest.curves` (percentiles of the
+creator's posts at least 7 days old, each interpolated between snapshots around the age),
+from the same looks at the creator's earlier posts. The world's own counters are the truth:
 
 - a *breakout* ends at least 5x its creator's three-month average by 30 days (the average:
   mean views at that moment of the creator's posts published in the 90 days before, at
@@ -90,7 +90,9 @@ def _pct(xs: list[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def curve(history: Sequence[Post]) -> dict[int, tuple[float | None, float | None, float | None, int]]:
+def curve(
+    history: Sequence[Post],
+) -> dict[int, tuple[float | None, float | None, float | None, int]]:
     """The rule of catalog.curves over these posts' looks."""
     out: dict[int, tuple[float | None, float | None, float | None, int]] = {}
     for age in CURVE_AGES_HOURS:
@@ -155,14 +157,16 @@ def creator(world: SimWorld, platform: str, handle: str, min_score: float = 0.0)
         cross_h = None
         if breakout:
             for h in range(1, 24 * 30 + 1):
-                if p.views_at(world, account, handle, p.published + timedelta(hours=h)) >= BREAKOUT * avg:
+                views = p.views_at(world, account, handle, p.published + timedelta(hours=h))
+                if views >= BREAKOUT * avg:
                     cross_h = float(h)
                     break
         first = None
         proj24 = None
         for i, (h, v) in enumerate(p.looks):
             at = p.published + timedelta(hours=h)
-            snaps = [(p.published + timedelta(hours=a), vv) for a, vv in p.looks[max(0, i - 2): i + 1]]
+            snaps = [(p.published + timedelta(hours=a), vv)
+                     for a, vv in p.looks[max(0, i - 2): i + 1]]
             pr = project(views=v, published_at=p.published, at=at, snapshots=snaps, curve=c,
                          three_month_average=avg)
             if pr is None:

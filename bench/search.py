@@ -57,8 +57,8 @@ MIX: list[tuple[str, dict[str, Any]]] = [
     ("/search/content", {"query": "budget", "minOutlierScore": 2, "timeFrame": "six_months"}),
     ("/search/content", {"query": "yoga", "sortBy": "recent", "pageSize": 100}),
     ("/search/content", {"minOutlierScore": 10, "scoreWindow": "all_time", "page": 2}),
-    ("/search/content", {"platforms": ["tiktok", "instagram"], "contentTypes": ["slideshow", "carousel"],
-                         "minOutlierScore": 2}),
+    ("/search/content", {"platforms": ["tiktok", "instagram"],
+                         "contentTypes": ["slideshow", "carousel"], "minOutlierScore": 2}),
     ("/search/content", {"query": "espresso latte", "timeFrame": "one_year"}),
     ("/search/content", {"minViews": 1000000, "maxFollowers": 100000, "sortBy": "views"}),
     ("/search/profiles", {"query": "yoga"}),
@@ -298,8 +298,8 @@ def _write(path: Path, r: dict[str, Any], label: str) -> None:
         "|---|---:|---:|",
         f"| HTTP (full API call) | {r['http'][0]:.1f} | {r['http'][1]:.1f} |",
         f"| Direct SQL (same statements) | {r['sql'][0]:.1f} | {r['sql'][1]:.1f} |",
-        f"| Floor: GET /posts/{{id}} over HTTP (1 credit, sampled posts) | {r['baseline'][0]:.1f} | "
-        f"{r['baseline'][1]:.1f} |",
+        f"| Floor: GET /posts/{{id}} over HTTP (1 credit, sampled posts) | "
+        f"{r['baseline'][0]:.1f} | {r['baseline'][1]:.1f} |",
         f"| GET /profiles/{{id}} over HTTP (1 credit) | {r['profile'][0]:.1f} | "
         f"{r['profile'][1]:.1f} |",
         "",

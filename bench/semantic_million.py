@@ -177,7 +177,8 @@ def _http(base: str, key: str, posts: list[str]) -> dict[str, Any]:
     return {**{f"http_{k}_p50_ms": round(_pct(v, 0.5), 1) for k, v in times.items()},
             **{f"http_{k}_p95_ms": round(_pct(v, 0.95), 1) for k, v in times.items()},
             "http_per_filter_p50_p95_ms": {
-                k: [round(_pct(v, 0.5), 1), round(_pct(v, 0.95), 1)] for k, v in per_filter.items()}}
+                k: [round(_pct(v, 0.5), 1), round(_pct(v, 0.95), 1)]
+                for k, v in per_filter.items()}}
 
 
 def main() -> None:

@@ -163,7 +163,8 @@ async def setup(url: str, receiver_url: str) -> tuple[Any, str, str]:
     async with db.transaction() as s:
         acc = await accounts.create_account(s, email="bench@example.com", now=datetime.now(UTC))
         ep = await webhooks.create(
-            s, acc.account.id, WebhookIn(url=receiver_url, events=["credits.added", "job.completed", "job.failed"]),
+            s, acc.account.id,
+            WebhookIn(url=receiver_url, events=["credits.added", "job.completed", "job.failed"]),
             ssrf.Policy(allow_http=True, allow_loopback=True), datetime.now(UTC),
         )
     return db, acc.account.id, ep.secret
@@ -244,15 +245,16 @@ def report(r: dict[str, Any], label: str) -> str:
         f"\n### {label}\n\n"
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.node()}, {os.cpu_count()} CPUs "
         f"(shared with seven other engineers' work: expect noise), PostgreSQL on loopback, "
-        f"{r['workers']} `sors worker` process(es) × concurrency {r['concurrency']}, receiver under "
-        f"uvicorn verifying every signature with `standardwebhooks`.\n\n"
+        f"{r['workers']} `sors worker` process(es) × concurrency {r['concurrency']}, "
+        f"receiver under uvicorn verifying every signature with `standardwebhooks`.\n\n"
         f"| measure | value |\n|---|---|\n"
         f"| events written (grant + event + delivery + job, per transaction of 100) | "
         f"{r['emit_per_s']:.0f} events/s |\n"
         f"| delivery throughput, {r['events']} queued events | **{r['throughput']:.0f} events/s** "
         f"({r['span_s']:.1f} s first to last) |\n"
         f"| job completion → delivery, {r['jobs']} crawl jobs queued at {r['job_rate']:g}/s | "
-        f"**p50 {r['delay_p50']:.0f} ms, p95 {r['delay_p95']:.0f} ms** (max {r['delay_max']:.0f} ms) |\n"
+        f"**p50 {r['delay_p50']:.0f} ms, p95 {r['delay_p95']:.0f} ms** "
+        f"(max {r['delay_max']:.0f} ms) |\n"
         f"| duplicates seen by the receiver | {r['duplicates']} |\n"
     )
 
@@ -260,7 +262,8 @@ def report(r: dict[str, Any], label: str) -> str:
 if __name__ == "__main__":
     # A SIGTERM (e.g. `timeout`) unwinds like Ctrl-C, so the workers and the database go too.
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--admin-url", required=True)
     ap.add_argument("--events", type=int, default=2000)
     ap.add_argument("--jobs", type=int, default=150)

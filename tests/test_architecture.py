@@ -37,7 +37,8 @@ def _circles(graph: grimp.ImportGraph) -> list[list[str]]:
                     counter += 1
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(child)))))
+                    imported = graph.find_modules_directly_imported_by(child)
+                    work.append((child, iter(sorted(imported))))
                     break
                 if child in on_stack:
                     low[node] = min(low[node], index[child])

@@ -114,9 +114,8 @@ def to_result(tool: ToolSpec, arguments: Mapping[str, object],
     following = next_call(tool, arguments, body)
     if following is not None:
         meta["nextCall"] = following
-        blocks.append(types.TextContent(
-            text=f"More results: call {tool.name} with {orjson.dumps(following['arguments']).decode()}"
-        ))
+        arguments = orjson.dumps(following["arguments"]).decode()
+        blocks.append(types.TextContent(text=f"More results: call {tool.name} with {arguments}"))
     return types.CallToolResult(content=blocks, structured_content=body, _meta=dict(meta))
 
 

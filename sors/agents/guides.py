@@ -24,7 +24,8 @@ class Guide:
     def describe(self, credits: int, *, dry_run: bool, paged_by: str | None) -> str:
         parts = [self.text.strip()]
         if credits > 0:
-            cost = f"Cost: {credits} credit{'' if credits == 1 else 's'}, charged only when the call succeeds."
+            cost = (f"Cost: {credits} credit{'' if credits == 1 else 's'}, "
+                    "charged only when the call succeeds.")
             if self.cost_note:
                 cost += " " + self.cost_note
             parts.append(cost)

@@ -43,8 +43,8 @@ class AlertIn(ProfileTarget):
     ]
     trigger: Trigger = Field(
         "score", description="`score`: a post reaches minOutlierScore in scoreWindow; `rising`: "
-        "a post runs above the creator's p90 (and 3× its median) at its age and accelerates, before any outlier "
-        "score (docs/API.md, \"Rising posts\")")
+        "a post runs above the creator's p90 (and 3× its median) at its age and accelerates, "
+        "before any outlier score (docs/API.md, \"Rising posts\")")
     minOutlierScore: Annotated[float, Field(ge=1.5, le=1_000_000, allow_inf_nan=False)] = 3.0
     scoreWindow: Window = "three_months"
     postAgeDays: Annotated[int, Field(ge=1, le=30)] = 7

@@ -85,6 +85,8 @@ async def phrase(settings: Settings, evidence: Mapping[str, object], offline: st
         shown = ", ".join(f"{n:g}" for n in foreign[:5])
         log.warning("LLM analysis summary rejected: numbers not in the evidence: %s", shown)
         return Phrased(
-            offline, OFFLINE_ENGINE, f"the model's summary held numbers not in the evidence: {shown}"
+            offline,
+            OFFLINE_ENGINE,
+            f"the model's summary held numbers not in the evidence: {shown}",
         )
     return Phrased(summary.strip(), served_by or settings.llm.model)

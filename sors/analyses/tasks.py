@@ -1,6 +1,7 @@
 """Analysis jobs: make sure the post (and a few of its creator's other posts) has a
-transcript and a visual analysis (at no extra charge), compute its breakdown against the creator's usual, have the configured engine
-phrase the summary, keep it on the post and announce `analysis.completed`."""
+transcript and a visual analysis (at no extra charge), compute its breakdown against the
+creator's usual, have the configured engine phrase the summary, keep it on the post and
+announce `analysis.completed`."""
 
 from __future__ import annotations
 

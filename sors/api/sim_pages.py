@@ -49,15 +49,16 @@ async def simulated_post_page(ctx: Context, post_id: PostId) -> HTMLResponse:
         f"{row[k]:,} {k}" for k in ("views", "likes", "comments", "shares") if row[k] is not None
     )
     caption = escape(row["caption"] or "")
+    platform = escape(row["platform"])
     html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>@{escape(row["profile_handle"])} on simulated {escape(row["platform"])} · sors demo</title>
+<title>@{escape(row["profile_handle"])} on simulated {platform} · sors demo</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;
 color:#222}} .dim{{color:#6e6e73;font-size:.9rem}}</style>
 </head><body>
-<p class="dim">Simulated {escape(row["platform"])} — this post exists only in the sors demo's world.</p>
+<p class="dim">Simulated {platform} — this post exists only in the sors demo's world.</p>
 <h1>@{escape(row["profile_handle"])}</h1>
 <p>{caption}</p>
 <p>{escape(row["content_type"])} · published {escape(isoformat(row["published_at"]) or "")}</p>

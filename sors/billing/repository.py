@@ -59,7 +59,8 @@ _CHARGE_RESULT = f"""
            EXISTS (SELECT 1 FROM cap) AS capped,
            (SELECT spent FROM spend) AS spent,
            ({CREDITS_LOW_THRESHOLD_SQL}) AS low_threshold,
-           CASE WHEN :read_only THEN set_config('synchronous_commit', 'off', true) END AS read_only"""
+           CASE WHEN :read_only THEN set_config('synchronous_commit', 'off', true) \
+END AS read_only"""
 _CHARGE = text(_CHARGE_CTES + _CHARGE_RESULT)
 _CHARGE_SQL = plain_sql(_CHARGE)  # run through the session's driver (kit.db.driver)
 

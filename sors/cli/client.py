@@ -108,8 +108,9 @@ class Client:
             r = self._http.request(method, path, **kwargs)
         except httpx.TransportError as exc:
             raise ApiError(
-                f"cannot reach the sors API at {self.target.api_url} ({exc or type(exc).__name__}); "
-                "start one with `sors demo`, or point to one with --api URL or SORS_API_URL"
+                f"cannot reach the sors API at {self.target.api_url} "
+                f"({exc or type(exc).__name__}); start one with `sors demo`, or point to one "
+                "with --api URL or SORS_API_URL"
             ) from exc
         if r.status_code < 400:
             return r

@@ -9,7 +9,9 @@ from sors.kit.clock import isoformat
 from sors.kit.db import Database
 from sors.kit.runtime import Runtime
 
-feedback_app = typer.Typer(help="Feedback sent through POST /api/v1/feedback.", no_args_is_help=True)
+feedback_app = typer.Typer(
+    help="Feedback sent through POST /api/v1/feedback.", no_args_is_help=True
+)
 
 
 @feedback_app.command("list")

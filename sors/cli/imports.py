@@ -67,7 +67,9 @@ def import_command(paths: list[Path], format: str | None, observed_at: str | Non
     when = _parse_when(observed_at)
     if format is not None and format not in exports.FORMATS:
         fail(f"--format {format!r}: one of " + ", ".join(exports.FORMATS), 2)
-    files = [p for path in paths for p in (sorted(path.glob("*.json*")) if path.is_dir() else [path])]
+    files = [
+        p for path in paths for p in (sorted(path.glob("*.json*")) if path.is_dir() else [path])
+    ]
     if not files:
         fail("no files to import", 2)
     # Channels first: videos.list answers name their channel only by id.

@@ -89,7 +89,8 @@ def demo(
 
 @demo_app.command("seed")
 def demo_seed(
-    profiles: int = typer.Option(DEMO_PROFILES, min=1, help="How many simulated profiles to crawl."),
+    profiles: int = typer.Option(
+        DEMO_PROFILES, min=1, help="How many simulated profiles to crawl."),
     seed: int = typer.Option(0, help="World seed: the same seed gives the same world."),
 ) -> None:
     """Build the simulated world now, with a progress bar (grows or re-seeds an existing one;
@@ -197,7 +198,9 @@ def worker(
     asyncio.run(run_standalone(runtime(s), "worker", concurrency=concurrency, metrics=metrics))
 
 
-scheduler_app = typer.Typer(help="The scheduler: enqueues what is due.", invoke_without_command=True)
+scheduler_app = typer.Typer(
+    help="The scheduler: enqueues what is due.", invoke_without_command=True
+)
 app.add_typer(scheduler_app, name="scheduler")
 
 

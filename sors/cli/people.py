@@ -62,7 +62,8 @@ def search(
         None, "--type", help="Content type, e.g. video, reel, short, slideshow (repeatable)."),
     category: str = typer.Option(
         None, "--category", help="A niche id from GET /api/v1/categories, e.g. food.coffee."),
-    min_score: float = typer.Option(None, "--min-score", min=0, help="Lowest outlier score (3×: 3)."),
+    min_score: float = typer.Option(
+        None, "--min-score", min=0, help="Lowest outlier score (3×: 3)."),
     min_views: float = typer.Option(None, "--min-views", min=0),
     max_followers: float = typer.Option(None, "--max-followers", min=0),
     time_frame: str = typer.Option(
@@ -111,7 +112,8 @@ def search(
     shown = f"{(page - 1) * found['pageSize'] + 1}-{(page - 1) * found['pageSize'] + len(results)}"
     total = f"{found['total']:,}" + ("+" if found.get("totalCapped") else "")
     if profiles:
-        console.print(tables.profiles_table(results, console.width, title=f"profiles {shown} of {total}"))
+        title = f"profiles {shown} of {total}"
+        console.print(tables.profiles_table(results, console.width, title=title))
     else:
         title = (f"outliers {shown} of {total} (score: {found['scoreMethod']} over "
                  f"{found['scoreWindow']})")
@@ -185,7 +187,8 @@ def profile(
         console.print(tables.profile_facts(record, console.width))
         if record.get("recent_posts"):
             console.print()
-            console.print(tables.posts_table(record["recent_posts"], console.width, title="latest posts"))
+            console.print(
+                tables.posts_table(record["recent_posts"], console.width, title="latest posts"))
 
 
 def profile_ref(who: str, platform: str | None) -> str | tuple[str, str]:

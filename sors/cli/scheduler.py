@@ -224,7 +224,8 @@ def run_once(*, as_json: bool) -> None:
         f"refreshes run   {summary.refreshes}",
         f"new posts found {summary.newPosts}",
         f"alerts fired    {summary.alertHits}"
-        + (f"  ({_plural(summary.alertHits, 'post')} matched an alert)" if summary.alertHits else ""),
+        + (f"  ({_plural(summary.alertHits, 'post')} matched an alert)"
+           if summary.alertHits else ""),
         f"digests sent    {summary.digestsSent}"
         + (f"  (emails in {s.outbox_dir})" if summary.digestsSent and s.email.backend == "file"
            else ""),

@@ -123,7 +123,8 @@ def seed_command(profiles: int, seed: int) -> None:
             def progress(st: worldbuild.BuildState) -> None:
                 bar.update(task, completed=st.ready, total=st.profiles)
 
-            built = await worldbuild.build(db, wait=False, replan=(seed, profiles), progress=progress)
+            built = await worldbuild.build(
+                db, wait=False, replan=(seed, profiles), progress=progress)
             if built is None:
                 bar.console.print("another sors process (a running `sors demo`?) is building "
                                   "this world; waiting for it to finish")
@@ -133,7 +134,8 @@ def seed_command(profiles: int, seed: int) -> None:
     built, seconds = with_db(run, create=True)
     total, posts = with_db(counts)
     ready = built.ready if built else 0
-    console.print(f"seeded {ready} profiles ({total} in the catalog, {posts} posts) in {seconds:.1f}s")
+    console.print(
+        f"seeded {ready} profiles ({total} in the catalog, {posts} posts) in {seconds:.1f}s")
 
 
 def status_command(as_json: bool) -> None:

@@ -86,7 +86,11 @@ GAP = 2  # between two columns (box=None, no edge padding)
 def fit(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> list[tuple[int, int]]:
     """The (index, width) of the columns that fit in `width` terminal cells."""
     need = [max([cell_len(c.header)] + [cell_len(r[i]) for r in rows]) for i, c in enumerate(cols)]
-    fixed = {i: min(n, c.cap or n) for i, (c, n) in enumerate(zip(cols, need, strict=True)) if not c.flex}
+    fixed = {
+        i: min(n, c.cap or n)
+        for i, (c, n) in enumerate(zip(cols, need, strict=True))
+        if not c.flex
+    }
     keep = list(range(len(cols)))
     while True:
         flex = [i for i in keep if cols[i].flex]
@@ -98,7 +102,9 @@ def fit(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> list[
         keep.remove(optional[0] if optional else flex[-1])
 
 
-def table(title: str | None, cols: Sequence[Col], rows: Sequence[Sequence[Any]], width: int) -> Table:
+def table(
+    title: str | None, cols: Sequence[Col], rows: Sequence[Sequence[Any]], width: int
+) -> Table:
     """A table that fits `width` cells: cells never wrap; text that does not fit is cut with
     an ellipsis, and optional columns are left out rather than squeezed."""
     cells = [[str(c) for c in row] for row in rows]
@@ -115,7 +121,9 @@ def table(title: str | None, cols: Sequence[Col], rows: Sequence[Sequence[Any]],
     return t
 
 
-def posts_table(posts: Sequence[Mapping[str, Any]], width: int, *, title: str | None = None) -> Table:
+def posts_table(
+    posts: Sequence[Mapping[str, Any]], width: int, *, title: str | None = None
+) -> Table:
     """Search results (or a profile's recent posts), best first: the score the search used,
     views, whose (as `sors profile` takes it), when, the caption cut to what fits, the id."""
     rows = [
@@ -134,7 +142,9 @@ def _best(post: Mapping[str, Any]) -> float | None:
     return (post.get("outlier_scores") or {}).get("three_months")
 
 
-def profiles_table(profiles: Sequence[Mapping[str, Any]], width: int, *, title: str | None = None) -> Table:
+def profiles_table(
+    profiles: Sequence[Mapping[str, Any]], width: int, *, title: str | None = None
+) -> Table:
     rows = [
         (f"{p.get('platform', '')}:@{p.get('handle', '')}", one_line(p.get("display_name")),
          compact(p.get("follower_count")),
@@ -205,7 +215,8 @@ def profile_facts(profile: Mapping[str, Any], width: int) -> Table:
         ("handle", f"@{profile.get('handle', '')} on {profile.get('platform', '')}"),
         ("name", one_line(profile.get("display_name"))),
         ("followers", compact(profile.get("follower_count"))),
-        ("avg views 3 months", f"{compact(three.get('views'))} over {three.get('post_count', 0)} posts"),
+        ("avg views 3 months",
+         f"{compact(three.get('views'))} over {three.get('post_count', 0)} posts"),
         ("niches", ", ".join(c["id"] for c in profile.get("categories") or [])),
         ("last crawled", minute(profile.get("last_crawled_at"))),
         ("bio", one_line(profile.get("bio"))),

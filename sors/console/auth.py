@@ -1,11 +1,11 @@
 """Console sessions: a signed cookie naming the API key (by id, never the key itself), and a
 CSRF token bound to that session.
 
-The cookie holds `{"k": key_id, "a": account_id, "n": nonce}` signed with the server's secret and a timestamp
-(itsdangerous), httpOnly, SameSite=Strict, Secure over https. Every console request checks
-the signature, the age and that the key is still active, so a key revoked through the API or
-the CLI signs its console sessions out at their next request. The raw key is read once, from
-the sign-in form, hashed to find the key, and dropped.
+The cookie holds `{"k": key_id, "a": account_id, "n": nonce}` signed with the server's secret
+and a timestamp (itsdangerous), httpOnly, SameSite=Strict, Secure over https. Every console
+request checks the signature, the age and that the key is still active, so a key revoked
+through the API or the CLI signs its console sessions out at their next request. The raw key
+is read once, from the sign-in form, hashed to find the key, and dropped.
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ def growth_chart(points: Sequence[tuple[datetime, int]]) -> Markup | None:
     ts = [p[0].timestamp() for p in points]
     vs = [float(p[1]) for p in points]
     t0, t1, v1 = ts[0], ts[-1], max(vs) * 1.05 or 1.0
-    coords = " ".join(f"{_x(t, t0, t1):.1f},{_y(v, 0, v1):.1f}" for t, v in zip(ts, vs, strict=True))
+    coords = " ".join(
+        f"{_x(t, t0, t1):.1f},{_y(v, 0, v1):.1f}" for t, v in zip(ts, vs, strict=True))
     body = [f'<polyline class="line" points="{coords}"/>']
     body += [f'<circle class="dot" cx="{_x(t, t0, t1):.1f}" cy="{_y(v, 0, v1):.1f}" r="3">'
              f'<title>{datetime.fromtimestamp(t):%Y-%m-%d %H:%M}: {compact(v)} views</title>'

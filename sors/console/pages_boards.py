@@ -29,7 +29,8 @@ async def create_board(request: Request, user: User) -> Response:
                                 json={"name": form.get("name", "")},
                                 idempotency_key=_idempotency(form))
     if result.ok:
-        return redirect(request, f"/app/boards/{result.data['id']}", outcome("Board created", result))
+        return redirect(
+            request, f"/app/boards/{result.data['id']}", outcome("Board created", result))
     return redirect(request, "/app/boards", outcome("Board", result))
 
 

@@ -1,1 +1,2 @@
-"""The demo's simulated world: seeding it through the real ingest path and building it in the background while `sors demo` serves."""
+"""The demo's simulated world: seeding it through the real ingest path and building it in the
+background while `sors demo` serves."""

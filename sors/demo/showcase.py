@@ -23,7 +23,8 @@ TOUR_QUERY = "recipe"  # README.md, "A five-minute tour": the first search
 TOUR_MAX_FOLLOWERS = 500_000
 PER_PLATFORM = 1  # for the tour's search, and as many again for any outlier
 # A post this many times the mean views of the creator's settled posts of the last three
-# months (the three-month score's baseline, estimated from one listing). Above the tour's `minOutlierScore: 5`, so the estimate has room to be off.
+# months (the three-month score's baseline, estimated from one listing). Above the tour's
+# `minOutlierScore: 5`, so the estimate has room to be off.
 STRONG = 6.0
 _SETTLED = timedelta(hours=48)
 _WINDOW = timedelta(days=90)
@@ -38,7 +39,11 @@ def _strong_posts(snap: CrawlSnapshot, at: datetime) -> list[str]:
     if len(settled) < 5:
         return []
     usual = sum(p.views or 0 for p in settled) / len(settled)
-    return [(p.caption or "").lower() for p in settled if usual > 0 and (p.views or 0) >= STRONG * usual]
+    return [
+        (p.caption or "").lower()
+        for p in settled
+        if usual > 0 and (p.views or 0) >= STRONG * usual
+    ]
 
 
 def showcase(

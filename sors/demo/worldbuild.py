@@ -119,7 +119,9 @@ async def _exclusive(db: Database, *, wait: bool) -> AsyncIterator[bool]:
     yields False when another builder holds it and `wait` is off."""
     async with db.engine.connect() as conn:
         while True:
-            got = (await conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": _LOCK})).scalar()
+            got = (
+                await conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": _LOCK})
+            ).scalar()
             await conn.commit()
             if got or not wait:
                 break

@@ -142,7 +142,9 @@ _MEDIA_RESPONSES: dict[int | str, dict[str, Any]] = {
     responses=_MEDIA_RESPONSES,
     response_class=FileResponse,
 )
-async def media_file(request: Request, token: Annotated[str, Path(max_length=2048)]) -> FileResponse:
+async def media_file(
+    request: Request, token: Annotated[str, Path(max_length=2048)]
+) -> FileResponse:
     store = media_store(request)
     if not isinstance(store, LocalMediaStore):
         raise NotFound("No such media link.")

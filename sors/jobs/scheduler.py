@@ -51,7 +51,9 @@ class Scheduler:
         await rt.clock.refresh()  # simulated time lives in the database
         done: dict[str, int] = {}
         async with rt.database.transaction() as s:
-            got = (await s.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": LOCK_ID})).scalar()
+            got = (
+                await s.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": LOCK_ID})
+            ).scalar()
             if not got:
                 return done  # another scheduler is ticking right now
             now = rt.now()

@@ -48,7 +48,8 @@ def _field(loc: tuple[Any, ...]) -> str:
 def _required_body_fields(request: Request | None) -> list[str]:
     """The required fields of the route's JSON body model, for a request that sent none."""
     route = request.scope.get("route") if request is not None else None
-    model = getattr(getattr(getattr(route, "body_field", None), "field_info", None), "annotation", None)
+    field_info = getattr(getattr(route, "body_field", None), "field_info", None)
+    model = getattr(field_info, "annotation", None)
     fields = getattr(model, "model_fields", None) or {}
     return [f.alias or name for name, f in fields.items() if f.is_required()]
 

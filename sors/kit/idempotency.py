@@ -72,7 +72,8 @@ async def run(
         claimed = (
             await s.execute(
                 insert(IdempotencyRecord)
-                .values(account_id=account_id, key=key, fingerprint=fp, state="running", created_at=now)
+                .values(account_id=account_id, key=key, fingerprint=fp, state="running",
+                        created_at=now)
                 .on_conflict_do_nothing()
                 .returning(IdempotencyRecord.key)
             )
@@ -145,7 +146,8 @@ async def _replay(row: IdempotencyRecord, send: Send) -> None:
     headers.append((b"idempotent-replayed", b"true"))
     body = row.body or b""
     headers.append((b"content-length", str(len(body)).encode()))
-    await send({"type": "http.response.start", "status": row.status_code or 200, "headers": headers})
+    await send(
+        {"type": "http.response.start", "status": row.status_code or 200, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -23,7 +23,8 @@ def concise(_logger: Any, _name: str, event: EventDict) -> str:
     level = event.get("level", "info")
     mark = "" if level == "info" else f"{level.upper()}  "
     if event.get("event") == "request":
-        line = f"{event.get('method')} {event.get('path')} → {event.get('status')}  {event.get('ms')} ms"
+        line = (f"{event.get('method')} {event.get('path')} → {event.get('status')}  "
+                f"{event.get('ms')} ms")
         return f"{stamp}  {mark}{line}"
     rest = " ".join(f"{k}={v}" for k, v in event.items() if k not in _QUIET and k != "exception")
     text = f"{stamp}  {mark}{event.get('event')}" + (f"  {rest}" if rest else "")

@@ -92,7 +92,8 @@ class ApiMiddleware:
                 await _send_problem(down, request_id, send_wrapped)
                 return
             log.exception("unhandled_error", request_id=request_id, path=scope.get("path"))
-            await _send_problem(ApiError("Something went wrong on our side."), request_id, send_wrapped)
+            await _send_problem(
+                ApiError("Something went wrong on our side."), request_id, send_wrapped)
         finally:
             elapsed = time.perf_counter() - started
             observe_request(scope, status_holder["status"], elapsed)
@@ -226,9 +227,10 @@ def _is_outage(exc: BaseException) -> bool:
 
     seen: BaseException | None = exc
     while seen is not None:
+        # (sqlalchemy's TimeoutError: every pooled connection busy)
         if isinstance(seen, (psycopg.OperationalError, sqlalchemy.exc.OperationalError,
                              sqlalchemy.exc.InterfaceError, ConnectionError, OSError, TimeoutError,
-                             sqlalchemy.exc.TimeoutError)):  # the last: every pooled connection busy
+                             sqlalchemy.exc.TimeoutError)):
             return True
         if type(seen).__module__.startswith("redis") and "Connection" in type(seen).__name__:
             return True

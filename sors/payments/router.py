@@ -94,7 +94,8 @@ def _price(cs: CheckoutSession) -> str:
 def _key_block(key: str, emailed_to: str | None) -> str:
     mail = f" A copy was emailed to {escape(emailed_to)}." if emailed_to else ""
     return (
-        f"<p>Your API key (shown only this once — store it now):</p><p><code>{escape(key)}</code></p>"
+        "<p>Your API key (shown only this once — store it now):</p>"
+        f"<p><code>{escape(key)}</code></p>"
         f"<p>Send it as <code>Authorization: Bearer &lt;key&gt;</code>.{mail}</p>"
     )
 

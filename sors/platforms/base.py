@@ -202,7 +202,9 @@ class DiscoveryUnsupported(PlatformError):
 class PlatformAdapter(Protocol):
     """One source of posts and profiles (the live platforms, or the simulated world)."""
 
-    async def fetch_profile(self, platform: Platform, handle: str, *, now: datetime) -> CrawlSnapshot:
+    async def fetch_profile(
+        self, platform: Platform, handle: str, *, now: datetime
+    ) -> CrawlSnapshot:
         """The profile and its recent posts as the platform shows them at `now`.
 
         Raises ProfileNotFound when there is no such public profile.

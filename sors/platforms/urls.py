@@ -318,7 +318,8 @@ def post_url(platform: str, handle: str | None, platform_post_id: str, content_t
         if handle is None:
             raise ValueError("A TikTok post URL needs the owner's handle.")
         kind = "photo" if content_type == "slideshow" else "video"
-        return f"https://www.tiktok.com/@{normalize_handle('tiktok', handle)}/{kind}/{platform_post_id}"
+        owner = normalize_handle("tiktok", handle)
+        return f"https://www.tiktok.com/@{owner}/{kind}/{platform_post_id}"
     if platform == "instagram":
         kind = "reel" if content_type == "reel" else "p"
         return f"https://www.instagram.com/{kind}/{platform_post_id}/"

@@ -26,7 +26,8 @@ JOB_ORIGINS = ("api", "monitoring", "catalog")
 class Job(Base):
     __tablename__ = "jobs"
     __table_args__ = (
-        CheckConstraint("status IN ('pending','processing','completed','failed')", name="status_known"),
+        CheckConstraint("status IN ('pending','processing','completed','failed')",
+                        name="status_known"),
         CheckConstraint(
             "type IN ('crawl','refresh','transcription','media','remix','webhook','analysis',"
             "'vector_index')",
@@ -35,7 +36,8 @@ class Job(Base):
         # At most one unfinished job per dedupe key (e.g. one pending crawl of a handle per
         # account): a repeat gets the same jobRef.
         Index("uq_jobs_dedupe_open", "dedupe_key", unique=True,
-              postgresql_where=text("status IN ('pending','processing') AND dedupe_key IS NOT NULL")),
+              postgresql_where=text(
+                  "status IN ('pending','processing') AND dedupe_key IS NOT NULL")),
         CheckConstraint("origin IN ('api','monitoring','catalog')", name="origin_known"),
         # Claim order: every user's job before the keeper's, then oldest due first.
         Index("ix_jobs_claim", text("(origin = 'catalog')"), "run_after", "id",

@@ -12,12 +12,14 @@ from sors.queue.models import Job, NewJob
 
 NOTIFY_CHANNEL = "sors_jobs"
 
-_CLAIM = text("""
+# The kinds of job the worker takes (NULL: every kind).
+_OF_TYPES = "(CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))"
+_CLAIM = text(f"""
 UPDATE jobs SET status = 'processing', attempts = attempts + 1, worker_id = :worker,
        heartbeat_at = now(), started_at = COALESCE(started_at, CAST(:at AS timestamptz))
  WHERE id = (
     SELECT id FROM jobs
-     WHERE status = 'pending' AND run_after <= now() AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
+     WHERE status = 'pending' AND run_after <= now() AND {_OF_TYPES}
      ORDER BY (origin = 'catalog'), run_after, id
      FOR UPDATE SKIP LOCKED
      LIMIT 1)
@@ -52,12 +54,14 @@ async def insert_job(session: AsyncSession, values: NewJob) -> bool:
     if inserted:
         # Delivered by PostgreSQL only when the transaction commits: the job goes out with
         # the request's commit, never before.
-        await session.execute(text("SELECT pg_notify(:c, :id)"), {"c": NOTIFY_CHANNEL, "id": values["id"]})
+        await session.execute(
+            text("SELECT pg_notify(:c, :id)"), {"c": NOTIFY_CHANNEL, "id": values["id"]})
     return inserted
 
 
 async def open_job_by_dedupe(session: AsyncSession, dedupe_key: str) -> Job | None:
-    stmt = select(Job).where(Job.dedupe_key == dedupe_key, Job.status.in_(("pending", "processing")))
+    stmt = select(Job).where(
+        Job.dedupe_key == dedupe_key, Job.status.in_(("pending", "processing")))
     return (await session.execute(stmt)).scalars().first()
 
 
@@ -92,7 +96,8 @@ async def stalled(session: AsyncSession, stall_seconds: int) -> list[Job]:
         select(Job)
         .where(
             Job.status == "processing",
-            Job.heartbeat_at < text("now() - make_interval(secs => :s)").bindparams(s=stall_seconds),
+            Job.heartbeat_at
+            < text("now() - make_interval(secs => :s)").bindparams(s=stall_seconds),
         )
         .with_for_update(skip_locked=True)
     )

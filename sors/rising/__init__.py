@@ -1,1 +1,2 @@
-"""Rising posts: young posts running above their creator's own curve, found before any outlier score."""
+"""Rising posts: young posts running above their creator's own curve, found before any outlier
+score."""

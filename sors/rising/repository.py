@@ -18,8 +18,8 @@ async def rising_posts(
     session: AsyncSession, f: TrendFilter, *, category_ids: Sequence[str] | None, limit: int
 ) -> list[Row]:
     """Posts flagged rising at their last crawl (above their creator's p90 and 3× its median
-    at their age, and accelerating), published since `f.published_since`: each creator's furthest above its
-    median curve, furthest first. Reads the partial index of rising posts."""
+    at their age, and accelerating), published since `f.published_since`: each creator's
+    furthest above its median curve, furthest first. Reads the partial index of rising posts."""
     conds = [*trend_conditions(f), Post.rising]  # `WHERE rising`: the partial index's own predicate
     if category_ids is not None:
         conds.append(

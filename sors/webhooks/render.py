@@ -234,7 +234,8 @@ def _posts_list(m: Message, data: Mapping[str, Any]) -> Message:
         m.lines.append((f"…and {compact(total - min(len(posts), LISTED))} more",))
     m.fields.append(("Posts", compact(total)))
     subject = f"{compact(total)} from @{handle}" if handle else compact(total)
-    m.title, m.url = f"{title_of(m.event_type)}: {subject}", lead.get("url") if len(posts) == 1 else None
+    m.title = f"{title_of(m.event_type)}: {subject}"
+    m.url = lead.get("url") if len(posts) == 1 else None
     return m
 
 

@@ -156,7 +156,8 @@ async def due_deliveries(
                               AND j.status IN ('pending', 'processing'))
          ORDER BY d.next_attempt_at, d.id
          LIMIT :limit""")
-    return [(i, int(n)) for i, n in (await session.execute(stmt, {"now": now, "limit": limit})).all()]
+    due = (await session.execute(stmt, {"now": now, "limit": limit})).all()
+    return [(i, int(n)) for i, n in due]
 
 
 async def account_email(session: AsyncSession, account_id: str) -> str | None:

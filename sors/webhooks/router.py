@@ -76,7 +76,10 @@ async def put_settings(ctx: Context, account_id: AccountId, body: SettingsIn) ->
 @router.post("/webhooks", response_model=WebhookCreated,
              summary="Create a webhook endpoint (the secret is shown only now)",
              openapi_extra=_skill("create_webhook"),
-    description='Registers an https URL for events (all types unless `events` lists some), in `format` `standard` (the default), `slack` or `discord`; the signing secret is shown only in this answer. At most 10 endpoints (409); a private or otherwise unsafe URL is 422 `unsafe_url`. Free.',
+    description=("Registers an https URL for events (all types unless `events` lists some), "
+                 "in `format` `standard` (the default), `slack` or `discord`; the signing "
+                 "secret is shown only in this answer. At most 10 endpoints (409); a private "
+                 "or otherwise unsafe URL is 422 `unsafe_url`. Free."),
     responses=problems(409, body=True, links=_endpoint_links("$response.body#/id")),
 )
 async def create(ctx: Context, account_id: AccountId, body: WebhookIn) -> WebhookCreated:
@@ -104,7 +107,8 @@ async def get(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> Web
 @router.patch("/webhooks/{webhookId}", response_model=WebhookOut,
               summary="Change a webhook endpoint (url, description, events, enabled, format)",
               openapi_extra=_skill("update_webhook"),
-    description='Changes any of url, description, events, enabled, format; `enabled: true` re-enables an endpoint the service disabled. Free.',
+    description=("Changes any of url, description, events, enabled, format; `enabled: true` "
+                 "re-enables an endpoint the service disabled. Free."),
     responses=problems(404, body=True),
 )
 async def update(ctx: Context, account_id: AccountId,
@@ -135,7 +139,8 @@ async def rotate_secret(ctx: Context, account_id: AccountId, webhookId: Endpoint
 @router.post("/webhooks/{webhookId}/test", response_model=TestOut,
              summary="Send a webhook.test event to this endpoint",
              openapi_extra=_skill("test_webhook"),
-    description='Queues a webhook.test event to this endpoint only (409 while it is disabled). Free.',
+    description=("Queues a webhook.test event to this endpoint only (409 while it is "
+                 "disabled). Free."),
     responses=problems(404, 409),
 )
 async def test(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> TestOut:
@@ -145,7 +150,8 @@ async def test(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> Te
 @router.get("/webhooks/{webhookId}/deliveries", response_model=DeliveryList,
             summary="Delivery attempts of this endpoint, newest first",
             openapi_extra=_skill("list_webhook_deliveries"),
-    description='Delivery attempts, newest first; `limit` 1-100 (clamped), page with `before`. Free.',
+    description=("Delivery attempts, newest first; `limit` 1-100 (clamped), page with "
+                 "`before`. Free."),
     responses=problems(404, links={"RetryDelivery": link(
         "retry_webhook_delivery", **{"path.webhookId": "$request.path.webhookId",
                                      "path.deliveryId": "$response.body#/results/0/deliveryId"})}),
@@ -167,7 +173,8 @@ async def deliveries(
 @router.post("/webhooks/{webhookId}/deliveries/{deliveryId}/retry", response_model=DeliveryOut,
              summary="Attempt a delivery again now",
              openapi_extra=_skill("retry_webhook_delivery"),
-    description='One more attempt now, outside the schedule (409 while the endpoint is disabled). Free.',
+    description=("One more attempt now, outside the schedule (409 while the endpoint is "
+                 "disabled). Free."),
     responses=problems(404, 409),
 )
 async def retry(ctx: Context, account_id: AccountId, webhookId: EndpointId,

@@ -40,7 +40,9 @@ def sign(msg_id: str, at: datetime, body: str, secrets: list[str]) -> str:
     return " ".join(Webhook(s).sign(msg_id, at, body) for s in secrets)
 
 
-def headers_for(msg_id: str, body: str, secrets: list[str], at: datetime | None = None) -> dict[str, str]:
+def headers_for(
+    msg_id: str, body: str, secrets: list[str], at: datetime | None = None
+) -> dict[str, str]:
     # The signed timestamp is wall-clock time even in simulation: receivers compare it with
     # their own clock to refuse replays.
     at = at or datetime.now(UTC)

@@ -42,7 +42,8 @@ _REFUSED_NAMES = re.compile(
     r"(^|\.)(localhost|local|localdomain|internal|intranet|lan|home\.arpa|corp)$"
 )
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-_DOTTED_QUAD = re.compile(r"^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$")
+_OCTET = r"(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"  # 0-255, no leading zero
+_DOTTED_QUAD = re.compile(rf"^{_OCTET}(\.{_OCTET}){{3}}$")
 
 
 class UnsafeUrl(ValueError):
@@ -154,7 +155,8 @@ def parse(url: str, policy: Policy) -> Target:
                         " (plain http needs the operator setting SORS_WEBHOOKS_ALLOW_HTTP)"))
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise UnsafeUrl("credentials in the URL are not accepted")
-    raw_host = parts.netloc.rsplit(":", 1)[0] if port is not None or parts.netloc.endswith(":") else parts.netloc
+    has_port = port is not None or parts.netloc.endswith(":")
+    raw_host = parts.netloc.rsplit(":", 1)[0] if has_port else parts.netloc
     host = raw_host.lower().rstrip(".")
     if not host:
         raise UnsafeUrl("the URL has no host")
@@ -178,7 +180,9 @@ def parse(url: str, policy: Policy) -> Target:
     return Target(url, scheme, host, port or (443 if scheme == "https" else 80), path, literal)
 
 
-async def resolve_checked(target: Target, policy: Policy, resolver: Resolver | None = None) -> IPAddress:
+async def resolve_checked(
+    target: Target, policy: Policy, resolver: Resolver | None = None
+) -> IPAddress:
     """The address to connect to: every address the host has must be public, so a name
     with one private answer among public ones is refused too."""
     if target.literal is not None:

@@ -103,7 +103,8 @@ async def test_cap_refuses_charges_nothing_and_resets_at_utc_midnight(
     assert problem["code"] == "spend_cap_reached"
     assert (problem["cap"], problem["spentToday"], problem["required"]) == (3, 3, 1)
     assert problem["balance"] == 96
-    assert refused.headers["x-credits-charged"] == "0" and refused.headers["x-credits-balance"] == "96"
+    assert refused.headers["x-credits-charged"] == "0"
+    assert refused.headers["x-credits-balance"] == "96"
     assert (await crawl(key)).status_code == 200  # the account's other key is not capped
     assert await balance_and_ledger_sum(db, account_id) == (95, 95)
 

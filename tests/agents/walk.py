@@ -88,7 +88,8 @@ async def walk(call: Call, t: Targets) -> list[str]:
     await go("delete_viral_alert", {"alertId": alert["alert"]["alertId"]})
     await go("get_webhook_settings", {})
     await go("update_webhook_settings", {"creditsLowThreshold": 100})
-    hook = await go("create_webhook", {"url": "http://127.0.0.1:9/hook", "events": ["job.completed"]})
+    hook = await go(
+        "create_webhook", {"url": "http://127.0.0.1:9/hook", "events": ["job.completed"]})
     await go("list_webhooks", {})
     await go("get_webhook", {"webhookId": hook["id"]})
     await go("update_webhook", {"webhookId": hook["id"], "description": "walk"})

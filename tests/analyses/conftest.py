@@ -38,7 +38,8 @@ class Analysed:
 @pytest.fixture(scope="session")
 def analysed_video(tmp_path_factory: pytest.TempPathFactory) -> Analysed:
     media = render_video(SCENES, tmp_path_factory.mktemp("video") / "post.mp4")
-    return Analysed(media, pipeline.transcribe_video(media.path), pipeline.analyze_video(media.path))
+    return Analysed(
+        media, pipeline.transcribe_video(media.path), pipeline.analyze_video(media.path))
 
 
 @pytest.fixture(scope="session")

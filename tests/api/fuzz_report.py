@@ -116,7 +116,8 @@ def declared_link(openapi: dict, source: str, target: str) -> Link:
     for name, spec in links.items():
         if spec.get("operationId") == target:
             (where, expression), = spec["parameters"].items()
-            assert where.startswith("path."), f"{source} → {target}: {where} is not a path parameter"
+            assert where.startswith("path."), (
+                f"{source} → {target}: {where} is not a path parameter")
             return Link(name, source, target, operations[target][0], where[len("path."):],
                         expression)
     raise AssertionError(f"the document declares no link {source} → {target}")

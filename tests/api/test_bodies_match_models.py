@@ -59,11 +59,13 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
         assert queued["status"] == "pending"
         call("GET", "/jobs/{jobRef}", f"/jobs/{queued['jobRef']}")
         tracked = profiles[0]
-        again = call("POST", "/crawls", json={"platform": tracked["platform"], "handle": tracked["handle"]})
+        again = call("POST", "/crawls",
+                     json={"platform": tracked["platform"], "handle": tracked["handle"]})
         assert again["alreadyTracked"] is True
         call("POST", "/transcriptions", json={"postId": post["id"]})
         call("POST", "/posts/media", json={"postId": post["id"]})
-        remix = call("POST", "/remixes", json={"postId": post["id"], "targetNiche": "budget travel"})
+        remix = call("POST", "/remixes",
+                     json={"postId": post["id"], "targetNiche": "budget travel"})
         call("GET", "/remixes/{jobRef}", f"/remixes/{remix['jobRef']}")
         analysis = call("POST", "/analyses", json={"postId": post["id"]})
         call("GET", "/analyses/{jobRef}", f"/analyses/{analysis['jobRef']}")
@@ -72,7 +74,8 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
         call("GET", "/tracking")
         call("GET", "/tracking/updates", params={"limit": 3})
         call("DELETE", "/tracking", params={"profileId": tracked["id"]})
-        made = call("POST", "/alerts", json={"profileId": tracked["id"], "email": "user@example.com"})
+        made = call("POST", "/alerts",
+                    json={"profileId": tracked["id"], "email": "user@example.com"})
         call("GET", "/alerts")
         call("DELETE", "/alerts/{alertId}", f"/alerts/{made['alert']['alertId']}")
 

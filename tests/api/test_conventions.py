@@ -63,7 +63,8 @@ def test_document_shape(app) -> None:
     assert doc["info"]["version"] == "1.0.0"
     schemes = doc["components"]["securitySchemes"]
     assert schemes["bearerAuth"] == {**schemes["bearerAuth"], "type": "http", "scheme": "bearer"}
-    assert schemes["apiKeyHeader"]["in"] == "header" and schemes["apiKeyHeader"]["name"] == "x-api-key"
+    assert schemes["apiKeyHeader"]["in"] == "header"
+    assert schemes["apiKeyHeader"]["name"] == "x-api-key"
     assert "HTTPValidationError" not in doc["components"].get("schemas", {})
     for path, item in doc["paths"].items():
         for method, op in item.items():

@@ -58,7 +58,8 @@ async def test_generated_client_calls_the_api(served: Served, tmp_path: Path, ru
 
         queued = crawl.sync(
             client=client,
-            body=models.CrawlIn(platform=models.CrawlInPlatformType0("tiktok"), handle="@typed.client"),
+            body=models.CrawlIn(
+                platform=models.CrawlInPlatformType0("tiktok"), handle="@typed.client"),
         )
         assert isinstance(queued, models.CrawlQueued), queued
         assert queued.handle == "typed.client"

@@ -8,7 +8,9 @@ import orjson
 from tests.factories import auth, balance_and_ledger_sum, create_account
 
 
-async def test_unknown_body_field_is_422_with_suggestion_and_free(client: httpx.AsyncClient, db) -> None:
+async def test_unknown_body_field_is_422_with_suggestion_and_free(
+    client: httpx.AsyncClient, db
+) -> None:
     account, key = await create_account(db, credits=50)
     r = await client.post(
         "/api/v1/search/content", json={"min_outlier_score": 500, "page_size": 1}, headers=auth(key)
@@ -27,7 +29,8 @@ async def test_unknown_nested_field_names_its_path(client: httpx.AsyncClient, db
     _, key = await create_account(db, credits=50)
     r = await client.post(
         "/api/v1/profiles/compare",
-        json={"handles": [{"platform": "tiktok", "handel": "anna"}, {"platform": "tiktok", "handle": "bob"}]},
+        json={"handles": [{"platform": "tiktok", "handel": "anna"},
+                          {"platform": "tiktok", "handle": "bob"}]},
         headers=auth(key),
     )
     assert r.status_code == 422
@@ -36,13 +39,16 @@ async def test_unknown_nested_field_names_its_path(client: httpx.AsyncClient, db
     assert "'handle'" in r.json()["errors"][0]["message"]
 
 
-async def test_unknown_query_parameter_is_422_with_suggestion(client: httpx.AsyncClient, db) -> None:
+async def test_unknown_query_parameter_is_422_with_suggestion(
+    client: httpx.AsyncClient, db
+) -> None:
     account, key = await create_account(db, credits=5)
     r = await client.get("/api/v1/credits/ledger?limt=5", headers=auth(key))
     assert r.status_code == 422
     body = r.json()
     assert body["code"] == "unknown_field"
-    assert body["errors"] == [{"field": "limt", "message": "unknown field 'limt'; did you mean 'limit'?"}]
+    assert body["errors"] == [
+        {"field": "limt", "message": "unknown field 'limt'; did you mean 'limit'?"}]
     r = await client.post("/api/v1/search/content?page_size=1", json={}, headers=auth(key))
     assert r.status_code == 422 and r.json()["code"] == "unknown_field"
     assert r.headers["x-credits-charged"] == "0"

@@ -100,7 +100,8 @@ def test_schemathesis_finds_nothing(
     assert any(s.method == "PATCH" and s.status == 200 for s in key_steps)
     assert sum(s.method == "DELETE" and s.status == 200 for s in key_steps) == 1
     listed = {k["keyId"]: k for k in httpx.get(f"{api}/keys", headers=headers).json()["results"]}
-    assert listed[own_key["keyId"]]["current"] and listed[own_key["keyId"]]["dailyCreditCap"] is None
+    own = listed[own_key["keyId"]]
+    assert own["current"] and own["dailyCreditCap"] is None
     assert targets["update"] in listed and targets["revoke"] not in listed
 
     # It reached the paid paths: the account was charged for many successful calls.

@@ -113,7 +113,8 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
     for i in (1, 2):
         port = free_port()
         ports.append(port)
-        proc = SorsProcess(f"api{i}", ["api", "--host", "127.0.0.1", "--port", str(port)], env, workdir)
+        proc = SorsProcess(
+            f"api{i}", ["api", "--host", "127.0.0.1", "--port", str(port)], env, workdir)
         processes.append(proc)
         request.addfinalizer(proc.stop)
     workers = []
@@ -163,7 +164,8 @@ def post_crawls(cluster: Cluster, key: str, targets: list[tuple[str, str]]) -> l
     refs = []
     for i, (platform, handle) in enumerate(targets):
         api = cluster.apis[i % 2]  # spread over both API processes
-        r = api.post("/api/v1/crawls", json={"platform": platform, "handle": handle}, headers=auth(key))
+        r = api.post(
+            "/api/v1/crawls", json={"platform": platform, "handle": handle}, headers=auth(key))
         assert r.status_code == 200, (api.base_url, r.status_code, r.text)
         body = r.json()
         assert body["status"] == "pending" and body["handle"] == handle, body
@@ -192,7 +194,8 @@ def wait_for_jobs(cluster: Cluster, key: str, refs: list[str], timeout: float) -
             continue
         if time.monotonic() > deadline:
             states = cluster.sql("SELECT status, count(*) FROM jobs GROUP BY status")
-            pytest.fail(f"jobs still unfinished after {timeout}s: {todo[:5]}… {states}\n{cluster.logs()}")
+            pytest.fail(f"jobs still unfinished after {timeout}s: {todo[:5]}… {states}\n"
+                        f"{cluster.logs()}")
         time.sleep(0.25)
     return done
 
@@ -222,11 +225,13 @@ def check_ledger(cluster: Cluster, account_id: str, key: str, initial: int,
     kinds = Counter(e["kind"] for e in entries)
     failed = {ref for ref, j in jobs.items() if j["status"] == "failed"}
     completed = {ref for ref, j in jobs.items() if j["status"] == "completed"}
-    assert kinds == Counter({"grant": 1, "charge": len(jobs), **({"refund": len(failed)} if failed else {})}), kinds
+    refunds = {"refund": len(failed)} if failed else {}
+    assert kinds == Counter({"grant": 1, "charge": len(jobs), **refunds}), kinds
 
     charges = {e["jobRef"]: e for e in entries if e["kind"] == "charge"}
     assert set(charges) == set(jobs), "one charge per job, for exactly these jobs"
-    assert all(e["credits"] == -CRAWL_COST and e["skill"] == "crawl_profile" for e in charges.values())
+    assert all(e["credits"] == -CRAWL_COST and e["skill"] == "crawl_profile"
+               for e in charges.values())
     refunds = [e for e in entries if e["kind"] == "refund"]
     assert sorted(e["jobRef"] for e in refunds) == sorted(failed)
     for e in refunds:
@@ -271,7 +276,8 @@ def test_fifty_crawls_across_two_apis_and_two_workers(cluster: Cluster) -> None:
         job = jobs[ref]
         if ref in ghost_refs:
             assert job["status"] == "failed", job
-            assert job["error"]["code"] == "profile_not_found" and job["creditsRefunded"] == CRAWL_COST
+            assert job["error"]["code"] == "profile_not_found"
+            assert job["creditsRefunded"] == CRAWL_COST
         else:
             assert job["status"] == "completed", job
             assert job["error"] is None and job["result"]["profileId"].startswith("prf_")
@@ -287,7 +293,8 @@ def test_fifty_crawls_across_two_apis_and_two_workers(cluster: Cluster) -> None:
     assert pids == {w.pid for w in cluster.workers}, (pids, [w.pid for w in cluster.workers])
     # The crawled profiles are visible through either API (tracked now: 1 credit, no job).
     platform, handle = targets[0]
-    r = cluster.apis[1].post("/api/v1/crawls", json={"platform": platform, "handle": handle}, headers=auth(key))
+    r = cluster.apis[1].post(
+        "/api/v1/crawls", json={"platform": platform, "handle": handle}, headers=auth(key))
     assert r.status_code == 200 and r.json()["alreadyTracked"] is True
     assert r.headers["x-credits-charged"] == "1"
 

@@ -60,7 +60,8 @@ async def test_the_charge_rides_along_the_read(client: httpx.AsyncClient, db: Da
     for expected in (9, 8):
         r = await client.get(f"/api/v1/posts/{post_id}", headers=auth(key))
         assert r.status_code == 200 and r.json()["id"] == post_id
-        assert (r.headers["x-credits-charged"], r.headers["x-credits-balance"]) == ("1", str(expected))
+        assert (r.headers["x-credits-charged"], r.headers["x-credits-balance"]) == (
+            "1", str(expected))
     r = await client.get(f"/api/v1/posts/{post_id}/history", headers=auth(key))
     assert r.status_code == 200 and r.headers["x-credits-balance"] == "7"
     assert ordinary_charges == []
@@ -105,7 +106,8 @@ async def test_crossing_credits_low_writes_its_event_once(
     assert (await client.put("/api/v1/webhooks/settings", json={"creditsLowThreshold": 100},
                              headers=h)).status_code == 200
     async with httpx.AsyncClient(base_url=live_server, timeout=60) as c:
-        rs = await asyncio.gather(*[c.get(f"/api/v1/posts/{post_id}", headers=h) for _ in range(12)])
+        rs = await asyncio.gather(
+            *[c.get(f"/api/v1/posts/{post_id}", headers=h) for _ in range(12)])
     assert [r.status_code for r in rs] == [200] * 12
     assert await balance_and_ledger_sum(db, account_id) == (93, 93)
     assert await _scalar(db, "SELECT count(*) FROM webhook_events WHERE account_id = :a"

@@ -43,7 +43,8 @@ async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncCli
             assert s["credits"] == 0, s["key"]
     assert [p["packId"] for p in body["packs"]] == ["pack_s", "pack_m", "pack_l"]
     assert body["packs"][0]["priceUsd"] == 15
-    assert body["monthlyPlanCredits"] == {p["planId"]: p["monthlyApiCredits"] for p in body["plans"]}
+    assert body["monthlyPlanCredits"] == {
+        p["planId"]: p["monthlyApiCredits"] for p in body["plans"]}
     assert body["keylessCheckout"].endswith("/checkout/keyless")
     assert {x["key"]: x["credits"] for x in body["recurringCharges"]} == {
         "tracking_refresh": 10, "alert_email": 5
@@ -61,7 +62,8 @@ async def test_both_auth_headers_and_401s(client: httpx.AsyncClient, db) -> None
     assert r1.headers["x-credits-charged"] == "0"
     assert r1.headers["x-credits-balance"] == "7"
 
-    for headers in ({}, {"x-api-key": "sors_nope_nope_nope_nope_nope"}, {"Authorization": "Bearer x"}):
+    for headers in ({}, {"x-api-key": "sors_nope_nope_nope_nope_nope"},
+                    {"Authorization": "Bearer x"}):
         r = await client.get("/api/v1/credits", headers=headers)
         assert r.status_code == 401
         assert r.headers["content-type"] == "application/problem+json"

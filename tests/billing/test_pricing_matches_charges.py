@@ -24,7 +24,8 @@ async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db
     async with db.session() as s:
         from sqlalchemy import text
 
-        post_id = (await s.execute(text("SELECT id FROM posts WHERE platform_post_id=:p"), {"p": post.platform_post_id})).scalar_one()
+        post_id = (await s.execute(text("SELECT id FROM posts WHERE platform_post_id=:p"),
+                                   {"p": post.platform_post_id})).scalar_one()
     _, key = await create_account(db, credits=10_000)
     h = auth(key)
     calls = {
@@ -39,8 +40,10 @@ async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db
         "find_breakouts": ("POST", "/api/v1/trends/breakouts", {}),
         "download_post_media": ("POST", "/api/v1/posts/media", {"postId": post_id}),
         "request_transcript": ("POST", "/api/v1/transcriptions", {"postId": post_id}),
-        "remix_post": ("POST", "/api/v1/remixes", {"postId": post_id, "targetNiche": "home baking"}),
-        "crawl_profile": ("POST", "/api/v1/crawls", {"platform": "instagram", "handle": "new.face"}),
+        "remix_post": ("POST", "/api/v1/remixes",
+                       {"postId": post_id, "targetNiche": "home baking"}),
+        "crawl_profile": ("POST", "/api/v1/crawls",
+                          {"platform": "instagram", "handle": "new.face"}),
         "get_credit_balance": ("GET", "/api/v1/credits", None),
         "get_credit_ledger": ("GET", "/api/v1/credits/ledger", None),
         "list_categories": ("GET", "/api/v1/categories", None),
@@ -52,7 +55,8 @@ async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db
         "create_topup_link": ("POST", "/api/v1/credits/topup", {"packId": "pack_s"}),
     }
     pricing = get_pricing()
-    listed = {s["key"]: s["credits"] for s in (await client.get("/api/v1/pricing")).json()["skills"]}
+    skills = (await client.get("/api/v1/pricing")).json()["skills"]
+    listed = {s["key"]: s["credits"] for s in skills}
     balance = 10_000
     for skill, (method, path, body) in calls.items():
         r = await client.request(method, path, json=body, headers=h)
@@ -61,7 +65,11 @@ async def test_every_skill_charges_its_listed_cost(client: httpx.AsyncClient, db
         balance -= listed[skill]
         assert int(r.headers["x-credits-balance"]) == balance, skill
     # The skills whose success needs an earlier result: a job's status and a remix result.
-    job_ref = (await client.request("POST", "/api/v1/remixes", json={"postId": post_id, "targetNiche": "home baking"}, headers=h)).json()["jobRef"]
-    for skill, path in (("get_job_status", f"/api/v1/jobs/{job_ref}"), ("get_remix_result", f"/api/v1/remixes/{job_ref}")):
+    job_ref = (await client.request(
+        "POST", "/api/v1/remixes", json={"postId": post_id, "targetNiche": "home baking"},
+        headers=h)).json()["jobRef"]
+    for skill, path in (("get_job_status", f"/api/v1/jobs/{job_ref}"),
+                        ("get_remix_result", f"/api/v1/remixes/{job_ref}")):
         r = await client.get(path, headers=h)
-        assert r.status_code == 200 and r.headers["x-credits-charged"] == "0" == str(listed[skill]), skill
+        assert r.status_code == 200, skill
+        assert r.headers["x-credits-charged"] == "0" == str(listed[skill]), skill

@@ -144,7 +144,9 @@ async def test_another_accounts_board_is_404_everywhere(client: httpx.AsyncClien
     ({"postId": "pst_a", "note": "x" * 1001}, "note"),
     ({"postId": "pst_a", "notes": "typo"}, "notes"),
 ])
-async def test_bad_items_are_422_and_change_nothing(client: httpx.AsyncClient, db, body, field) -> None:
+async def test_bad_items_are_422_and_change_nothing(
+    client: httpx.AsyncClient, db, body, field
+) -> None:
     _, key = await create_account(db)
     board = await create_board(client, key)
     r = await client.post(f"/api/v1/boards/{board['id']}/items", json=body, headers=auth(key))
@@ -170,7 +172,9 @@ async def test_unknown_posts_and_profiles_are_404_and_change_nothing(
 
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "   "}, {"name": "x" * 101},
                                   {"name": 7}, {"name": "ok", "color": "red"}])
-async def test_bad_board_names_are_422_and_change_nothing(client: httpx.AsyncClient, db, body) -> None:
+async def test_bad_board_names_are_422_and_change_nothing(
+    client: httpx.AsyncClient, db, body
+) -> None:
     _, key = await create_account(db)
     r = await client.post("/api/v1/boards", json=body, headers=auth(key))
     assert r.status_code == 422, r.text
@@ -199,7 +203,9 @@ async def test_limits_are_409_and_change_nothing(
     assert await count(db, "board_items") == 2
 
 
-async def test_a_viewer_reads_boards_but_does_not_change_them(client: httpx.AsyncClient, db) -> None:
+async def test_a_viewer_reads_boards_but_does_not_change_them(
+    client: httpx.AsyncClient, db
+) -> None:
     from tests.factories import create_member_key
 
     account_id, key = await create_account(db)

@@ -66,10 +66,12 @@ async def test_a_shared_board_reads_without_a_key_until_revoked(
 async def test_tampered_and_foreign_tokens_are_404(client: httpx.AsyncClient, db, settings) -> None:
     _, key = await create_account(db)
     board = await create_board(client, key)
-    url = (await client.post(f"/api/v1/boards/{board['id']}/share", headers=auth(key))).json()["url"]
+    shared = await client.post(f"/api/v1/boards/{board['id']}/share", headers=auth(key))
+    url = shared.json()["url"]
     token = url.rsplit("/", 1)[1]
     flipped = token[:-2] + ("AA" if token[-2:] != "AA" else "BB")
-    forged = Signer("not the server's secret").sign(service.SHARE_PURPOSE, {"b": board["id"], "n": "x"})
+    forged = Signer("not the server's secret").sign(
+        service.SHARE_PURPOSE, {"b": board["id"], "n": "x"})
     # A token of another purpose (an alert's stop link) signed by this server.
     other = Signer(settings.resolved_secret_key).sign("alert-stop", {"b": board["id"], "n": "x"})
     for bad in (flipped, forged, other, "nonsense"):

@@ -17,7 +17,8 @@ BIO = "Sourdough baking and bread recipes at home"
 
 def _baker(handle: str, n: int, hit_caption: str, hit_views: int) -> CrawlSnapshot:
     base = [
-        post("tiktok", f"75{n:02d}00000000000{i:03d}", T - timedelta(days=5 + 4 * i), 1_000 + 10 * i)
+        post("tiktok", f"75{n:02d}00000000000{i:03d}", T - timedelta(days=5 + 4 * i),
+             1_000 + 10 * i)
         for i in range(6)
     ]
     hit = post("tiktok", f"75{n:02d}00000000000999", T - timedelta(days=3), hit_views)

@@ -121,7 +121,9 @@ async def _three_bakers(db) -> list[CrawlSnapshot]:
     return snaps
 
 
-async def test_an_edited_caption_moves_the_ideas_and_an_unchanged_one_writes_nothing(db, clean) -> None:
+async def test_an_edited_caption_moves_the_ideas_and_an_unchanged_one_writes_nothing(
+    db, clean
+) -> None:
     snaps = await _three_bakers(db)
     hit = "750300000000000999"
     tags, written = await _ideas(db, hit)

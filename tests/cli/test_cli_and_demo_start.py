@@ -71,7 +71,9 @@ def test_a_live_data_dir_refuses_the_sim_clock_and_says_why(tmp_path: Path, pg_u
     assert "--data-dir" in message
 
 
-async def test_three_demo_starts_leave_one_active_key(db, settings: Settings, tmp_path: Path) -> None:
+async def test_three_demo_starts_leave_one_active_key(
+    db, settings: Settings, tmp_path: Path
+) -> None:
     s = settings.with_values(data_dir=tmp_path)
     now = datetime(2026, 9, 22, 10, 0, tzinfo=UTC)  # the demo's simulated time
     first = await ensure_demo_account(db, s, now)

@@ -205,7 +205,8 @@ def test_keys_and_accounts_list_are_tables_with_headers_in_80_columns(demo: Demo
     assert lines[1].split()[:2] == ["key", "prefix"] and "state" in lines[1]
     assert len(lines) == 4  # the account, the header, two keys: nothing wraps
     assert "500/day" in keys and _widest(keys) <= 80
-    assert all(k["keyId"] in keys for k in json.loads(ok(run(demo.workdir, "keys", "list", "--json"))))
+    listed = json.loads(ok(run(demo.workdir, "keys", "list", "--json")))
+    assert all(k["keyId"] in keys for k in listed)
 
 
 def test_feedback_list_says_when_there_is_none(demo: Demo) -> None:

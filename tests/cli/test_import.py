@@ -47,7 +47,8 @@ def imported(pg_url: str, tmp: Path, *args: str) -> dict[str, Any]:
 
 async def counts(db) -> tuple[int, int, int]:
     [r] = await rows(db, "SELECT (SELECT count(*) FROM profiles) AS p, "
-                         "(SELECT count(*) FROM posts) AS q, (SELECT count(*) FROM post_stats) AS s")
+                         "(SELECT count(*) FROM posts) AS q, "
+                         "(SELECT count(*) FROM post_stats) AS s")
     return r["p"], r["q"], r["s"]
 
 

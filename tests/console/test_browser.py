@@ -116,7 +116,8 @@ def test_sign_in_and_search_with_filters(server, driver, key) -> None:
     wait(driver, lambda d: d.current_url.endswith("/app/outliers"))
     assert key not in driver.page_source
     assert driver.execute_script("return document.cookie") == ""  # httpOnly: not readable
-    stored = driver.execute_script("return JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])")
+    stored = driver.execute_script(
+        "return JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])")
     # htmx remembers only the current path; no key, no cached page HTML.
     assert key not in stored and "htmx-history-cache" not in stored, stored
     find(driver, "#pf-tiktok").click()
@@ -153,7 +154,8 @@ def test_open_a_post_and_see_its_chart(server, driver, key) -> None:
     chart = wait(driver, lambda d: find(d, "#growth svg.chart"))
     assert find(driver, "#charged [data-charged]").text == "2 credits"  # the post + its history
     assert len(chart.find_elements(By.CSS_SELECTOR, "circle.dot")) >= 3  # a month-old post
-    assert len(find(driver, "#scores").find_elements(By.CSS_SELECTOR, "tbody tr:first-child td")) == 7
+    first_row = find(driver, "#scores").find_elements(By.CSS_SELECTOR, "tbody tr:first-child td")
+    assert len(first_row) == 7
     seen["post_url"] = driver.current_url
 
 

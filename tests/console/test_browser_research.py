@@ -190,7 +190,8 @@ def _coloured_pixels(driver, text: str, css: str) -> int:
           ctx.fillText(text, 4, 4);
           const d = ctx.getImageData(0, 0, 64, 64).data; let n = 0;
           for (let i = 0; i < d.length; i += 4)
-            if (d[i + 3] > 0 && (Math.abs(d[i] - d[i + 1]) > 40 || Math.abs(d[i + 1] - d[i + 2]) > 40))
+            if (d[i + 3] > 0
+                && (Math.abs(d[i] - d[i + 1]) > 40 || Math.abs(d[i + 1] - d[i + 2]) > 40))
               n++;
           done(n);
         });""", text, css)

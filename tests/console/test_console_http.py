@@ -14,7 +14,9 @@ from tests.console.conftest import csrf_of, sign_in
 from tests.factories import auth, balance_and_ledger_sum
 
 
-async def test_sign_in_sets_a_strict_httponly_cookie_without_the_key(world, account, browser_client):
+async def test_sign_in_sets_a_strict_httponly_cookie_without_the_key(
+    world, account, browser_client
+):
     _, key = account
     r = await sign_in(browser_client, key)
     assert r.status_code == 303 and r.headers["location"] == "/app/outliers"

@@ -142,8 +142,9 @@ def test_first_start_serves_while_building_then_resumes(workdir: Path) -> None:
             # the moved clock.
             assert sorted((p, h) for p, h, _ in rows) == sorted(planned)
             world, order = SimWorld(0), worldbuild._order(0, PROFILES, START)
-            times = {(p, h): worldbuild.crawl_times(world, p, h, START, watch=(p, h) in order.watched)
-                     for p, h in planned}
+            times = {
+                (p, h): worldbuild.crawl_times(world, p, h, START, watch=(p, h) in order.watched)
+                for p, h in planned}
             assert {(p, h): first for p, h, first in rows} == {k: t[0] for k, t in times.items()}
             assert min(t[0] for t in times.values()) < START - max(HISTORY) < START
             moments = {r[0] for r in conn.execute(

@@ -3,9 +3,10 @@
 The commands come from README.md itself (tour.py), so the two cannot drift. The world is
 small (`sors demo seed --profiles 266` before the first start) to keep CI fast: the shortest
 sample of the default world that holds the rising post the tour's `trends/rising` shows (a
-longer sample starts with the shorter one); the tour's numbers do not depend on its size. The same run checks the first hour around the tour: no
-Python warnings from the demo or the CLI, every URL of the banner and every link of the
-digest email answering 200, and one demo key after restarts.
+longer sample starts with the shorter one); the tour's numbers do not depend on its size.
+The same run checks the first hour around the tour: no Python warnings from the demo or the
+CLI, every URL of the banner and every link of the digest email answering 200, and one demo
+key after restarts.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def test_the_readme_tour_runs_as_printed(demo: Demo) -> None:
     assert "Warning" not in run.stderr, run.stderr
     out = split_output(run.stdout)
     assert len(out) == len(blocks), run.stdout
-    setup, offer, search, crawl, look, errors, rising, monitor, advance, updates, outbox, ledger = out
+    (setup, offer, search, crawl, look, errors, rising, monitor, advance, updates, outbox,
+     ledger) = out
 
     assert setup.strip() == ""
     assert '"pricing"' in offer and '"docs"' in offer

@@ -33,7 +33,8 @@ def tour_texts(readme: Path = REPO / "README.md") -> list[str]:
     text = readme.read_text()
     start = text.index(TOUR_HEADING)
     end = text.find("\n## ", start + len(TOUR_HEADING))
-    return re.findall(r"```text\n(.*?)```", text[start : end if end >= 0 else len(text)], flags=re.S)
+    section = text[start : end if end >= 0 else len(text)]
+    return re.findall(r"```text\n(.*?)```", section, flags=re.S)
 
 
 def tour_script(blocks: list[str], port: int) -> str:

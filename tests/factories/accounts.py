@@ -43,7 +43,8 @@ async def create_account(
 
 async def balance_and_ledger_sum(db: Database, account_id: str) -> tuple[int, int]:
     async with db.session() as s:
-        return await billing_repo.balance(s, account_id), await billing_repo.ledger_sum(s, account_id)
+        return (await billing_repo.balance(s, account_id),
+                await billing_repo.ledger_sum(s, account_id))
 
 
 def auth(key: str) -> dict[str, str]:

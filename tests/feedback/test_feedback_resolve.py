@@ -15,7 +15,8 @@ async def test_resolving_feedback_with_wants_update_emails_the_account(
     _, key = await create_account(db, email="anna@example.com")
     r = await client.post(
         "/api/v1/feedback",
-        json={"message": "The trends endpoint misses reels", "skill": "niche_trends", "wantsUpdate": True},
+        json={"message": "The trends endpoint misses reels", "skill": "niche_trends",
+              "wantsUpdate": True},
         headers=auth(key),
     )
     fid = r.json()["feedbackId"]

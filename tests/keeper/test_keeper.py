@@ -167,7 +167,8 @@ async def test_a_paid_refresh_and_a_keeper_crawl_of_one_profile_fetch_once(
         db, "SELECT origin, status, result, credits_charged, credits_refunded FROM jobs")}
     assert done["monitoring"]["status"] == "completed"
     assert done["monitoring"]["result"]["profileId"] == pid
-    assert (done["monitoring"]["credits_charged"], done["monitoring"]["credits_refunded"]) == (10, 0)
+    monitoring = done["monitoring"]
+    assert (monitoring["credits_charged"], monitoring["credits_refunded"]) == (10, 0)
     assert done["catalog"]["status"] == "completed"
     assert done["catalog"]["credits_charged"] == 0
 

@@ -12,7 +12,8 @@ async def test_database_down_is_503_with_retry_after(settings) -> None:
     db = Database(make_engine(s, down_url))
     app = create_app(s, db=db)
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
             r = await c.get("/api/v1/credits", headers={"x-api-key": "sors_" + "a" * 43})
         assert r.status_code == 503
         assert r.json()["code"] == "unavailable"

@@ -14,7 +14,8 @@ from tests.factories import auth, balance_and_ledger_sum, create_account
 async def test_body_over_64_kib_is_413_and_changes_nothing(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     big = orjson.dumps({"message": "x" * (65 * 1024)})
-    r = await client.post("/api/v1/feedback", content=big, headers={**auth(key), "content-type": "application/json"})
+    r = await client.post("/api/v1/feedback", content=big,
+                          headers={**auth(key), "content-type": "application/json"})
     assert r.status_code == 413
     assert r.json()["code"] == "payload_too_large"
     async with db.session() as s:
@@ -42,7 +43,9 @@ async def test_validation_errors_are_422_with_fields(client: httpx.AsyncClient, 
     r = await client.post("/api/v1/feedback", json={"message": 12345678901}, headers=auth(key))
     assert r.status_code == 422  # wrong type is refused, not coerced
     r = await client.post(
-        "/api/v1/feedback", json={"message": "a perfectly fine message", "skill": "nope"}, headers=auth(key)
+        "/api/v1/feedback",
+        json={"message": "a perfectly fine message", "skill": "nope"},
+        headers=auth(key),
     )
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "skill"
 
@@ -51,13 +54,15 @@ async def test_feedback_is_stored_and_unknown_fields_refused(client: httpx.Async
     _, key = await create_account(db)
     r = await client.post(
         "/api/v1/feedback",
-        json={"message": "  search misses accents  ", "skill": "search_outliers", "wantsUpdate": True, "extra": 1},
+        json={"message": "  search misses accents  ", "skill": "search_outliers",
+              "wantsUpdate": True, "extra": 1},
         headers=auth(key),
     )
     assert r.status_code == 422 and r.json()["code"] == "unknown_field"
     r = await client.post(
         "/api/v1/feedback",
-        json={"message": "  search misses accents  ", "skill": "search_outliers", "wantsUpdate": True},
+        json={"message": "  search misses accents  ", "skill": "search_outliers",
+              "wantsUpdate": True},
         headers=auth(key),
     )
     assert r.status_code == 200, r.text
@@ -99,7 +104,8 @@ async def test_idempotency_replays_rejects_and_blocks(client: httpx.AsyncClient,
     assert "idempotent-replayed" not in r1.headers
     r3 = await client.post("/api/v1/feedback", json={"message": "a different body here"}, headers=h)
     assert r3.status_code == 422 and r3.json()["code"] == "idempotency_key_reused"
-    r4 = await client.post("/api/v1/feedback", json=body, headers={**auth(key), "Idempotency-Key": "x" * 256})
+    r4 = await client.post("/api/v1/feedback", json=body,
+                           headers={**auth(key), "Idempotency-Key": "x" * 256})
     assert r4.status_code == 422
     async with db.session() as s:
         from sqlalchemy import text

@@ -176,7 +176,8 @@ async def test_updates_feed_hands_out_each_new_post_once_oldest_first(
         r["id"]
         for r in await rows(
             db,
-            "SELECT id FROM posts WHERE profile_id = :p AND first_seen_at > :t ORDER BY first_seen_at, id",
+            "SELECT id FROM posts WHERE profile_id = :p AND first_seen_at > :t "
+            "ORDER BY first_seen_at, id",
             p=pid,
             t=T0,
         )
@@ -229,7 +230,8 @@ async def test_due_refresh_is_charged_queued_and_run(
     assert await balance_and_ledger_sum(db, account_id) == (15, 15)
     ledger = await rows(
         db,
-        "SELECT skill, job_ref, delta FROM ledger_entries WHERE kind = 'charge' AND account_id = :a",
+        "SELECT skill, job_ref, delta FROM ledger_entries "
+        "WHERE kind = 'charge' AND account_id = :a",
         a=account_id,
     )
     assert ledger == [{"skill": "tracking_refresh", "job_ref": job["id"], "delta": -10}]

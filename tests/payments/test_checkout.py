@@ -79,7 +79,8 @@ async def test_local_payment_grants_once_and_resumes_paused_monitoring(
     assert await balance_and_ledger_sum(db, account_id) == (1505, 1505)
     ledger = await rows(
         db,
-        "SELECT kind, delta, external_ref FROM ledger_entries WHERE account_id = :a AND kind = 'topup'",
+        "SELECT kind, delta, external_ref FROM ledger_entries "
+        "WHERE account_id = :a AND kind = 'topup'",
         a=account_id,
     )
     assert ledger == [{"kind": "topup", "delta": 1500, "external_ref": f"checkout:{session_id}"}]

@@ -28,4 +28,5 @@ def test_video_media_maps_what_a_download_wrote(tmp_path: Path) -> None:
 
 def test_video_media_without_a_video_is_unsupported(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedMedia, match="Instagram offered no downloadable video"):
-        video_media({"requested_downloads": [{"filepath": str(tmp_path / "missing.mp4")}]}, "Instagram")
+        video_media(
+            {"requested_downloads": [{"filepath": str(tmp_path / "missing.mp4")}]}, "Instagram")

@@ -96,7 +96,8 @@ async def test_offline_script_follows_the_inputs() -> None:
 
 async def test_offline_timing_follows_the_scenes() -> None:
     scenes = [
-        {"index": 0, "start": 0.0, "end": 1.2, "on_screen_text": "wait for it", "dominant_colors": []},
+        {"index": 0, "start": 0.0, "end": 1.2, "on_screen_text": "wait for it",
+         "dominant_colors": []},
         {"index": 1, "start": 1.2, "end": 7.5, "on_screen_text": "", "dominant_colors": []},
         {"index": 2, "start": 7.5, "end": 9.0, "on_screen_text": "", "dominant_colors": []},
     ]  # fmt: skip

@@ -166,7 +166,8 @@ async def _trends_rising_and_sort_by_rising_find_it_billed_on_the_paid_path(
     [post] = [p for p in body["posts"] if p["handle"] == CREATOR]
     assert post["id"] == outcome.breakout_id
     assert post["projection"]["rising"] is True
-    assert [s["ageHours"] for s in post["snapshots"]] == sorted(s["ageHours"] for s in post["snapshots"])
+    ages = [s["ageHours"] for s in post["snapshots"]]
+    assert ages == sorted(ages)
     assert post["curve"] and all(c["p10"] <= c["p50"] <= c["p90"] for c in post["curve"])
     assert len({p["profile_id"] for p in body["posts"]}) == len(body["posts"])  # one per creator
 
@@ -187,7 +188,8 @@ async def _trends_rising_and_sort_by_rising_find_it_billed_on_the_paid_path(
     r = await history.client.post("/api/v1/search/content", json={
         "sortBy": "rising", "minRisingScore": floor, "pageSize": 100}, headers=h)
     kept = r.json()["results"]
-    assert [p["id"] for p in kept] == [p["id"] for p in results if p["projection"]["vs_median_now"] >= floor]
+    assert [p["id"] for p in kept] == [
+        p["id"] for p in results if p["projection"]["vs_median_now"] >= floor]
     assert outcome.breakout_id in {p["id"] for p in kept}
     after, ledger = await balance_and_ledger_sum(db, outcome.account_id)
     assert before - after == 2 + 2 + 1 + 1 and after == ledger  # the 422 charged nothing

@@ -54,7 +54,8 @@ class FakeStripe:
         key = form.get("lookup_keys[0]")
         data = [{"id": LOOKUP_PRICES[key], "object": "price", "lookup_key": key}] if (
             key in LOOKUP_PRICES) else []
-        return JSONResponse({"object": "list", "data": data, "has_more": False, "url": "/v1/prices"})
+        return JSONResponse(
+            {"object": "list", "data": data, "has_more": False, "url": "/v1/prices"})
 
     async def subscription(self, request: Request) -> JSONResponse:
         form = await self._record(request)

@@ -92,7 +92,8 @@ async def test_trial_grants_nothing_then_each_monthly_invoice_grants_once(
         "creator", "month", 29, 7
     )
     s = await status(client, key)
-    assert (s["status"], s["planId"], s["trialEnd"]) == ("trialing", "creator", "2026-08-10T09:00:00Z")
+    assert (s["status"], s["planId"], s["trialEnd"]) == (
+        "trialing", "creator", "2026-08-10T09:00:00Z")
     assert s["appliedPlanId"] == "creator" and s["appliedBecause"] == "subscription"
     assert s["limits"] == {"watchlistLimit": 10, "followedProfileLimit": 25, "seats": 1}
     assert await balance_and_ledger_sum(db, account_id) == (0, 0)  # none during the trial
@@ -208,7 +209,8 @@ async def test_bad_requests_change_nothing(client: httpx.AsyncClient, db, app) -
     # An expired link cannot start anything.
     _, other = await create_account(db, email="other@example.com")
     link = (
-        await client.post("/api/v1/subscriptions/checkout", json={"planId": "pro"}, headers=auth(other))
+        await client.post(
+            "/api/v1/subscriptions/checkout", json={"planId": "pro"}, headers=auth(other))
     ).json()
     await set_time(db, T0 + timedelta(hours=24))
     assert (await client.post(path_of(link["checkoutUrl"]) + "/pay")).status_code == 410
@@ -224,7 +226,8 @@ async def test_subscription_and_invoice_events_reach_webhook_endpoints(
     try:
         r = await client.post(
             "/api/v1/webhooks",
-            json={"url": "http://127.0.0.1:9/hook", "events": ["subscription.updated", "invoice.paid"]},
+            json={"url": "http://127.0.0.1:9/hook",
+                  "events": ["subscription.updated", "invoice.paid"]},
             headers=auth(key),
         )
         assert r.status_code == 200, r.text

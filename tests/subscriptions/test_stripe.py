@@ -77,7 +77,8 @@ async def test_checkout_is_stripe_subscription_mode_with_the_configured_price_an
 ) -> None:
     fake, _ = fake_stripe
     account_id, key = await create_account(db, email="buyer@example.com")
-    r = await sc.post("/api/v1/subscriptions/checkout", json={"planId": "creator"}, headers=auth(key))
+    r = await sc.post(
+        "/api/v1/subscriptions/checkout", json={"planId": "creator"}, headers=auth(key))
     assert r.status_code == 200, r.text
     link = r.json()
     assert link["checkoutUrl"].startswith("https://checkout.stripe.test/c/pay/cs_test_")

@@ -38,7 +38,8 @@ def check_slack(msg: dict[str, Any]) -> None:
     assert isinstance(msg["text"], str) and 0 < len(msg["text"]) <= 3000
     blocks = msg["blocks"]
     assert 1 <= len(blocks) <= 50
-    assert [b["type"] for b in blocks] in (["section", "section", "context"], ["section", "context"])
+    assert [b["type"] for b in blocks] in (
+        ["section", "section", "context"], ["section", "context"])
     assert blocks[0]["text"]["type"] == "mrkdwn" and 0 < utf16(blocks[0]["text"]["text"]) <= 3000
     if len(blocks) == 3:
         fields = blocks[1]["fields"]

@@ -16,14 +16,19 @@ async def tick(runtime) -> dict[str, int]:
     return await Scheduler(runtime).tick()
 
 
-async def create_endpoint(client: httpx.AsyncClient, key: str, url: str, **body: Any) -> dict[str, Any]:
+async def create_endpoint(
+    client: httpx.AsyncClient, key: str, url: str, **body: Any
+) -> dict[str, Any]:
     r = await client.post("/api/v1/webhooks", json={"url": url, **body}, headers=auth(key))
     assert r.status_code == 200, r.text
     return r.json()
 
 
-async def deliveries(client: httpx.AsyncClient, key: str, endpoint_id: str, **params: Any) -> list[dict]:
-    r = await client.get(f"/api/v1/webhooks/{endpoint_id}/deliveries", params=params, headers=auth(key))
+async def deliveries(
+    client: httpx.AsyncClient, key: str, endpoint_id: str, **params: Any
+) -> list[dict]:
+    r = await client.get(
+        f"/api/v1/webhooks/{endpoint_id}/deliveries", params=params, headers=auth(key))
     assert r.status_code == 200, r.text
     return r.json()["results"]
 
@@ -34,9 +39,9 @@ async def count(db, sql: str, **params: Any) -> int:
 
 
 async def alert_and_tracking(client: httpx.AsyncClient, db, app, key: str) -> dict[str, Any]:
-    """The alerts scenario's world at its start (the clock set there): an alert on a creator who posts an
-    outlier by day 1, 12:00 UTC, and the tracking of one who publishes by then. Returns
-    the handles, their profile ids and the alert's id."""
+    """The alerts scenario's world at its start (the clock set there): an alert on a creator
+    who posts an outlier by day 1, 12:00 UTC, and the tracking of one who publishes by then.
+    Returns the handles, their profile ids and the alert's id."""
     from tests.alerts.test_scenario import T0, day_at, pick_new_posts, pick_outlier
     from tests.factories.world import seed_profile, set_time
 

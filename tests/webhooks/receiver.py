@@ -75,7 +75,8 @@ def running_receiver(**kwargs: Any) -> Iterator[Receiver]:
             receiver = holder["r"]
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length).decode()
-            receiver.record(Received({k.lower(): v for k, v in self.headers.items()}, body, self.path))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            receiver.record(Received(headers, body, self.path))
             if receiver.delay:
                 time.sleep(receiver.delay)
             status = receiver.next_status()

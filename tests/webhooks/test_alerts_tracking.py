@@ -20,7 +20,8 @@ async def test_alert_triggered_and_tracking_new_posts(
 ) -> None:
     _, key = await create_account(db, credits=1000, email="owner@example.com")
     h = auth(key)
-    ep = await create_endpoint(client, key, receiver.url, events=["alert.triggered", "tracking.new_posts"])
+    ep = await create_endpoint(
+        client, key, receiver.url, events=["alert.triggered", "tracking.new_posts"])
     world = await alert_and_tracking(client, db, app, key)
     outlier, feed, pids, alert_id = world["outlier"], world["feed"], world["pids"], world["alertId"]
 
@@ -31,22 +32,25 @@ async def test_alert_triggered_and_tracking_new_posts(
     assert ran >= 2 and second["alerts.detect"] > 0 and second["alerts.digests"] == 0
     await run_jobs_until_idle(runtime, timeout=120)
 
-    hits = await rows(db, "SELECT post_id FROM alert_hits WHERE alert_id = :a ORDER BY post_id", a=alert_id)
+    hits = await rows(
+        db, "SELECT post_id FROM alert_hits WHERE alert_id = :a ORDER BY post_id", a=alert_id)
     triggered = [r.verify(ep["secret"]) for r in receiver.of_type("alert.triggered")]
     assert sorted(t["data"]["post"]["id"] for t in triggered) == [x["post_id"] for x in hits]
     for t in triggered:
         data = t["data"]
         assert data["alert"]["alertId"] == alert_id and data["alert"]["handle"] == outlier
         assert data["outlierScore"] >= 3.0
-        assert data["post"] == (await client.get(f"/api/v1/posts/{data['post']['id']}", headers=h)).json()
+        fetched = await client.get(f"/api/v1/posts/{data['post']['id']}", headers=h)
+        assert data["post"] == fetched.json()
     assert await count(db, "SELECT count(*) FROM email_outbox WHERE kind = 'alert_digest'") == 0
 
     news = [r.verify(ep["secret"])["data"] for r in receiver.of_type("tracking.new_posts")]
     by_profile = {n["profileId"]: n for n in news}
     assert pids[feed] in by_profile
     feed_news = by_profile[pids[feed]]
-    stored = await rows(db, "SELECT id FROM posts WHERE profile_id = :p AND first_seen_at > :t ORDER BY id",
-                        p=pids[feed], t=T0)
+    stored = await rows(
+        db, "SELECT id FROM posts WHERE profile_id = :p AND first_seen_at > :t ORDER BY id",
+        p=pids[feed], t=T0)
     assert sorted(p["id"] for p in feed_news["posts"]) == [x["id"] for x in stored]
     assert feed_news["newPosts"] == len(stored) > 0 and feed_news["handle"] == feed
     assert all("profile_id" in p and "profile" not in p for p in feed_news["posts"])  # flattened

@@ -22,8 +22,8 @@ WEBHOOK_SKILLS = {
 async def test_crud_secret_once_and_free(client: httpx.AsyncClient, db) -> None:
     account_id, key = await create_account(db, credits=5)
     h = auth(key)
-    r = await client.post("/api/v1/webhooks", json={"url": URL, "description": "ci",
-                                                   "events": ["job.completed", "job.completed"]}, headers=h)
+    r = await client.post("/api/v1/webhooks", headers=h, json={
+        "url": URL, "description": "ci", "events": ["job.completed", "job.completed"]})
     assert r.status_code == 200, r.text
     assert r.headers["x-credits-charged"] == "0" and r.headers["x-credits-balance"] == "5"
     created = r.json()
@@ -36,15 +36,16 @@ async def test_crud_secret_once_and_free(client: httpx.AsyncClient, db) -> None:
     listed = (await client.get("/api/v1/webhooks", headers=h)).json()["results"]
     assert [w["id"] for w in listed] == [wid] and "secret" not in listed[0]
 
-    r = await client.patch(f"/api/v1/webhooks/{wid}", json={"events": ["credits.low", "alert.triggered"],
-                                                             "enabled": False}, headers=h)
+    r = await client.patch(f"/api/v1/webhooks/{wid}", headers=h, json={
+        "events": ["credits.low", "alert.triggered"], "enabled": False})
     assert r.status_code == 200 and r.json()["events"] == ["credits.low", "alert.triggered"]
     assert r.json()["enabled"] is False and "secret" not in r.json()
 
     r = await client.post(f"/api/v1/webhooks/{wid}/rotate-secret", headers=h)
     assert r.status_code == 200 and r.json()["secret"].startswith("whsec_")
     assert r.json()["secret"] != created["secret"] and r.json()["previousSecretExpiresAt"]
-    assert (await client.get(f"/api/v1/webhooks/{wid}", headers=h)).json()["previousSecretExpiresAt"]
+    got = (await client.get(f"/api/v1/webhooks/{wid}", headers=h)).json()
+    assert got["previousSecretExpiresAt"]
 
     r = await client.delete(f"/api/v1/webhooks/{wid}", headers=h)
     assert r.json() == {"id": wid, "status": "deleted"}
@@ -81,7 +82,9 @@ async def test_ten_per_account(client: httpx.AsyncClient, db) -> None:
     ({"url": 5}, "url"),
     ({}, "url"),
 ])
-async def test_bad_bodies_are_422_and_change_nothing(client: httpx.AsyncClient, db, body, field) -> None:
+async def test_bad_bodies_are_422_and_change_nothing(
+    client: httpx.AsyncClient, db, body, field
+) -> None:
     _, key = await create_account(db)
     r = await client.post("/api/v1/webhooks", json=body, headers=auth(key))
     assert r.status_code == 422, r.text
@@ -92,10 +95,12 @@ async def test_bad_bodies_are_422_and_change_nothing(client: httpx.AsyncClient, 
 async def test_settings_threshold(client: httpx.AsyncClient, db) -> None:
     _, key = await create_account(db)
     h = auth(key)
-    assert (await client.get("/api/v1/webhooks/settings", headers=h)).json() == {"creditsLowThreshold": 100}
+    got = await client.get("/api/v1/webhooks/settings", headers=h)
+    assert got.json() == {"creditsLowThreshold": 100}
     r = await client.put("/api/v1/webhooks/settings", json={"creditsLowThreshold": 250}, headers=h)
     assert r.status_code == 200 and r.json() == {"creditsLowThreshold": 250}
-    assert (await client.get("/api/v1/webhooks/settings", headers=h)).json() == {"creditsLowThreshold": 250}
+    got = await client.get("/api/v1/webhooks/settings", headers=h)
+    assert got.json() == {"creditsLowThreshold": 250}
     r = await client.put("/api/v1/webhooks/settings", json={"creditsLowThreshold": -1}, headers=h)
     assert r.status_code == 422
 

@@ -31,8 +31,10 @@ async def test_crawl_completed_and_failed_with_refund(
     _, key = await create_account(db, credits=100)
     h = auth(key)
     ep = await create_endpoint(client, key, receiver.url, events=["job.completed", "job.failed"])
-    ok = (await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "hook.anna"}, headers=h)).json()
-    bad = (await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "ghost.hook"}, headers=h)).json()
+    ok = (await client.post(
+        "/api/v1/crawls", json={"platform": "tiktok", "handle": "hook.anna"}, headers=h)).json()
+    bad = (await client.post(
+        "/api/v1/crawls", json={"platform": "tiktok", "handle": "ghost.hook"}, headers=h)).json()
     await run_jobs_until_idle(runtime, timeout=120)  # the crawls, then the deliveries they queued
 
     completed, failed = receiver.of_type("job.completed"), receiver.of_type("job.failed")
@@ -50,7 +52,8 @@ async def test_crawl_completed_and_failed_with_refund(
     with pytest.raises(WebhookVerificationError):
         Webhook("whsec_" + "A" * 43 + "=").verify(completed[0].body, completed[0].headers)
     log = await deliveries(client, key, ep["id"])
-    assert {d["status"] for d in log} == {"succeeded"} and all(d["responseStatus"] == 200 for d in log)
+    assert {d["status"] for d in log} == {"succeeded"}
+    assert all(d["responseStatus"] == 200 for d in log)
     assert all(d["attemptLog"][0]["durationMs"] >= 0 for d in log)
 
 
@@ -60,10 +63,13 @@ async def test_credits_low_and_added(
     account_id, key = await create_account(db, credits=130)
     h = auth(key)
     ep = await create_endpoint(client, key, receiver.url, events=["credits.low", "credits.added"])
-    assert (await client.put("/api/v1/webhooks/settings", json={"creditsLowThreshold": 100}, headers=h)).status_code == 200
+    r = await client.put(
+        "/api/v1/webhooks/settings", json={"creditsLowThreshold": 100}, headers=h)
+    assert r.status_code == 200
     # 130 -> 90 crosses 100; 90 -> 50 is already below: one event.
     for handle in ("low.one", "low.two"):
-        r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": handle}, headers=h)
+        r = await client.post(
+            "/api/v1/crawls", json={"platform": "tiktok", "handle": handle}, headers=h)
         assert r.status_code == 200
     async with db.transaction() as s:
         await billing.grant(s, account_id, 500, reason="support grant",
@@ -85,7 +91,8 @@ async def test_rolled_back_change_announces_nothing(
 ) -> None:
     _, key = await create_account(db, credits=39)  # a crawl costs 40: 402, rolled back
     await create_endpoint(client, key, receiver.url)
-    r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": "nope.nope"}, headers=auth(key))
+    r = await client.post(
+        "/api/v1/crawls", json={"platform": "tiktok", "handle": "nope.nope"}, headers=auth(key))
     assert r.status_code == 402
     assert await count(db, "SELECT count(*) FROM webhook_events") == 0
 
@@ -125,7 +132,8 @@ async def test_always_failing_endpoint_is_disabled_and_owner_emailed_once(
     outbox = settings.outbox_dir
     outbox.mkdir(parents=True, exist_ok=True)
     before = set(outbox.glob("*.eml"))
-    event_id = (await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=auth(key))).json()["eventId"]
+    tested = await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=auth(key))
+    event_id = tested.json()["eventId"]
     await run_jobs_until_idle(runtime, timeout=120)
     now = T0
     for wait in RETRY_SCHEDULE:
@@ -137,7 +145,8 @@ async def test_always_failing_endpoint_is_disabled_and_owner_emailed_once(
     assert len(receiver.received) == len(RETRY_SCHEDULE) + 1
     assert {r.id for r in receiver.received} == {event_id}
     [d] = await deliveries(client, key, ep["id"])
-    assert d["status"] == "failed" and d["attempts"] == len(RETRY_SCHEDULE) + 1 and d["nextRetryAt"] is None
+    assert d["status"] == "failed" and d["attempts"] == len(RETRY_SCHEDULE) + 1
+    assert d["nextRetryAt"] is None
     got = (await client.get(f"/api/v1/webhooks/{ep['id']}", headers=auth(key))).json()
     assert got["enabled"] is False and got["disabledReason"] == "delivery_failures"
 
@@ -154,8 +163,10 @@ async def test_always_failing_endpoint_is_disabled_and_owner_emailed_once(
     # Re-enabled, a manual retry delivers the event (same webhook-id).
     receiver.default = 200
     h = auth(key)
-    assert (await client.patch(f"/api/v1/webhooks/{ep['id']}", json={"enabled": True}, headers=h)).json()["disabledReason"] is None
-    r = await client.post(f"/api/v1/webhooks/{ep['id']}/deliveries/{d['deliveryId']}/retry", headers=h)
+    r = await client.patch(f"/api/v1/webhooks/{ep['id']}", json={"enabled": True}, headers=h)
+    assert r.json()["disabledReason"] is None
+    r = await client.post(
+        f"/api/v1/webhooks/{ep['id']}/deliveries/{d['deliveryId']}/retry", headers=h)
     assert r.status_code == 200 and r.json()["status"] == "pending"
     await run_jobs_until_idle(runtime, timeout=120)
     [d] = await deliveries(client, key, ep["id"])
@@ -169,7 +180,8 @@ async def test_rotation_signs_with_both_secrets_for_24h(
     _, key = await create_account(db)
     h = auth(key)
     ep = await create_endpoint(client, key, receiver.url)
-    new = (await client.post(f"/api/v1/webhooks/{ep['id']}/rotate-secret", headers=h)).json()["secret"]
+    rotated = await client.post(f"/api/v1/webhooks/{ep['id']}/rotate-secret", headers=h)
+    new = rotated.json()["secret"]
     await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=h)
     await run_jobs_until_idle(runtime, timeout=120)
     first = receiver.received[-1]

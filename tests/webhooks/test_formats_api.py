@@ -23,15 +23,19 @@ async def test_format_is_set_on_create_changed_by_patch_and_shown_on_reads(
     assert plain["format"] == "standard"
     slack = await create_endpoint(client, key, URL, format="slack")
     assert slack["format"] == "slack"
-    assert (await client.get(f"/api/v1/webhooks/{slack['id']}", headers=h)).json()["format"] == "slack"
+    got = await client.get(f"/api/v1/webhooks/{slack['id']}", headers=h)
+    assert got.json()["format"] == "slack"
 
-    r = await client.patch(f"/api/v1/webhooks/{slack['id']}", json={"format": "discord"}, headers=h)
+    r = await client.patch(
+        f"/api/v1/webhooks/{slack['id']}", json={"format": "discord"}, headers=h)
     assert r.status_code == 200, r.text
     assert r.json()["format"] == "discord"
-    r = await client.patch(f"/api/v1/webhooks/{slack['id']}", json={"description": "chat"}, headers=h)
+    r = await client.patch(
+        f"/api/v1/webhooks/{slack['id']}", json={"description": "chat"}, headers=h)
     assert r.json()["format"] == "discord"  # a PATCH without `format` keeps it
     listed = (await client.get("/api/v1/webhooks", headers=h)).json()["results"]
-    assert {w["id"]: w["format"] for w in listed} == {plain["id"]: "standard", slack["id"]: "discord"}
+    assert {w["id"]: w["format"] for w in listed} == {
+        plain["id"]: "standard", slack["id"]: "discord"}
 
 
 @pytest.mark.usefixtures("loopback_allowed")
@@ -72,7 +76,8 @@ async def test_chat_formats_follow_the_same_address_rules(client: httpx.AsyncCli
     monkeypatch.setattr(settings.webhooks, "allow_loopback", True)
     ep = await create_endpoint(client, key, URL, format="discord")
     monkeypatch.setattr(settings.webhooks, "allow_loopback", False)
-    r = await client.patch(f"/api/v1/webhooks/{ep['id']}", json={"url": "http://127.0.0.1:8/x"}, headers=h)
+    r = await client.patch(
+        f"/api/v1/webhooks/{ep['id']}", json={"url": "http://127.0.0.1:8/x"}, headers=h)
     assert r.status_code == 422 and r.json()["code"] == "unsafe_url"
 
 

@@ -68,10 +68,12 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
     assert (await client.put("/api/v1/webhooks/settings", json={"creditsLowThreshold": 100},
                              headers=h)).status_code == 200
     for handle in ("hook.anna", "ghost.hook"):  # 130 -> 90 crosses 100: one credits.low
-        r = await client.post("/api/v1/crawls", json={"platform": "tiktok", "handle": handle}, headers=h)
+        r = await client.post(
+            "/api/v1/crawls", json={"platform": "tiktok", "handle": handle}, headers=h)
         assert r.status_code == 200, r.text
     for ep in eps.values():
-        assert (await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=h)).status_code == 200
+        tested = await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=h)
+        assert tested.status_code == 200
     await run_jobs_until_idle(runtime, timeout=120)
 
     std = by_event(receiver, "/hook/standard")
@@ -101,13 +103,15 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
         if env["type"] == "job.failed":
             message = data["error"]["message"]
             assert s["text"] == "Job failed: crawl" and d["content"] == "Job failed: crawl"
-            assert s["blocks"][0]["text"]["text"] == f"*Job failed: crawl*\n*Error:* {slack_escape(message)}"
+            assert s["blocks"][0]["text"]["text"] == (
+                f"*Job failed: crawl*\n*Error:* {slack_escape(message)}")
             assert slack_fields(s) == [("Job", data["jobRef"]), ("Credits charged", "40"),
                                        ("Credits refunded", "40")]
             embed = d["embeds"][0]
             assert embed["title"] == "Job failed: crawl" and "url" not in embed
             assert embed["description"].startswith("**Error:** ")
-            assert [n for n, _ in discord_fields(d)] == ["Job", "Credits charged", "Credits refunded"]
+            assert [n for n, _ in discord_fields(d)] == [
+                "Job", "Credits charged", "Credits refunded"]
             assert discord_fields(d)[0][1].replace("\\", "") == data["jobRef"]
         elif env["type"] == "job.completed":
             assert s["text"] == "Job completed: crawl"
@@ -121,7 +125,8 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
             assert s["blocks"][0]["text"]["text"] == (
                 "*Credits low: 90 credits*\nThe balance fell below 100 credits.\n"
                 f"Last entry: *-40* ({slack_escape(data['entry']['reason'])})")
-            assert slack_fields(s) == [("Balance", "90 credits"), ("Worth", f"${data['balanceUsd']:,.2f}"),
+            assert slack_fields(s) == [("Balance", "90 credits"),
+                                       ("Worth", f"${data['balanceUsd']:,.2f}"),
                                        ("Threshold", "100")]
             assert d["embeds"][0]["title"] == "Credits low: 90 credits"
             assert discord_fields(d) == slack_fields(s)
@@ -132,7 +137,8 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
     assert s["blocks"][0]["text"]["text"] == "*Test event from sors*\nA test event from sors."
     assert slack_fields(s) == [("Endpoint id", eps["slack"]["id"])]
     [d] = [m for m in discord.values() if discord_type(m) == "webhook.test"]
-    assert d["content"] == "Test event from sors" and d["embeds"][0]["description"] == "A test event from sors."
+    assert d["content"] == "Test event from sors"
+    assert d["embeds"][0]["description"] == "A test event from sors."
 
 
 async def test_a_rewritten_title_arrives_as_a_chat_message(
@@ -149,7 +155,8 @@ async def test_a_rewritten_title_arrives_as_a_chat_message(
     async with db.transaction() as s:
         await jobs.enqueue(s, type="refresh", account_id=None, credits=0, origin="catalog",
                            now=T0 + timedelta(hours=10), max_attempts=4,
-                           payload={"platform": "tiktok", "handle": HANDLE, "profileId": profile_id},
+                           payload={"platform": "tiktok", "handle": HANDLE,
+                                    "profileId": profile_id},
                            target=f"tiktok:{HANDLE}")
     await run_jobs_until_idle(runtime, adapter=RetitlingAdapter(2500, "5am for 30 days <3"))
     await run_jobs_until_idle(runtime)
@@ -182,7 +189,8 @@ async def test_a_post_event_without_renderer_code_and_an_unknown_event_stay_with
     caption = ("🔥 *bold* _it_ <@123> @everyone [x](https://evil.example) | " * 120)[:6000]
     post = replace(hand_post(handle, 1, T0 - timedelta(hours=5), views=48_612), caption=caption)
     snap = hand_crawl(handle, [post], T0)
-    snap = replace(snap, profile=replace(snap.profile, display_name="N" * 200, follower_count=1_234_567))
+    snap = replace(snap, profile=replace(snap.profile, display_name="N" * 200,
+                                         follower_count=1_234_567))
     profile_id = await ingest(db, snap)
     account_id, key = await create_account(db, credits=10)
     h = auth(key)
@@ -195,10 +203,12 @@ async def test_a_post_event_without_renderer_code_and_an_unknown_event_stay_with
                   **{f"anotherNumber{i:02}": i * 1000 for i in range(40)}}
     async with db.transaction() as s:
         rising = await events.emit(
-            s, account_id, "post.rising", {"post": record, "profile": profile, "projection": projection},
+            s, account_id, "post.rising",
+            {"post": record, "profile": profile, "projection": projection},
             endpoint_ids=[ep["id"] for ep in eps.values()], at=T0)
         mystery = await events.emit(
-            s, account_id, "mystery.event", {"note": "x" * 5000, "count": 12_345, "nested": {"a": 1}},
+            s, account_id, "mystery.event",
+            {"note": "x" * 5000, "count": 12_345, "nested": {"a": 1}},
             endpoint_ids=[ep["id"] for ep in eps.values()], at=T0)
     await run_jobs_until_idle(runtime)
 
@@ -215,23 +225,28 @@ async def test_a_post_event_without_renderer_code_and_an_unknown_event_stay_with
     assert s["text"] == title and d["content"] == "Rising post: @long.caption"
     lines = s["blocks"][0]["text"]["text"].split("\n")
     assert lines[0] == f"*<{record['url']}|{title}>*"
-    assert lines[1].startswith(f"<{record['url']}|🔥 *bold* _it_ &lt;@123&gt; @everyone [x](https://evil.example) ¦")
+    assert lines[1].startswith(
+        f"<{record['url']}|🔥 *bold* _it_ &lt;@123&gt; @everyone [x](https://evil.example) ¦")
     assert lines[1].endswith("…>") and "<@" not in lines[1]
-    assert lines[2] == (f"by *{'N' * 79}…* (<{profile['url']}|@{handle}>) on TikTok · 1.2M followers")
+    assert lines[2] == (
+        f"by *{'N' * 79}…* (<{profile['url']}|@{handle}>) on TikTok · 1.2M followers")
     fields = slack_fields(s)
-    assert fields[:3] == [("Views", "48.6K"), ("Likes", compact(48_612 // 20)), ("Comments", "243")]
+    assert fields[:3] == [
+        ("Views", "48.6K"), ("Likes", compact(48_612 // 20)), ("Comments", "243")]
     assert len(fields) == 10  # Slack's most per section; the rest are left out
 
     embed = d["embeds"][0]
     assert embed["title"] == title and embed["url"] == record["url"]
     first, creator = embed["description"].split("\n")
-    assert first.startswith("[🔥 \\*bold\\* \\_it\\_ \\<@123\\> @everyone \\[x\\](https://evil.example) \\| ")
+    assert first.startswith(
+        "[🔥 \\*bold\\* \\_it\\_ \\<@123\\> @everyone \\[x\\](https://evil.example) \\| ")
     assert first.endswith(f"…]({record['url']})")
     assert creator.startswith(f"by **{'N' * 79}…** ([@long.caption]({profile['url']}))")
     named = dict(discord_fields(d))
     assert len(named) == 25 and named["Views"] == "48.6K"
     assert named["Projection: vs median now"] == multiple(22.23) == "22.2×"
-    assert named["Projection: percentile now"] == "97" and named["Projection: accelerating"] == "yes"
+    assert named["Projection: percentile now"] == "97"
+    assert named["Projection: accelerating"] == "yes"
 
     s, d = slack[mystery], discord[mystery]
     assert s["text"] == "Mystery event" and d["embeds"][0]["title"] == "Mystery event"
@@ -271,18 +286,22 @@ async def test_a_viral_alert_and_new_posts_arrive_as_post_cards(
                     if who["display_name"] != who["handle"] else f"*@{who['handle']}*")
             assert creator == f"by {name} on TikTok · {compact(who['follower_count'])} followers"
             fields = dict(slack_fields(s))
-            assert fields["Views"] == compact(post["views"]) and fields["Likes"] == compact(post["likes"])
-            assert fields["Outlier score (three months)"] == multiple(data["outlierScore"])
-            assert dict(discord_fields(d))["Outlier score (three months)"] == multiple(data["outlierScore"])
+            assert fields["Views"] == compact(post["views"])
+            assert fields["Likes"] == compact(post["likes"])
+            score = multiple(data["outlierScore"])
+            assert fields["Outlier score (three months)"] == score
+            assert dict(discord_fields(d))["Outlier score (three months)"] == score
         else:
             posts = data["posts"]
             title = f"New posts: {compact(data['newPosts'])} from @{data['handle']}"
             assert s["text"] == title and d["embeds"][0]["title"] == title
             lines = s["blocks"][0]["text"]["text"].split("\n")
-            assert lines[1].startswith(f"by *{posts[0]['display_name']}*" if posts[0]["display_name"]
-                                       != data["handle"] else f"by *@{data['handle']}*")
+            named = posts[0]["display_name"] != data["handle"]
+            assert lines[1].startswith(f"by *{posts[0]['display_name']}*" if named
+                                       else f"by *@{data['handle']}*")
             listed = [ln for ln in lines if ln.startswith("• ")]
             assert len(listed) == min(5, len(posts))
             for ln, p in zip(listed, posts, strict=False):
-                assert ln.startswith(f"• <{p['url']}|") and ln.endswith(f"> · {compact(p['views'])} views")
+                assert ln.startswith(f"• <{p['url']}|")
+                assert ln.endswith(f"> · {compact(p['views'])} views")
             assert slack_fields(s) == discord_fields(d) == [("Posts", compact(data["newPosts"]))]

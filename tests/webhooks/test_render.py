@@ -92,7 +92,8 @@ def test_account_events_without_a_shape_of_their_own_read_as_their_values() -> N
     msg = body("discord", "evt_1", "analysis.completed", AT, analysis)
     check_discord(msg)
     embed = msg["embeds"][0]
-    assert embed["title"] == "Analysis ready" and embed["description"] == "A question in the first second."
+    assert embed["title"] == "Analysis ready"
+    assert embed["description"] == "A question in the first second."
     assert [(f["name"], f["value"]) for f in embed["fields"]] == [
         ("Job ref", "job\\_1"), ("Post id", "pst\\_1"), ("Score", "7.3×"), ("Engine", "offline"),
         ("Stood out", "Hook question")]

@@ -94,15 +94,18 @@ async def test_names_are_resolved_at_creation(client: httpx.AsyncClient, db, res
     for host in ("mixed.example.com", "meta.example.com", "nowhere.example.com"):
         r = await client.post("/api/v1/webhooks", json={"url": f"https://{host}/x"}, headers=h)
         assert r.status_code == 422 and r.json()["code"] == "unsafe_url", host
-    r = await client.post("/api/v1/webhooks", json={"url": "https://hooks.example.com/x"}, headers=h)
+    r = await client.post(
+        "/api/v1/webhooks", json={"url": "https://hooks.example.com/x"}, headers=h)
     assert r.status_code == 200
     r = await client.post("/api/v1/webhooks", json={"url": f"https://{PUBLIC}/x"}, headers=h)
     assert r.status_code == 200
     # The same name, once PATCHed to a private answer, is refused and nothing changes.
     wid = r.json()["id"]
-    r = await client.patch(f"/api/v1/webhooks/{wid}", json={"url": "https://meta.example.com/"}, headers=h)
+    r = await client.patch(
+        f"/api/v1/webhooks/{wid}", json={"url": "https://meta.example.com/"}, headers=h)
     assert r.status_code == 422
-    assert (await client.get(f"/api/v1/webhooks/{wid}", headers=h)).json()["url"] == f"https://{PUBLIC}/x"
+    got = await client.get(f"/api/v1/webhooks/{wid}", headers=h)
+    assert got.json()["url"] == f"https://{PUBLIC}/x"
 
 
 async def _endpoint_row(db, account_id: str, url: str) -> str:
@@ -112,7 +115,8 @@ async def _endpoint_row(db, account_id: str, url: str) -> str:
     now = datetime.now(UTC)
     async with db.transaction() as s:
         await s.execute(text(
-            "INSERT INTO webhook_endpoints (id, account_id, url, events, secret, created_at, updated_at)"
+            "INSERT INTO webhook_endpoints "
+            "(id, account_id, url, events, secret, created_at, updated_at)"
             " VALUES (:i, :a, :u, ARRAY['job.completed'], :s, :n, :n)"
         ), {"i": wid, "a": account_id, "u": url, "s": "whsec_" + "A" * 43 + "=", "n": now})
     return wid
@@ -128,11 +132,13 @@ async def test_refused_at_delivery(
     ids = {await _endpoint_row(db, account_id, u): (u, key) for u in urls}
     # The rebinding name passes the creation check with its first (public) answer.
     _, key2 = await create_account(db)
-    r = await client.post("/api/v1/webhooks", json={"url": "https://rebind.example.com/ok"}, headers=auth(key2))
+    r = await client.post(
+        "/api/v1/webhooks", json={"url": "https://rebind.example.com/ok"}, headers=auth(key2))
     assert r.status_code == 200
     ids[r.json()["id"]] = ("https://rebind.example.com/ok", key2)
     for wid, (_, k) in ids.items():
-        assert (await client.post(f"/api/v1/webhooks/{wid}/test", headers=auth(k))).status_code == 200
+        tested = await client.post(f"/api/v1/webhooks/{wid}/test", headers=auth(k))
+        assert tested.status_code == 200
     await run_jobs_until_idle(runtime, timeout=120)
     for wid, (url, k) in ids.items():
         [d] = await deliveries(client, k, wid)
@@ -152,7 +158,8 @@ async def test_loopback_needs_the_operator_setting(
     _, key = await create_account(db)
     h = auth(key)
     with running_receiver() as receiver:
-        wid = (await client.post("/api/v1/webhooks", json={"url": receiver.url}, headers=h)).json()["id"]
+        created = await client.post("/api/v1/webhooks", json={"url": receiver.url}, headers=h)
+        wid = created.json()["id"]
         monkeypatch.setattr(settings.webhooks, "allow_loopback", False)
         await client.post(f"/api/v1/webhooks/{wid}/test", headers=h)
         await run_jobs_until_idle(runtime, timeout=120)

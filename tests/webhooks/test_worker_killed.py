@@ -52,7 +52,8 @@ async def test_kill_9_mid_delivery_loses_nothing(
             assert receiver.wait_for(lambda got: len(got) >= 8, timeout=60), first.describe()
             os.killpg(first.pid, signal.SIGKILL)
             first.proc.wait(timeout=10)
-            in_flight = await count(db, "SELECT count(*) FROM jobs WHERE type = 'webhook' AND status = 'processing'")
+            in_flight = await count(
+                db, "SELECT count(*) FROM jobs WHERE type = 'webhook' AND status = 'processing'")
             assert in_flight > 0  # the kill really interrupted deliveries
             got_before = len(receiver.received)
             assert got_before < EVENTS
@@ -83,6 +84,7 @@ async def test_kill_9_mid_delivery_loses_nothing(
     for copies in by_id.values():
         assert len({c.body for c in copies}) == 1  # a duplicate is the same event, same id
         assert copies[0].payload["id"] == copies[0].id
-    assert await count(db, "SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded'") == EVENTS
+    assert await count(
+        db, "SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded'") == EVENTS
     duplicates = sum(len(c) - 1 for c in by_id.values())
     assert duplicates <= in_flight + 4  # only what was interrupted is sent again

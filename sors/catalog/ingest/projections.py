@@ -60,7 +60,8 @@ async def update(
         return 0
     stored = await curves.curves_for(session, sorted({r[1] for r in rows}))
     changed: list[tuple[str, float | None, bool, rising.StoredProjection | None]] = []
-    for pid, prof, fmt, published, views, t, avg90, s_at, s_v, old_score, old_rising, old_proj in rows:
+    for (pid, prof, fmt, published, views, t, avg90, s_at, s_v,
+         old_score, old_rising, old_proj) in rows:
         proj = rising.project(
             views=views,
             published_at=published,

@@ -67,7 +67,8 @@ _RECORD_CHANGES = binary_sql(text("""
 INSERT INTO post_changes (id, post_id, field, before, after, changed_at)
 SELECT u.id, u.post_id, 'caption', u.before, u.after, u.at
   FROM unnest(CAST(:id AS text[]), CAST(:post_id AS text[]), CAST(:before AS text[]),
-              CAST(:after AS text[]), CAST(:at AS timestamptz[])) AS u(id, post_id, before, after, at)
+              CAST(:after AS text[]), CAST(:at AS timestamptz[])) \
+AS u(id, post_id, before, after, at)
 """))
 # A complete listing shows every live post of its range: a post of the profile published
 # since the oldest listed one and not listed is gone. Posts another profile's listing in the

@@ -138,7 +138,9 @@ def percentile(views: float, a: AtAge) -> float | None:
     return round(100.0 * _phi(z), 1)
 
 
-def accelerating(published_at: datetime, snapshots: Sequence[tuple[datetime, int | None]]) -> bool | None:
+def accelerating(
+    published_at: datetime, snapshots: Sequence[tuple[datetime, int | None]]
+) -> bool | None:
     """Views per hour over the last interval above the previous one's; None with fewer than
     two intervals (publication counts as a snapshot of 0 views)."""
     pts = [(published_at, 0.0)] + [(t, float(v)) for t, v in sorted(snapshots) if v is not None]

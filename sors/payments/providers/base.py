@@ -169,8 +169,8 @@ class PaymentProvider(Protocol):
         metadata: dict[str, str] | None = None,
     ) -> SubscriptionFacts | None:
         """Change a subscription the provider bills (cancel at period end, resume, a new
-        price with proration; `price_id` may be a lookup key `sors_<plan>_<interval>`). None: the provider keeps no subscriptions (local: ours are
-        the only record)."""
+        price with proration; `price_id` may be a lookup key `sors_<plan>_<interval>`).
+        None: the provider keeps no subscriptions (local: ours are the only record)."""
         ...
 
     async def portal_url(self, customer_id: str, return_url: str) -> str | None:

@@ -1,4 +1,5 @@
-"""The simulated platforms (docs/API.md, "Simulated platforms"). See world.py for how the world behaves."""
+"""The simulated platforms (docs/API.md, "Simulated platforms"). See world.py for how the
+world behaves."""
 
 from sors.platforms.sim.accounts import SIM_EPOCH
 from sors.platforms.sim.adapter import SimAdapter

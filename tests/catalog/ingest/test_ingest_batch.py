@@ -26,7 +26,8 @@ def _crawl(
     if uid:
         prof = dataclasses.replace(prof, platform_user_id=uid)
     posts = [
-        post("tiktok", f"{posted_as or handle}-{i}", T0 - timedelta(days=3 * i), 1000 + 37 * i + bump * i)
+        post("tiktok", f"{posted_as or handle}-{i}", T0 - timedelta(days=3 * i),
+             1000 + 37 * i + bump * i)
         for i in ids
     ]
     return CrawlSnapshot(prof, posts, at)

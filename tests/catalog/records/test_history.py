@@ -191,7 +191,7 @@ async def test_history_from_monitoring_refreshes(db, runtime, settings, client) 
     assert m24["views"] == pytest.approx(truth, rel=0.15)
 
 
-async def test_milestones_are_measured_or_null_with_a_reason_never_drawn_from_publication_across_a_long_gap(
+async def test_milestones_across_a_long_gap_are_measured_or_null_never_drawn_from_publication(
     db, app, client: httpx.AsyncClient
 ) -> None:
     from tests.factories.world import hand_crawl, hand_post, ingest

@@ -110,7 +110,8 @@ async def test_empty_windows_give_null_scores(world: World) -> None:
     )
     assert rows[0]["n"] == 0
     empty = await world.rows(
-        "SELECT count(*) AS n FROM profiles WHERE (averages -> 'one_week' ->> 'post_count')::int = 0"
+        "SELECT count(*) AS n FROM profiles "
+        "WHERE (averages -> 'one_week' ->> 'post_count')::int = 0"
     )
     assert empty[0]["n"] > 0  # the world does have profiles with an empty one-week window
 
@@ -207,7 +208,8 @@ async def test_get_post_includes_stored_enrichment_on_request(world: World) -> N
         )
         # As enrichment's repository does with each result it stores.
         await s.execute(
-            text("UPDATE posts SET has_transcript = true, has_visual_analysis = true WHERE id = :p"),
+            text("UPDATE posts SET has_transcript = true, has_visual_analysis = true "
+                 "WHERE id = :p"),
             {"p": hit["id"]},
         )
     try:

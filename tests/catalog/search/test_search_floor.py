@@ -63,7 +63,8 @@ async def test_a_minimum_from_the_floor_up_reads_the_index_only(world: World) ->
     below = replace(f, min_score=0.99)
     assert search_repo._split(below, "outlier_score")
     # age-matched scores keep a full index: never split
-    assert not search_repo._split(search_repo.PostFilter(score_method="age_adjusted"), "outlier_score")
+    assert not search_repo._split(
+        search_repo.PostFilter(score_method="age_adjusted"), "outlier_score")
 
 
 async def test_the_window_score_indexes_are_partial(world: World) -> None:

@@ -254,7 +254,8 @@ async def test_compare_keeps_all_not_found_and_still_charges(world: World) -> No
         {"handles": "not json"},
         {"handles": '{"platform": "tiktok"}'},
         {
-            "handles": '[{"platform": "myspace", "handle": "abc"}, {"platform": "tiktok", "handle": "ab"}]'
+            "handles": '[{"platform": "myspace", "handle": "abc"}, '
+            '{"platform": "tiktok", "handle": "ab"}]'
         },
         {
             "handles": [

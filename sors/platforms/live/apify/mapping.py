@@ -190,9 +190,12 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     if content_type == "reel" and duration is None:
         flags["duration_seconds"] = "hidden"
     children = [c for c in item.get("childPosts") or () if isinstance(c, Mapping)]
-    images = [c.get("displayUrl") for c in children if c.get("displayUrl") and c.get("type") != "Video"]
+    images = [
+        c.get("displayUrl") for c in children if c.get("displayUrl") and c.get("type") != "Video"
+    ]
     if not images and content_type == "image":
-        images = [item.get("displayUrl")] if item.get("displayUrl") else list(item.get("images") or ())
+        images = ([item.get("displayUrl")] if item.get("displayUrl")
+                  else list(item.get("images") or ()))
     extra: dict[str, object] = {
         "media_id": str(item["id"]) if item.get("id") else None,
         "product_type": item.get("productType"),

@@ -40,8 +40,8 @@ ACTOR_SETTING = {
     "youtube": "SORS_APIFY_YOUTUBE_ACTOR",
 }
 # Words in an actor's error item that mean there is no such public profile.
-_GONE = ("not found", "not_found", "no_items", "doesn't exist", "does not exist", "no such", "private", "unavailable",
-         "couldn't find", "could not find", "isn't available")
+_GONE = ("not found", "not_found", "no_items", "doesn't exist", "does not exist", "no such",
+         "private", "unavailable", "couldn't find", "could not find", "isn't available")
 
 
 def actor_input(platform: str, handle: str, limit: int) -> dict[str, object]:

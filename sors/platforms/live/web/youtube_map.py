@@ -90,7 +90,8 @@ def map_ytdlp_video(info: Mapping[str, Any], *, tab: str | None = None) -> PostS
     views = to_int(info.get("view_count"))
     likes = to_int(info.get("like_count"))
     comments = to_int(info.get("comment_count"))
-    approximations = {**hidden_counts(views=views, likes=likes, comments=comments), **approximations}
+    approximations = {
+        **hidden_counts(views=views, likes=likes, comments=comments), **approximations}
     if content_type == "short" and views is not None and not flat:
         # yt-dlp's `view_count` of a Short is its engaged views, not the plays the Shorts
         # player shows since 2025 (yt-dlp #13122): another kind of count.

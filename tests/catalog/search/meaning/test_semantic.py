@@ -20,7 +20,8 @@ pytestmark = pytest.mark.usefixtures("clean")
 AT = datetime(2026, 9, 20, 12, 0, tzinfo=UTC)
 CAPTIONS = {
     "crust.baker": ["How I bake crusty bread at home", "My sourdough loaf finally rose",
-                    "Kneading dough by hand for a soft loaf", "Croissants from scratch, layer by layer"],
+                    "Kneading dough by hand for a soft loaf",
+                    "Croissants from scratch, layer by layer"],
     "daily.grind": ["Pulling the perfect espresso shot", "Latte art for beginners",
                     "Cold brew that is never bitter", "Which grinder for pour over coffee"],
     "good.pup": ["My puppy learned to sit in one day", "Walking a reactive dog calmly",
