@@ -1,6 +1,7 @@
 """The house holds its floors: the layering contract (.importlinter: the floors, and no circle
-between siblings at any depth) is kept, and no module of sors reaches itself back through any
-chain of imports (a circle anywhere is a bug)."""
+between siblings at any depth) is kept, no module of sors reaches itself back through any
+chain of imports (a circle anywhere is a bug), and no module of sors grows past 400 lines
+(the migrations excepted)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[1]
+MAX_LINES = 400
 
 
 def _circles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -59,6 +61,20 @@ def _circles(graph: grimp.ImportGraph) -> list[list[str]]:
     return found
 
 
+def _too_long(package: Path, limit: int = MAX_LINES) -> list[str]:
+    """`path: N lines` for every module under `package` longer than `limit` lines, the
+    migrations (migrations/versions) excepted."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if relative.parts[:2] == ("migrations", "versions"):
+            continue
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > limit:
+            found.append(f"{path.relative_to(package.parent)}: {lines} lines")
+    return found
+
+
 def test_no_module_of_sors_imports_itself_back() -> None:
     graph = grimp.build_graph("sors", cache_dir=None)
     assert _circles(graph) == []
@@ -79,3 +95,18 @@ def test_the_layering_contract_is_kept() -> None:
     lint = Path(sys.executable).with_name("lint-imports")
     done = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_no_module_past_400_lines() -> None:
+    too_long = _too_long(ROOT / "sors")
+    assert too_long == [], "split these modules (at most 400 lines each):\n" + "\n".join(too_long)
+
+
+def test_the_length_check_finds_a_long_module(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "migrations" / "versions").mkdir(parents=True)
+    (package / "inner").mkdir()
+    (package / "short.py").write_text("x = 1\n" * 400)
+    (package / "inner" / "long.py").write_text("x = 1\n" * 401)
+    (package / "migrations" / "versions" / "0001_big.py").write_text("x = 1\n" * 900)
+    assert _too_long(package) == ["pkg/inner/long.py: 401 lines"]
