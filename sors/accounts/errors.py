@@ -21,3 +21,9 @@ class LastKey(ApiError):
     status = 409
     code = "last_key"
     title = "Last key"
+
+
+class CappedKeyForbidden(ApiError):
+    status = 403
+    code = "capped_key_forbidden"
+    title = "Forbidden for a capped key"

@@ -1,8 +1,9 @@
 """An account's own API keys over the API: list, create (optionally with a daily spend
 cap), change the cap, revoke. The secret is returned once, at creation.
 
-A key with a cap cannot manage keys: the cap bounds what a holder of that key (an agent,
-say) can spend, and minting an uncapped key would undo it.
+Who may manage keys is the authorisation rule's (`accounts.permissions`, applied by the
+routes): not a viewer, and not a key with a cap — the cap bounds what a holder of that key (an
+agent, say) can spend, and minting an uncapped key would undo it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from datetime import UTC, date, datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as repo
-from sors.accounts.errors import CappedKeyCannotManageKeys, LastKey
+from sors.accounts.errors import LastKey, RoleForbidden
 from sors.accounts.models import ApiKey
 from sors.accounts.service import issue_key
 from sors.kit.errors import NotFound
@@ -51,19 +52,15 @@ async def list_keys(session: AsyncSession, account_id: str, now: datetime,
             if caller is None or caller.member_id is None or k.member_id == caller.member_id]
 
 
-async def ensure_uncapped(session: AsyncSession, caller: Principal) -> None:
-    key = await repo.active_key(session, caller.account_id, caller.key_id)
-    if key is not None and key.daily_credit_cap is not None:
-        raise CappedKeyCannotManageKeys(
-            "This key has a daily spend cap, so it cannot create, change or revoke keys; "
-            "use an uncapped key of the account."
-        )
-
-
 async def create(
     session: AsyncSession, caller: Principal, *, name: str | None, daily_credit_cap: int | None
 ) -> tuple[KeyView, str]:
-    await ensure_uncapped(session, caller)
+    if caller.member_id is not None:
+        # The member row is locked, as removal locks it: a key made in a race with the
+        # member's removal either sees the removal and is refused, or is revoked by it.
+        member = await repo.get_member(session, caller.member_id, lock=True)
+        if member is None or member.status != "active":
+            raise RoleForbidden("This key's membership has ended.")
     key, secret = await issue_key(session, caller.account_id, name=name,
                                   daily_credit_cap=daily_credit_cap, member_id=caller.member_id)
     return KeyView(key, 0), secret
@@ -72,7 +69,6 @@ async def create(
 async def update(
     session: AsyncSession, caller: Principal, key_id: str, change: KeyChange, now: datetime
 ) -> KeyView:
-    await ensure_uncapped(session, caller)
     key = await _own(session, caller, key_id)
     if change.rename:
         key.name = change.name
@@ -83,7 +79,6 @@ async def update(
 
 
 async def revoke(session: AsyncSession, caller: Principal, key_id: str, now: datetime) -> None:
-    await ensure_uncapped(session, caller)
     await repo.lock_account(session, caller.account_id)
     await _own(session, caller, key_id)
     if len(await list_keys(session, caller.account_id, now, caller)) <= 1:

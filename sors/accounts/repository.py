@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.models import Account, ApiKey, ApiKeySpend, Member
@@ -24,22 +24,27 @@ async def find_account_by_email(session: AsyncSession, email: str) -> Account | 
     return (await session.execute(stmt)).scalars().first()
 
 
-KeyHolder = tuple[str, str, str, str | None]  # key id, account id, role, member id
+# key id, account id, role, member id, capped
+KeyHolder = tuple[str, str, str, str | None, bool]
+# A member's key answers only while the membership is active: a key made in a race with the
+# member's removal (see keys.create) stops working with it.
 _HOLDER = (
-    select(ApiKey.id, ApiKey.account_id, func.coalesce(Member.role, "owner"), ApiKey.member_id)
+    select(ApiKey.id, ApiKey.account_id, func.coalesce(Member.role, "owner"), ApiKey.member_id,
+           ApiKey.daily_credit_cap.is_not(None))
     .outerjoin(Member, Member.id == ApiKey.member_id)
-    .where(ApiKey.revoked_at.is_(None))
+    .where(ApiKey.revoked_at.is_(None),
+           or_(ApiKey.member_id.is_(None), Member.status == "active"))
 )
 
 
 async def active_key_by_hash(session: AsyncSession, key_hash: str) -> KeyHolder | None:
     row = (await session.execute(_HOLDER.where(ApiKey.key_hash == key_hash))).first()
-    return None if row is None else (row[0], row[1], row[2], row[3])
+    return None if row is None else (row[0], row[1], row[2], row[3], bool(row[4]))
 
 
 async def active_key_by_id(session: AsyncSession, key_id: str) -> KeyHolder | None:
     row = (await session.execute(_HOLDER.where(ApiKey.id == key_id))).first()
-    return None if row is None else (row[0], row[1], row[2], row[3])
+    return None if row is None else (row[0], row[1], row[2], row[3], bool(row[4]))
 
 
 async def list_keys(session: AsyncSession, account_id: str | None) -> list[ApiKey]:

@@ -8,6 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Request
 
 from sors.accounts import keys
+from sors.accounts.deps import allowed
+from sors.accounts.permissions import Action
 from sors.accounts.schemas import (
     KeyCreated,
     KeyIn,
@@ -18,12 +20,14 @@ from sors.accounts.schemas import (
     key_created,
     key_out,
 )
+from sors.kit.idempotency import withhold
 from sors.kit.principal import Principal, current_principal
 from sors.kit.problems import problems
 from sors.kit.routing import Context, SorsRoute
 
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["keys"])
 Caller = Annotated[Principal, Depends(current_principal)]
+Manager = allowed(Action.MANAGE_KEYS)
 KeyId = Annotated[str, Path(max_length=64)]
 
 
@@ -41,10 +45,12 @@ async def list_keys(ctx: Context, caller: Caller) -> KeyList:
              operation_id="create_key", responses=problems(403, body=True),
              description="A new key for this account; `apiKey` is shown only in this answer. "
              "A key with a daily cap may not manage keys (403). Free.")
-async def create_key(ctx: Context, caller: Caller, body: KeyIn | None = None) -> KeyCreated:
+async def create_key(request: Request, ctx: Context, caller: Manager,
+                     body: KeyIn | None = None) -> KeyCreated:
     body = body or KeyIn()
     view, secret = await keys.create(ctx.session, caller, name=body.name,
                                      daily_credit_cap=body.dailyCreditCap)
+    withhold(request.state, view.key.id)  # a retry names the key, never its secret
     return key_created(view, caller.key_id, secret)
 
 
@@ -53,7 +59,7 @@ async def create_key(ctx: Context, caller: Caller, body: KeyIn | None = None) ->
               operation_id="update_key", responses=problems(403, 404, body=True),
               description="Fields left out keep their value; `dailyCreditCap: null` removes "
               "the cap. Free.")
-async def update_key(ctx: Context, caller: Caller, keyId: KeyId, body: KeyPatch) -> KeyOut:
+async def update_key(ctx: Context, caller: Manager, keyId: KeyId, body: KeyPatch) -> KeyOut:
     sent = body.model_fields_set  # a field left out keeps its value; null clears it
     change = keys.KeyChange(rename="name" in sent, name=body.name,
                             recap="dailyCreditCap" in sent, daily_credit_cap=body.dailyCreditCap)
@@ -66,7 +72,7 @@ async def update_key(ctx: Context, caller: Caller, keyId: KeyId, body: KeyPatch)
                operation_id="revoke_key", responses=problems(403, 404, 409),
                description="Revokes the key at once; the last active key cannot be revoked "
                "(409 `last_key`). Free.")
-async def revoke_key(request: Request, ctx: Context, caller: Caller, keyId: KeyId) -> KeyRevoked:
+async def revoke_key(request: Request, ctx: Context, caller: Manager, keyId: KeyId) -> KeyRevoked:
     await keys.revoke(ctx.session, caller, keyId, ctx.now)
     key_cache = request.app.state.key_cache
 

@@ -77,8 +77,9 @@ async def principal_for_key_id(session: AsyncSession, key_id: str) -> Principal 
 def _principal(found: repo.KeyHolder | None) -> Principal | None:
     if found is None:
         return None
-    key_id, account_id, role, member_id = found
-    return Principal(account_id=account_id, key_id=key_id, role=role, member_id=member_id)
+    key_id, account_id, role, member_id, capped = found
+    return Principal(account_id=account_id, key_id=key_id, role=role, member_id=member_id,
+                     capped=capped)
 
 
 async def list_keys(session: AsyncSession, account_id: str | None = None) -> list[ApiKey]:

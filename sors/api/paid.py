@@ -32,7 +32,7 @@ from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import Response
 
-from sors.accounts.errors import RoleForbidden
+from sors.accounts.permissions import Action, check
 from sors.billing import service as billing
 from sors.billing.deps import Bill
 from sors.billing.errors import InsufficientCredits, SpendCapReached
@@ -56,8 +56,8 @@ from sors.kit.routing import (
 class PaidUnitOfWork(UnitOfWork):
     async def run(self, endpoint: Endpoint, request: Request, spec: RouteSpec) -> Response:
         principal: Principal | None = getattr(request.state, "principal", None)
-        if principal is not None and principal.role == "viewer":
-            refuse_viewer(request, spec)
+        if principal is not None:
+            authorise(request, spec, principal)
         dry_run = wants_dry_run(request.headers.get("x-dry-run"))
         if spec.skill is None or (dry_run and not is_billable(spec.skill)):
             if dry_run:
@@ -138,14 +138,15 @@ async def _settle(
     return await billing.charge(session, _charge_request(request, bill, principal, spec))
 
 
-def refuse_viewer(request: Request, spec: RouteSpec) -> None:
-    """A viewer's key reads: no change (any method but GET) and no paid call, on every door
-    (HTTP, and the console and MCP, which call the API in process)."""
-    if request.method != "GET" or (spec.skill is not None and is_billable(spec.skill)):
-        raise RoleForbidden(
-            "This key belongs to a viewer of the workspace: it reads free resources only "
-            "(no paid calls, no changes). The workspace owner can change the role."
-        )
+def authorise(request: Request, spec: RouteSpec, principal: Principal) -> None:
+    """The one authorisation rule (`accounts.permissions`) for what every route does: a paid
+    call spends, any other change uses the workspace, a free GET reads. Routes that manage the
+    workspace (keys, members, billing, webhooks) add their own action. On every door: the
+    console and MCP call the API in process."""
+    if spec.skill is not None and is_billable(spec.skill):
+        check(principal, Action.SPEND)
+    elif request.method != "GET":
+        check(principal, Action.USE)
 
 
 def wants_dry_run(value: str | None) -> bool:

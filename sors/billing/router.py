@@ -29,7 +29,7 @@ AccountId = Annotated[str, Depends(current_account_id)]
 async def pricing(ctx: Context) -> PriceList:
     settings = ctx.runtime.settings
     base = settings.base_url.rstrip("/")
-    keyless = f"{base}/checkout/keyless" if settings.payments.keyless_checkout_enabled else None
+    keyless = f"{base}/checkout/keyless" if settings.keyless_checkout_open else None
     subscribe = f"{base}/app/plan" if settings.subscriptions.enabled else None
     return price_list(get_pricing(), keyless_checkout_url=keyless, subscribe_url=subscribe)
 

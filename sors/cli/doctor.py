@@ -8,6 +8,7 @@ import orjson
 import typer
 
 from sors.cli.common import console, settings
+from sors.config import Settings
 
 _MARK = {"ok": "[green]ok[/green]     ", "warning": "[yellow]warning[/yellow]",
          "error": "[red]error[/red]  "}
@@ -20,12 +21,16 @@ def doctor_command(live: bool, as_json: bool) -> None:
     reports = doctor.report(s)
     if live:
         asyncio.run(doctor.probe(s, reports))
-    code = doctor.exit_status(s, reports)
+    pay = payments_check(s)
+    code = max(doctor.exit_status(s, reports), 1 if pay["status"] == "error" else 0)
     if as_json:
         print(orjson.dumps({"platformSource": s.platform_source, "exitStatus": code,
-                            "platforms": [r.as_dict() for r in reports]},
+                            "payments": pay, "platforms": [r.as_dict() for r in reports]},
                            option=orjson.OPT_INDENT_2).decode())
         raise typer.Exit(code)
+    console.print(f"[bold]payments[/bold]: {pay['mode']} — {_MARK[pay['status']].strip()}",
+                  soft_wrap=True)
+    console.print(f"  {pay['detail']}", soft_wrap=True)
     if s.platform_source != "live":
         console.print("SORS_PLATFORM_SOURCE=sim: the simulated world answers every crawl. "
                       "Below is what each platform would use live.", soft_wrap=True)
@@ -39,3 +44,21 @@ def doctor_command(live: bool, as_json: bool) -> None:
     if not live:
         console.print("\nAdd --live for one real request per platform.")
     raise typer.Exit(code)
+
+
+def payments_check(s: Settings) -> dict[str, str]:
+    """The payment mode, and whether this install can take money honestly."""
+    from sors.payments.policy import warning
+
+    mode = s.payments.provider
+    if mode == "stripe":
+        live = (s.payments.stripe_secret_key or "").startswith("sk_live_")
+        detail = ("Stripe, live mode" if live else "Stripe, test mode: no real money moves")
+        return {"mode": "stripe", "status": "ok" if live else "warning", "detail": detail}
+    problem = warning(s)
+    if problem is None:
+        return {"mode": "local", "status": "ok",
+                "detail": "local test checkout with the simulated platforms (the demo): "
+                          "credits for a click, no money"}
+    status = "error" if s.payments.local_allowed else "warning"
+    return {"mode": "local", "status": status, "detail": problem}

@@ -133,8 +133,9 @@ def serve(
     port: int = typer.Option(8000),
 ) -> None:
     """API + in-process worker + scheduler on the configured database and platform source."""
-    from sors.cli.server import run_api
+    from sors.cli.server import run_api, warn_about_payments
 
+    warn_about_payments(settings())
     run_api(host, port, roles=("worker", "scheduler"))
 
 
@@ -145,8 +146,9 @@ def api(
     workers: int = typer.Option(1, min=1, help="uvicorn worker processes."),
 ) -> None:
     """The HTTP API alone (run workers and a scheduler separately)."""
-    from sors.cli.server import run_api
+    from sors.cli.server import run_api, warn_about_payments
 
+    warn_about_payments(settings())
     run_api(host, port, workers=workers)
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import uvicorn
 
 from sors.cli.client import DEMO_KEY_FILE
-from sors.cli.common import HOW_TO_POINT, console, ensure_migrated, fail, settings, with_db
+from sors.cli.common import HOW_TO_POINT, console, ensure_migrated, err, fail, settings, with_db
 from sors.cli.sim import DEMO_PROFILES
 from sors.config import Settings
 from sors.demo.worldbuild import BuildState
@@ -25,6 +25,18 @@ if TYPE_CHECKING:
 DEMO_EMAIL = "demo@example.com"
 _OLD_DEMO_EMAIL = "demo@sors.local"
 DEMO_CREDITS = 10_000
+
+
+def warn_about_payments(s: Settings) -> None:
+    """Say it loudly, on the terminal and in the log, when payments are not what they seem."""
+    import structlog
+
+    from sors.payments.policy import warning
+
+    problem = warning(s)
+    if problem is not None:
+        err.print(f"[bold red]PAYMENTS:[/bold red] {problem}", soft_wrap=True)
+        structlog.get_logger("sors.payments").warning("payments_warning", detail=problem)
 
 
 def run_api(

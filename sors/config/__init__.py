@@ -149,6 +149,22 @@ class Settings(BaseSettings):
         return key
 
     @property
+    def local_payments_allowed(self) -> bool:
+        """The local provider (credits for a click, no money) runs only with the simulated
+        platforms, or when SORS_PAYMENTS_LOCAL_ALLOWED says so (sors.payments.policy)."""
+        return self.platform_source == "sim" or self.payments.local_allowed
+
+    @property
+    def keyless_checkout_open(self) -> bool:
+        """Checkout without a key: on in the demo, off elsewhere unless set; never on a
+        local provider that may not run."""
+        enabled = self.payments.keyless_checkout_enabled
+        if enabled is None:
+            enabled = self.platform_source == "sim"
+        local_refused = self.payments.provider == "local" and not self.local_payments_allowed
+        return enabled and not local_refused
+
+    @property
     def outbox_dir(self) -> Path:
         return self.data_dir / "outbox"
 

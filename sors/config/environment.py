@@ -25,6 +25,7 @@ FLAT: dict[str, tuple[str, str]] = {
     **{k: ("payments", k) for k in (
         "stripe_secret_key", "stripe_webhook_secret", "stripe_api_base",
         "keyless_checkout_enabled", "stripe_prices")},
+    "payments_local_allowed": ("payments", "local_allowed"),
     "subscriptions_enabled": ("subscriptions", "enabled"),
     **{k: ("subscriptions", k) for k in (
         "api_only_watchlist_limit", "api_only_followed_profile_limit", "api_only_seats")},

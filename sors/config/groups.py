@@ -46,7 +46,13 @@ class PaymentSettings(_Group):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_api_base: str | None = None  # for a local Stripe-compatible endpoint in tests
-    keyless_checkout_enabled: bool = True
+    # The local provider grants credits without money: it runs only with the simulated
+    # platforms, or when this says so (a staging install); `sors serve` and `sors doctor`
+    # warn loudly then (payments.policy).
+    local_allowed: bool = False
+    # Checkout without a key (a new account per payment). Unset: on in the demo (simulated
+    # platforms), off elsewhere.
+    keyless_checkout_enabled: bool | None = None
     # Subscription prices: "<plan>_<interval>" -> Stripe price id, from
     # SORS_STRIPE_PRICE_<PLAN>_<INTERVAL> (e.g. SORS_STRIPE_PRICE_PRO_YEAR); a plan without
     # one is looked up by the price's lookup key `sors_<plan>_<interval>`.

@@ -2,6 +2,11 @@
 body, credit headers) with `Idempotent-Replayed: true` and charges nothing again; a
 different body is 422; a request still running under the key is 409. Kept 24 hours.
 
+Keys are the API key's own: another key of the same account that sends the same
+Idempotency-Key runs its own request and sees nothing of the first. An answer that holds a
+secret (a new API key, a webhook signing secret) is not stored: the route marks it
+(`withhold`), and a retry gets `409 already_created` naming what was made, never the secret.
+
 The key is claimed with INSERT … ON CONFLICT DO NOTHING, so two concurrent requests with one
 key cannot both run.
 """
@@ -50,9 +55,19 @@ def fingerprint(scope: Scope, body: bytes) -> str:
     return h.hexdigest()
 
 
+WITHHELD = "idempotency_withheld"  # request state: the id of what a secret answer made
+
+
+def withhold(state: object, resource_id: str) -> None:
+    """Mark this request's answer (`request.state`, whose values live in the ASGI scope's
+    state) as holding a secret: a retry under its Idempotency-Key answers `409
+    already_created` naming `resource_id` instead of replaying it."""
+    setattr(state, WITHHELD, resource_id)
+
+
 async def run(
     app: ASGIApp, scope: Scope, receive: Receive, send: Send, *, body: bytes,
-    account_id: str, key: str, db: Database,
+    account_id: str, key_id: str, key: str, db: Database,
 ) -> None:
     if not 1 <= len(key) <= 255:
         raise ValidationFailed.single("Idempotency-Key", "must be 1-255 characters")
@@ -65,6 +80,7 @@ async def run(
         await s.execute(
             delete(IdempotencyRecord).where(
                 IdempotencyRecord.account_id == account_id,
+                IdempotencyRecord.key_id == key_id,
                 IdempotencyRecord.key == key,
                 IdempotencyRecord.created_at < now - TTL,
             )
@@ -72,8 +88,8 @@ async def run(
         claimed = (
             await s.execute(
                 insert(IdempotencyRecord)
-                .values(account_id=account_id, key=key, fingerprint=fp, state="running",
-                        created_at=now)
+                .values(account_id=account_id, key_id=key_id, key=key, fingerprint=fp,
+                        state="running", created_at=now)
                 .on_conflict_do_nothing()
                 .returning(IdempotencyRecord.key)
             )
@@ -82,7 +98,7 @@ async def run(
             row = (
                 await s.execute(
                     select(IdempotencyRecord)
-                    .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key)
+                    .where(*_this(account_id, key_id, key))
                     .with_for_update()
                 )
             ).scalar_one()
@@ -113,32 +129,48 @@ async def run(
     try:
         await app(scope, receive, capture)
     except BaseException:
-        await _release(db, account_id, key)
+        await _release(db, account_id, key_id, key)
         raise
     if captured.status >= 500:
-        await _release(db, account_id, key)
+        await _release(db, account_id, key_id, key)
         return
     headers = {
         k.decode().lower(): v.decode("latin-1")
         for k, v in captured.headers
         if k.decode().lower() in _REPLAYED_HEADERS
     }
+    stored = b"".join(captured.body)
+    withheld = scope.get("state", {}).get(WITHHELD)
+    status = captured.status
+    if withheld is not None and 200 <= status < 300:
+        status, headers, stored = _already_created(str(withheld))
     async with db.transaction() as s:
         await s.execute(
             update(IdempotencyRecord)
-            .where(IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key)
-            .values(state="done", status_code=captured.status, headers=headers,
-                    body=b"".join(captured.body))
+            .where(*_this(account_id, key_id, key))
+            .values(state="done", status_code=status, headers=headers, body=stored)
         )
 
 
-async def _release(db: Database, account_id: str, key: str) -> None:
+def _this(account_id: str, key_id: str, key: str) -> tuple[object, ...]:
+    return (IdempotencyRecord.account_id == account_id, IdempotencyRecord.key_id == key_id,
+            IdempotencyRecord.key == key)
+
+
+def _already_created(resource_id: str) -> tuple[int, dict[str, str], bytes]:
+    """What a retry of an answer that held a secret gets: what was made, not the secret."""
+    problem = {
+        "type": "/errors/already_created", "title": "Already created", "status": 409,
+        "detail": f"This Idempotency-Key already made {resource_id}; its secret was shown once, "
+                  "in that answer, and is not kept.",
+        "code": "already_created", "resourceId": resource_id,
+    }
+    return 409, {"content-type": "application/problem+json"}, orjson.dumps(problem)
+
+
+async def _release(db: Database, account_id: str, key_id: str, key: str) -> None:
     async with db.transaction() as s:
-        await s.execute(
-            delete(IdempotencyRecord).where(
-                IdempotencyRecord.account_id == account_id, IdempotencyRecord.key == key
-            )
-        )
+        await s.execute(delete(IdempotencyRecord).where(*_this(account_id, key_id, key)))
 
 
 async def _replay(row: IdempotencyRecord, send: Send) -> None:

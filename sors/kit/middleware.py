@@ -172,7 +172,8 @@ class ApiMiddleware:
         ):
             await idempotency.run(
                 self.app, scope, receive, send, body=body, account_id=principal.account_id,
-                key=_header(scope, b"idempotency-key") or "", db=runtime.database,
+                key_id=principal.key_id, key=_header(scope, b"idempotency-key") or "",
+                db=runtime.database,
             )
             return
         await self.app(scope, receive, send)

@@ -18,6 +18,8 @@ class IdempotencyRecord(Base):
     account_id: Mapped[str] = mapped_column(
         ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
     )
+    # The API key that sent it: keys are scoped to it (another key's retry runs anew).
+    key_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(64))
     state: Mapped[str] = mapped_column(String(16), server_default=text("'running'"))

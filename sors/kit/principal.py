@@ -21,6 +21,9 @@ class Principal:
     # member, or viewer (reads only); and the member, None for the owner's own keys.
     role: str = "owner"
     member_id: str | None = None
+    # The key has a daily spend cap: it takes no action that could lift it (no keys, members,
+    # billing or integrations: sors.accounts.permissions).
+    capped: bool = False
 
 
 # Async on purpose: FastAPI runs a plain `def` dependency in its thread pool, a thread hop

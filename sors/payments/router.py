@@ -19,10 +19,11 @@ from sors.kit.errors import MalformedRequest, NotFound, RateLimited
 from sors.kit.middleware import client_ip
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
-from sors.kit.routing import Context, RequestContext, SorsRoute, get_session
+from sors.kit.routing import Context, RequestContext, SorsRoute, get_session, runtime_of
 from sors.kit.schemas import ResponseModel
 from sors.payments import service
 from sors.payments.models import CheckoutSession
+from sors.payments.policy import keyless_checkout_open, local_allowed
 from sors.payments.providers import (
     PaymentProvider,
     WebhookSignatureError,
@@ -128,6 +129,8 @@ def _email_key_after_commit(ctx: RequestContext, cs: CheckoutSession, key: str) 
 
 @pages.get("/checkout/keyless")
 async def keyless_form(request: Request) -> HTMLResponse:
+    if not keyless_checkout_open(runtime_of(request).settings):
+        return page("Not available", "<p>This server sells no credits without a key.</p>", 404)
     return _keyless_form(request)
 
 
@@ -146,7 +149,7 @@ def _keyless_form(request: Request, error: str | None = None, status: int = 200)
 
 @pages.post("/checkout/keyless")
 async def keyless_start(request: Request, ctx: Context) -> Response:
-    if not ctx.runtime.settings.payments.keyless_checkout_enabled:
+    if not keyless_checkout_open(ctx.runtime.settings):
         raise NotFound("Keyless checkout is not offered here.")
     decision = await request.app.state.limiter.hit("ip", client_ip(request.scope))
     if not decision.allowed:
@@ -192,6 +195,9 @@ async def pay(ctx: Context, sessionId: SessionId) -> HTMLResponse:
     cs = await service.get(ctx.session, sessionId)
     if cs is None or cs.provider != "local":
         return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)
+    if not local_allowed(ctx.runtime.settings):  # a session made before the setting changed
+        return page("Payments unavailable",
+                    "<p>This server takes no local payments; nothing was charged.</p>", 503)
     done = await service.complete(
         ctx.session, sessionId, ctx.now, enforce_expiry=True, issue_key=True, rt=ctx.runtime
     )

@@ -93,7 +93,11 @@ async def record_invoice(
 async def renew_due(session: AsyncSession, now: datetime, rt: Runtime, *, limit: int) -> int:
     """The local provider's renewals: each subscription whose period (or trial) ended is
     billed for the next one (its credits granted), or ends when it was set to cancel. The
-    invoice id names the period, so two schedulers cannot bill it twice."""
+    invoice id names the period, so two schedulers cannot bill it twice. Where the local
+    provider may not run (a live install: sors.payments.policy) nothing renews: it would
+    grant plan credits nobody paid for."""
+    if not rt.settings.local_payments_allowed:
+        return 0
     done = 0
     for sub in await repo.due_local(session, now, limit=limit):
         plan = get_plan(sub.plan_id)

@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts import repository as accounts_repo
 from sors.accounts import service as accounts
-from sors.accounts.errors import RoleForbidden
 from sors.accounts.models import Member
 from sors.config import Settings
 from sors.email.addresses import normalize_email
@@ -32,11 +31,6 @@ from sors.subscriptions.schemas import MemberOut
 
 INVITE_PURPOSE = "member-invite"
 INVITE_MAX_AGE = timedelta(days=7)
-
-
-def require_owner(caller: Principal) -> None:
-    if caller.role != "owner":
-        raise RoleForbidden("Only the workspace owner manages its members.")
 
 
 def member_out(m: Member) -> MemberOut:
@@ -55,7 +49,6 @@ async def invite(
     session: AsyncSession, caller: Principal, *, email: str, role: str, now: datetime,
     settings: Settings,
 ) -> Member:
-    require_owner(caller)
     try:
         address = normalize_email(email)
     except ValueError as exc:
@@ -129,7 +122,6 @@ async def remove(
     session: AsyncSession, caller: Principal, member_id: str, now: datetime
 ) -> tuple[Member, list[str]]:
     """End a membership; every key of the member is revoked in the same transaction."""
-    require_owner(caller)
     member = await accounts_repo.get_member(session, member_id, lock=True)
     if member is None or member.account_id != caller.account_id or member.status == "removed":
         raise NotFound(f"No member {member_id!r} in this workspace.")

@@ -10,6 +10,8 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
 from sors.accounts import service as accounts
+from sors.accounts.deps import allowed
+from sors.accounts.permissions import Action
 from sors.email import messages, outbox
 from sors.kit.principal import Principal, current_principal
 from sors.kit.problems import problems
@@ -21,6 +23,8 @@ from sors.subscriptions.members import Invitation
 from sors.subscriptions.schemas import Invited, InviteIn, MemberList, MemberRemoved
 
 Caller = Annotated[Principal, Depends(current_principal)]
+# Inviting and removing members: the workspace owner, uncapped.
+Owner = allowed(Action.MANAGE_MEMBERS)
 
 api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["members"])
 
@@ -44,7 +48,7 @@ async def list_members(ctx: Context, caller: Caller) -> MemberList:
     "Free.",
     response_model=Invited, responses=problems(409, body=True, notes={403: PLAN_LIMIT_NOTE}),
 )
-async def invite_member(request: Request, ctx: Context, caller: Caller, body: InviteIn) -> Invited:
+async def invite_member(request: Request, ctx: Context, caller: Owner, body: InviteIn) -> Invited:
     settings = ctx.runtime.settings
     member = await members.invite(ctx.session, caller, email=body.email, role=body.role,
                                   now=ctx.now, settings=settings)
@@ -52,7 +56,8 @@ async def invite_member(request: Request, ctx: Context, caller: Caller, body: In
     account = await accounts.get_account(ctx.session, caller.account_id)
     _email_after_commit(ctx, member.email, member.id, member.role, url,
                         account.email if account else None, caller.account_id)
-    return Invited(**members.member_out(member).model_dump(), inviteUrl=url)
+    # The link goes to the invited address only: accepting it proves the address is theirs.
+    return Invited(**members.member_out(member).model_dump())
 
 
 def _email_after_commit(
@@ -80,7 +85,7 @@ def _email_after_commit(
     response_model=MemberRemoved, responses=problems(404),
 )
 async def remove_member(
-    request: Request, ctx: Context, caller: Caller,
+    request: Request, ctx: Context, caller: Owner,
     memberId: Annotated[str, Path(max_length=64)],
 ) -> MemberRemoved:
     member, revoked = await members.remove(ctx.session, caller, memberId, ctx.now)

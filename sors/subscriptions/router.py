@@ -10,6 +10,8 @@ from fastapi import APIRouter, Depends, Path
 from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.accounts.deps import allowed
+from sors.accounts.permissions import Action
 from sors.kit.principal import current_account_id
 from sors.kit.problems import problems
 from sors.kit.routing import Context, RequestContext, SorsRoute, get_session
@@ -27,6 +29,8 @@ from sors.subscriptions.service import LocalCheckout
 
 Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
+# Subscribing, changing, cancelling and the billing portal: the workspace owner, uncapped.
+Biller = allowed(Action.MANAGE_BILLING)
 CheckoutId = Annotated[str, Path(min_length=4, max_length=64)]
 
 
@@ -56,16 +60,16 @@ api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["subscriptions"])
     "plans.",
     openapi_extra=_skill("create_subscription_checkout"),
     response_model=SubscriptionCheckoutLink,
-    responses=problems(404, 409, 503, body=True),
+    responses=problems(403, 404, 409, 503, body=True),
 )
 async def create_checkout(
-    ctx: Context, account_id: AccountId, body: PlanChoice
+    ctx: Context, caller: Biller, body: PlanChoice
 ) -> SubscriptionCheckoutLink:
     return await service.create_checkout(
         ctx.session,
         _provider(ctx),
         ctx.runtime.settings,
-        account_id=account_id,
+        account_id=caller.account_id,
         plan_id=body.planId,
         interval=body.interval,
         now=ctx.now,
@@ -93,11 +97,12 @@ async def get_subscription(ctx: Context, account_id: AccountId) -> SubscriptionO
     "subscription ends. Nothing is refunded. 404 without a subscription.",
     openapi_extra=_skill("cancel_subscription"),
     response_model=SubscriptionOut,
-    responses=problems(404, 503),
+    responses=problems(403, 404, 503),
 )
-async def cancel(ctx: Context, account_id: AccountId) -> SubscriptionOut:
-    await service.set_cancel(ctx.session, _provider(ctx), account_id, True, ctx.now, ctx.runtime)
-    return await _status(ctx, account_id)
+async def cancel(ctx: Context, caller: Biller) -> SubscriptionOut:
+    await service.set_cancel(
+        ctx.session, _provider(ctx), caller.account_id, True, ctx.now, ctx.runtime)
+    return await _status(ctx, caller.account_id)
 
 
 @api.post(
@@ -106,11 +111,12 @@ async def cancel(ctx: Context, account_id: AccountId) -> SubscriptionOut:
     description="The subscription renews at the end of the period again.",
     openapi_extra=_skill("resume_subscription"),
     response_model=SubscriptionOut,
-    responses=problems(404, 503),
+    responses=problems(403, 404, 503),
 )
-async def resume(ctx: Context, account_id: AccountId) -> SubscriptionOut:
-    await service.set_cancel(ctx.session, _provider(ctx), account_id, False, ctx.now, ctx.runtime)
-    return await _status(ctx, account_id)
+async def resume(ctx: Context, caller: Biller) -> SubscriptionOut:
+    await service.set_cancel(
+        ctx.session, _provider(ctx), caller.account_id, False, ctx.now, ctx.runtime)
+    return await _status(ctx, caller.account_id)
 
 
 @api.post(
@@ -122,19 +128,19 @@ async def resume(ctx: Context, account_id: AccountId) -> SubscriptionOut:
     "first) and resume on an upgrade.",
     openapi_extra=_skill("change_subscription"),
     response_model=SubscriptionOut,
-    responses=problems(404, 503, body=True),
+    responses=problems(403, 404, 503, body=True),
 )
-async def change(ctx: Context, account_id: AccountId, body: PlanChoice) -> SubscriptionOut:
+async def change(ctx: Context, caller: Biller, body: PlanChoice) -> SubscriptionOut:
     await service.change_plan(
         ctx.session,
         _provider(ctx),
         ctx.runtime,
-        account_id=account_id,
+        account_id=caller.account_id,
         plan_id=body.planId,
         interval=body.interval,
         now=ctx.now,
     )
-    return await _status(ctx, account_id)
+    return await _status(ctx, caller.account_id)
 
 
 @api.post(
@@ -144,11 +150,11 @@ async def change(ctx: Context, account_id: AccountId, body: PlanChoice) -> Subsc
     "the local provider or before a first Stripe checkout.",
     openapi_extra=_skill("get_billing_portal"),
     response_model=PortalLink,
-    responses=problems(503),
+    responses=problems(403, 503),
 )
-async def portal(ctx: Context, account_id: AccountId) -> PortalLink:
+async def portal(ctx: Context, caller: Biller) -> PortalLink:
     url = await service.portal_url(
-        ctx.session, _provider(ctx), ctx.runtime.settings, account_id
+        ctx.session, _provider(ctx), ctx.runtime.settings, caller.account_id
     )
     return PortalLink(url=url)
 
@@ -186,6 +192,9 @@ async def subscribe_page(ctx: Context, checkoutId: CheckoutId) -> HTMLResponse:
 
 @pages.post("/subscribe/{checkoutId}/pay")
 async def subscribe_pay(ctx: Context, checkoutId: CheckoutId) -> HTMLResponse:
+    if not ctx.runtime.settings.local_payments_allowed:  # made before the setting changed
+        return page("Payments unavailable",
+                    "<p>This server takes no local payments; nothing was charged.</p>", 503)
     outcome = await service.complete_local_checkout(ctx.session, checkoutId, ctx.now, ctx.runtime)
     if outcome is LocalCheckout.UNKNOWN:
         return page("Unknown checkout", "<p>There is no such checkout.</p>", 404)

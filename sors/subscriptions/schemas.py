@@ -96,7 +96,7 @@ class MemberOut(ResponseModel):
 
 
 class Invited(MemberOut):
-    inviteUrl: str = Field(description="The signed link (also emailed), valid seven days")
+    """The invited member. The signed link (valid seven days) goes to the address only."""
 
 
 class MemberList(ResponseModel):

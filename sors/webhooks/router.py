@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.accounts.deps import allowed
+from sors.accounts.permissions import Action
+from sors.kit.idempotency import withhold
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.routing import Context, SorsRoute, get_session
@@ -31,6 +34,8 @@ from sors.webhooks.schemas import (
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["webhooks"])
 Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
+# Changing endpoints, secrets and settings: not a viewer, not a capped key.
+Manager = allowed(Action.MANAGE_WEBHOOKS)
 EndpointId = Annotated[str, Path(max_length=64)]
 
 
@@ -67,10 +72,10 @@ async def read_settings(session: Session, account_id: AccountId) -> SettingsOut:
             summary="Set the balance under which credits.low fires",
             openapi_extra=_skill("update_webhook_settings"),
     description='Sets `creditsLowThreshold`. Free.',
-    responses=problems(body=True),
+    responses=problems(403, body=True),
 )
-async def put_settings(ctx: Context, account_id: AccountId, body: SettingsIn) -> SettingsOut:
-    return await service.set_threshold(ctx.session, account_id, body, ctx.now)
+async def put_settings(ctx: Context, caller: Manager, body: SettingsIn) -> SettingsOut:
+    return await service.set_threshold(ctx.session, caller.account_id, body, ctx.now)
 
 
 @router.post("/webhooks", response_model=WebhookCreated,
@@ -80,10 +85,14 @@ async def put_settings(ctx: Context, account_id: AccountId, body: SettingsIn) ->
                  "in `format` `standard` (the default), `slack` or `discord`; the signing "
                  "secret is shown only in this answer. At most 10 endpoints (409); a private "
                  "or otherwise unsafe URL is 422 `unsafe_url`. Free."),
-    responses=problems(409, body=True, links=_endpoint_links("$response.body#/id")),
+    responses=problems(403, 409, body=True, links=_endpoint_links("$response.body#/id")),
 )
-async def create(ctx: Context, account_id: AccountId, body: WebhookIn) -> WebhookCreated:
-    return await service.create(ctx.session, account_id, body, _policy(ctx), ctx.now)
+async def create(
+    request: Request, ctx: Context, caller: Manager, body: WebhookIn
+) -> WebhookCreated:
+    made = await service.create(ctx.session, caller.account_id, body, _policy(ctx), ctx.now)
+    withhold(request.state, made.id)  # a retry names the endpoint, never its secret
+    return made
 
 
 @router.get("/webhooks", response_model=WebhookList, summary="Webhook endpoints",
@@ -109,31 +118,35 @@ async def get(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> Web
               openapi_extra=_skill("update_webhook"),
     description=("Changes any of url, description, events, enabled, format; `enabled: true` "
                  "re-enables an endpoint the service disabled. Free."),
-    responses=problems(404, body=True),
+    responses=problems(403, 404, body=True),
 )
-async def update(ctx: Context, account_id: AccountId,
+async def update(ctx: Context, caller: Manager,
                  webhookId: EndpointId, body: WebhookPatch) -> WebhookOut:
-    return await service.update(ctx.session, account_id, webhookId, body, _policy(ctx), ctx.now)
+    return await service.update(
+        ctx.session, caller.account_id, webhookId, body, _policy(ctx), ctx.now)
 
 
 @router.delete("/webhooks/{webhookId}", response_model=DeletedOut,
                summary="Delete a webhook endpoint and its delivery log",
                openapi_extra=_skill("delete_webhook"),
     description='Deletes the endpoint and its delivery log. Free.',
-    responses=problems(404),
+    responses=problems(403, 404),
 )
-async def delete(session: Session, account_id: AccountId, webhookId: EndpointId) -> DeletedOut:
-    return await service.delete(session, account_id, webhookId)
+async def delete(session: Session, caller: Manager, webhookId: EndpointId) -> DeletedOut:
+    return await service.delete(session, caller.account_id, webhookId)
 
 
 @router.post("/webhooks/{webhookId}/rotate-secret", response_model=SecretOut,
              summary="New signing secret; the old one also signs for 24 h",
              openapi_extra=_skill("rotate_webhook_secret"),
     description='A new signing secret; for 24 h deliveries carry signatures by both. Free.',
-    responses=problems(404),
+    responses=problems(403, 404),
 )
-async def rotate_secret(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> SecretOut:
-    return await service.rotate_secret(ctx.session, account_id, webhookId, ctx.now)
+async def rotate_secret(
+    request: Request, ctx: Context, caller: Manager, webhookId: EndpointId
+) -> SecretOut:
+    withhold(request.state, webhookId)  # a retry names the endpoint, never the new secret
+    return await service.rotate_secret(ctx.session, caller.account_id, webhookId, ctx.now)
 
 
 @router.post("/webhooks/{webhookId}/test", response_model=TestOut,
@@ -141,10 +154,10 @@ async def rotate_secret(ctx: Context, account_id: AccountId, webhookId: Endpoint
              openapi_extra=_skill("test_webhook"),
     description=("Queues a webhook.test event to this endpoint only (409 while it is "
                  "disabled). Free."),
-    responses=problems(404, 409),
+    responses=problems(403, 404, 409),
 )
-async def test(ctx: Context, account_id: AccountId, webhookId: EndpointId) -> TestOut:
-    return await service.send_test(ctx.session, account_id, webhookId, ctx.now)
+async def test(ctx: Context, caller: Manager, webhookId: EndpointId) -> TestOut:
+    return await service.send_test(ctx.session, caller.account_id, webhookId, ctx.now)
 
 
 @router.get("/webhooks/{webhookId}/deliveries", response_model=DeliveryList,
@@ -175,8 +188,8 @@ async def deliveries(
              openapi_extra=_skill("retry_webhook_delivery"),
     description=("One more attempt now, outside the schedule (409 while the endpoint is "
                  "disabled). Free."),
-    responses=problems(404, 409),
+    responses=problems(403, 404, 409),
 )
-async def retry(ctx: Context, account_id: AccountId, webhookId: EndpointId,
+async def retry(ctx: Context, caller: Manager, webhookId: EndpointId,
                 deliveryId: Annotated[str, Path(max_length=64)]) -> DeliveryOut:
-    return await service.retry(ctx.session, account_id, webhookId, deliveryId, ctx.now)
+    return await service.retry(ctx.session, caller.account_id, webhookId, deliveryId, ctx.now)

@@ -182,3 +182,23 @@ async def test_a_viewers_key_reads_free_tools_only(sors_serve: str, db: Database
         change = await session.call_tool("track_profile", {"profileId": targets.profile_ids[0]})
         assert change.is_error and change.meta["code"] == "role_forbidden"
     assert await _charges(db, account_id) == []
+
+
+async def test_a_capped_key_cannot_change_billing_or_invite_over_mcp(
+    sors_serve: str, db: Database
+) -> None:
+    """The authorisation table holds on the MCP door too (it calls the API in process)."""
+    from sors.accounts import service as accounts
+
+    account_id, _ = await create_account(db, credits=100, email="agentcap@example.com")
+    async with db.transaction() as s:
+        capped = await accounts.create_key(s, account_id, name="agent", daily_credit_cap=10)
+    async with mcp_session(sors_serve, capped) as session:
+        billing = await session.call_tool("cancel_subscription", {})
+        assert billing.is_error and billing.meta["code"] == "capped_key_forbidden"
+        plan = await session.call_tool("change_subscription",
+                                       {"planId": "pro", "interval": "month"})
+        assert plan.is_error and plan.meta["code"] == "capped_key_forbidden"
+        free = await session.call_tool("get_credit_balance", {})
+        assert not free.is_error
+    assert await _charges(db, account_id) == []

@@ -1,136 +1,62 @@
 """The monitoring and alert lifecycle end to end, on the simulated world, driven by its
-clock and by what `sors scheduler run-once` does (tick, run the queued jobs, tick again).
-
-The handles are found by a deterministic search of the simulated world (tests/alerts/
-predict.py replays what ingest stores and scores), so the test knows in advance which days
-bring new outlier posts; every assertion is then made on what the real pipeline did.
+clock and by what `sors scheduler run-once` does (tick, run the queued jobs, tick again): one
+test per step of the scenario (tests/alerts/scenario.py), each on a fresh world brought to
+that step by the steps before it, so that a failure names the step that broke. Every
+assertion is made on what the real pipeline did.
 """
 
 from __future__ import annotations
 
-import email
-import email.policy
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import timedelta
 
 import httpx
 import pytest
 
-from sors.platforms.sim.world import SimWorld
-from tests.alerts.predict import Replay, hit_days
+from tests.alerts.scenario import (
+    T0,
+    Lifecycle,
+    day_at,
+    days_until_the_third_steady_email,
+    new_emails,
+    pick_handles,
+    read_updates,
+    refresh_day_one,
+    run_again,
+    send_digest,
+    stop_links,
+    stop_outlier_alert,
+    track_and_alert,
+)
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.world import rows, run_once, scalar, seed_profile, set_time
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
 
-WORLD = SimWorld(0)
-T0 = datetime(2026, 6, 1, 5, 0, tzinfo=UTC)
-TZ = "America/New_York"  # UTC-4 in June: send hour 9 is 13:00 UTC
-MAX_DAYS = 6
 
-
-def day_at(d: int, hour_utc: int) -> datetime:
-    return T0.replace(hour=0) + timedelta(days=d, hours=hour_utc)
-
-
-def crawl_times(days: int) -> list[datetime]:
-    # Seeded at T0; first refresh on day 1 at 12:00 UTC, then every day at 13:00 UTC.
-    return [T0, day_at(1, 12)] + [day_at(d, 13) for d in range(2, days + 1)]
-
-
-def _candidates(prefix: str, max_period_days: float):
-    # The world's growth shapes (sim/trajectories.py) make steady hitters rarer: look further.
-    for i in range(1000):
-        handle = f"{prefix}{i}"
-        if not WORLD.is_stable_handle("tiktok", handle):
-            continue
-        if WORLD.account("tiktok", handle).period <= max_period_days * 86400:
-            yield handle
-
-
-def pick_new_posts(prefix: str, at: datetime) -> str:
-    """A handle that publishes between T0 and `at`."""
-    for handle in _candidates(prefix, 2.0):
-        replay = Replay("tiktok", handle)
-        replay.crawl(T0)
-        if replay.crawl(at):
-            return handle
-    raise AssertionError("no handle publishes in time")
-
-
-def pick_outlier() -> str:
-    """A handle with a >= 3x post (three_months) published within 7 days at its first
-    refresh: the alert defaults."""
-    for handle in _candidates("outlier.x", 3.0):
-        if hit_days("tiktok", handle, crawl_times(1), threshold=3.0, age_days=7)[0]:
-            return handle
-    raise AssertionError("no outlier handle found")
-
-
-def pick_steady() -> tuple[str, list[int]]:
-    """A handle whose alert (>= 1.5x, posts up to 30 days old) gets new hits on at least
-    three days; returns it with those days."""
-    for handle in _candidates("steady.y", 1.5):
-        counts = hit_days("tiktok", handle, crawl_times(MAX_DAYS), threshold=1.5, age_days=30)
-        days = [d for d, n in enumerate(counts, start=1) if n]
-        if len(days) >= 3 and days[0] == 1:
-            return handle, days
-    raise AssertionError("no steady handle found")
-
-
-def new_emails(outbox: Path, before: set[Path]) -> list[email.message.EmailMessage]:
-    files = sorted(set(outbox.glob("*.eml")) - before)
-    before.update(files)
-    return [email.message_from_bytes(f.read_bytes(), policy=email.policy.default) for f in files]
-
-
-def text_of(msg) -> str:
-    return msg.get_body(("plain",)).get_content()
-
-
-async def test_monitoring_and_viral_alert_lifecycle(
-    client: httpx.AsyncClient, db, runtime, app, settings
-) -> None:
-    feed_a = pick_new_posts("feed.a", day_at(1, 12))
-    feed_b = pick_new_posts("feed.b", day_at(3, 13))
-    outlier = pick_outlier()
-    steady, steady_days = pick_steady()
-
+@pytest.fixture
+async def lifecycle(client: httpx.AsyncClient, db, runtime, settings) -> Lifecycle:
+    feed_a, feed_b, outlier, steady, _ = pick_handles()
     await set_time(db, T0)
     pids = {h: await seed_profile(db, "tiktok", h, T0) for h in (feed_a, feed_b, outlier, steady)}
     account_id, key = await create_account(db, credits=2000, email="owner@example.com")
-    h = auth(key)
     outbox = settings.outbox_dir
     outbox.mkdir(parents=True, exist_ok=True)
-    seen_files = set(outbox.glob("*.eml"))
+    return Lifecycle(client, db, runtime, account_id, auth(key), pids, outbox,
+                     set(outbox.glob("*.eml")))
 
-    # --- track two profiles; alerts on two more (they start daily monitoring themselves)
-    r = await client.post(
-        "/api/v1/tracking",
-        json={"platform": "tiktok", "handle": feed_a, "frequency": "daily"},
-        headers=h,
-    )
-    assert r.status_code == 200, r.text
-    r = await client.post(
-        "/api/v1/tracking",
-        json={"url": f"https://www.tiktok.com/@{feed_b}", "frequency": "every_3_days"},
-        headers=h,
-    )
-    assert r.status_code == 200, r.text
-    r = await client.post(
-        "/api/v1/alerts",
-        json={
-            "email": "Owner@Example.com",
-            "platform": "tiktok",
-            "handle": outlier,
-            "timezone": TZ,
-            "sendHour": 9,
-        },
-        headers=h,
-    )
-    assert r.status_code == 200, r.text
-    x = r.json()["alert"]
-    assert r.json()["created"] is True
+
+# ---- one test per step
+
+
+async def test_tracking_and_alerts_start_daily_monitoring(lifecycle: Lifecycle) -> None:
+    s = lifecycle
+    feed_a, _, outlier, _, _ = s.handles
+    track_a, track_b, alert_x, _ = await track_and_alert(s)
+    assert track_a.status_code == 200, track_a.text
+    assert track_b.status_code == 200, track_b.text
+    assert alert_x.status_code == 200, alert_x.text
+    x = s.x
+    assert alert_x.json()["created"] is True
     assert (
         x["addressStatus"] == "confirmed" and x["startedTracking"] is True
     )  # the account's own address
@@ -140,167 +66,148 @@ async def test_monitoring_and_viral_alert_lifecycle(
         7,
         "daily",
     )
-    r = await client.post(
-        "/api/v1/alerts",
-        json={
-            "email": "owner@example.com",
-            "profileId": pids[steady],
-            "minOutlierScore": 1.5,
-            "postAgeDays": 30,
-            "timezone": TZ,
-            "sendHour": 9,
-        },
-        headers=h,
-    )
-    y = r.json()["alert"]
-    tracked = {
-        e["handle"]: e for e in (await client.get("/api/v1/tracking", headers=h)).json()["results"]
-    }
+    tracked = await s.tracked()
     assert tracked[outlier]["startedBy"] == "alert" and tracked[outlier]["frequency"] == "daily"
     assert tracked[feed_a]["startedBy"] == "user" and len(tracked) == 4
-    assert new_emails(outbox, seen_files) == []  # no confirmation for the account's own address
+    assert new_emails(s.outbox, s.seen) == []  # no confirmation for the account's own address
 
-    # --- day 1, 08:00 in New York: refreshes run, outliers are found, no email before 09:00
-    await set_time(db, day_at(1, 12))
-    first, ran, second = await run_once(runtime)
+
+async def test_day_one_refreshes_find_outliers_and_mail_nothing_before_nine(
+    lifecycle: Lifecycle,
+) -> None:
+    s = lifecycle
+    await s.before(refresh_day_one)
+    first, ran, second = await refresh_day_one(s)
     assert first["monitoring.refresh"] == 3 and ran == 3  # A (daily), X, Y; B not yet
     assert second["alerts.detect"] > 0 and second["alerts.digests"] == 0
-    assert new_emails(outbox, seen_files) == []
-    assert await balance_and_ledger_sum(db, account_id) == (2000 - 30, 2000 - 30)  # 3 refreshes
+    assert new_emails(s.outbox, s.seen) == []
+    assert await balance_and_ledger_sum(s.db, s.account_id) == (2000 - 30, 2000 - 30)
 
-    # Updates: every post stored since monitoring began, once, oldest stored first.
-    expected = [
-        r["id"]
-        for r in await rows(
-            db,
-            "SELECT p.id FROM posts p JOIN tracked_profiles t ON t.profile_id = p.profile_id "
-            "WHERE t.account_id = :a AND p.first_seen_at > :t0 ORDER BY p.first_seen_at, p.id",
-            a=account_id,
-            t0=T0,
-        )
-    ]
+
+async def test_the_updates_list_every_new_post_once_oldest_stored_first(
+    lifecycle: Lifecycle,
+) -> None:
+    s = lifecycle
+    await s.before(read_updates)
+    expected, page1, page2, page3 = await read_updates(s)
     assert (
         await scalar(
-            db,
+            s.db,
             "SELECT count(*) FROM posts WHERE profile_id = :p AND first_seen_at > :t",
-            p=pids[feed_a],
+            p=s.pids[s.handles[0]],
             t=T0,
         )
         > 0
     )
-    page1 = (await client.get("/api/v1/tracking/updates?limit=2", headers=h)).json()
-    page2 = (await client.get("/api/v1/tracking/updates", headers=h)).json()
     assert [p["id"] for p in page1["results"] + page2["results"]] == expected
     assert page1["hasMore"] is (len(expected) > 2) and page2["hasMore"] is False
-    assert (await client.get("/api/v1/tracking/updates", headers=h)).json()["results"] == []
+    assert page3["results"] == []
 
-    # --- 09:00 in New York: the digest goes out, with the outlier posts, 5 credits
-    await set_time(db, day_at(1, 13))
-    first, ran, second = await run_once(runtime)
+
+async def test_the_digest_goes_out_at_nine_with_the_outlier_posts_for_5_credits(
+    lifecycle: Lifecycle,
+) -> None:
+    s = lifecycle
+    await s.before(send_digest)
+    (first, ran, _), sent = await send_digest(s)
     assert ran == 0 and first["alerts.digests"] == 1
-    [digest] = new_emails(outbox, seen_files)
+    [digest] = sent
     assert digest["To"] == "owner@example.com"
     assert digest["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert digest["List-Unsubscribe"].startswith("<http://testserver/alerts/stop/")
     assert (
         digest["X-Sors-Idempotency-Key"].strip()
-        == f"digest:{account_id}:owner@example.com:2026-06-02"
+        == f"digest:{s.account_id}:owner@example.com:2026-06-02"
     )
-    body = text_of(digest)
+    body = s.digest_body
     hits = await rows(
-        db,
+        s.db,
         "SELECT h.alert_id, h.post_id, p.score_three_months AS score, p.published_at "
         "FROM alert_hits h JOIN posts p ON p.id = h.post_id WHERE h.digest_id IS NOT NULL",
     )
-    assert {hit["alert_id"] for hit in hits} == {x["alertId"], y["alertId"]}
+    assert {hit["alert_id"] for hit in hits} == {s.x["alertId"], s.y["alertId"]}
     for hit in hits:
         # Simulated posts have no platform page: the link leads to the demo's own page.
         assert f"http://testserver/sim/posts/{hit['post_id']}" in body
-        if hit["alert_id"] == x["alertId"]:
+        if hit["alert_id"] == s.x["alertId"]:
             assert hit["score"] >= 3.0 and hit["published_at"] >= day_at(1, 12) - timedelta(days=7)
-    assert f"@{outlier}" in body and "views" in body
+    assert f"@{s.handles[2]}" in body and "views" in body
     charges = await rows(
-        db,
+        s.db,
         "SELECT delta, skill FROM ledger_entries WHERE account_id = :a AND skill = 'alert_email'",
-        a=account_id,
+        a=s.account_id,
     )
     assert charges == [{"delta": -5, "skill": "alert_email"}]
-    assert await balance_and_ledger_sum(db, account_id) == (2000 - 35, 2000 - 35)
+    assert await balance_and_ledger_sum(s.db, s.account_id) == (2000 - 35, 2000 - 35)
 
-    # A second run the same day sends nothing.
-    await set_time(db, day_at(1, 15))
-    first, ran, second = await run_once(runtime)
+
+async def test_a_second_run_the_same_day_sends_nothing(lifecycle: Lifecycle) -> None:
+    s = lifecycle
+    await s.before(run_again)
+    (first, ran, second), sent = await run_again(s)
     assert first["alerts.digests"] == second["alerts.digests"] == 0 and ran == 0
-    assert new_emails(outbox, seen_files) == []
+    assert sent == []
 
-    # --- the stop link of the outlier alert: GET shows a button and changes nothing, POST stops
-    alerts = {
-        a["alertId"]: a for a in (await client.get("/api/v1/alerts", headers=h)).json()["results"]
-    }
-    assert alerts[x["alertId"]]["emailsSent"] == 1 and alerts[x["alertId"]]["pendingHits"] == 0
+
+async def test_a_stop_link_shows_a_button_on_get_and_stops_the_alert_on_post(
+    lifecycle: Lifecycle,
+) -> None:
+    s = lifecycle
+    await s.before(stop_outlier_alert)
+    x, y = s.x["alertId"], s.y["alertId"]
+    alerts = await s.alerts()
+    assert alerts[x]["emailsSent"] == 1 and alerts[x]["pendingHits"] == 0
     # One stop link per alert in the digest; the page names the alert's profile.
-    stop_links = [
-        line.split()[-1] for line in body.splitlines() if line.startswith("Stop this alert:")
-    ]
-    assert len(stop_links) == 2
+    links = stop_links(s.digest_body)
+    assert len(links) == 2
     path_x = None
-    for link in stop_links:
-        page = await client.get(link.removeprefix("http://testserver"))
+    for path in links:
+        page = await s.client.get(path)
         assert page.status_code == 200 and '<form method="post"' in page.text
-        if f"@{outlier}" in page.text:
-            path_x = link.removeprefix("http://testserver")
+        if f"@{s.handles[2]}" in page.text:
+            path_x = path
     assert path_x is not None
-    still = {
-        a["alertId"]: a["status"]
-        for a in (await client.get("/api/v1/alerts", headers=h)).json()["results"]
-    }
-    assert still == {x["alertId"]: "active", y["alertId"]: "active"}
-    done = await client.post(path_x)  # no API key
+    assert {i: a["status"] for i, a in (await s.alerts()).items()} == {x: "active", y: "active"}
+    done = await s.client.post(path_x)  # no API key
     assert done.status_code == 200 and "stopped" in done.text
-    alerts = {
-        a["alertId"]: a for a in (await client.get("/api/v1/alerts", headers=h)).json()["results"]
-    }
-    assert (
-        alerts[x["alertId"]]["status"] == "ended"
-        and alerts[x["alertId"]]["endedReason"] == "stopped"
-    )
-    tracked = {
-        e["handle"] for e in (await client.get("/api/v1/tracking", headers=h)).json()["results"]
-    }
-    assert outlier not in tracked and steady in tracked  # the stopped alert's monitoring stopped
+    alerts = await s.alerts()
+    assert alerts[x]["status"] == "ended" and alerts[x]["endedReason"] == "stopped"
+    tracked = await s.tracked()
+    # The stopped alert's monitoring stopped.
+    assert s.handles[2] not in tracked and s.handles[3] in tracked
 
-    # --- day by day at 09:00 New York until the steady alert's third email ends it
-    digests_sent = 1
-    for d in range(2, MAX_DAYS + 1):
-        await set_time(db, day_at(d, 13))
-        first, ran, second = await run_once(runtime)
-        got = new_emails(outbox, seen_files)
-        assert len(got) == (1 if d in steady_days else 0), (d, steady_days)
-        digests_sent += len(got)
-        if d == 3:  # B's first refresh (every 3 days) brought its new posts to the feed
-            updates = (await client.get("/api/v1/tracking/updates?limit=100", headers=h)).json()
+
+async def test_the_steady_alert_ends_with_its_third_email_and_its_monitoring(
+    lifecycle: Lifecycle,
+) -> None:
+    s = lifecycle
+    feed_a, feed_b, _, _, steady_days = s.handles
+    await s.before(days_until_the_third_steady_email)
+    days = await days_until_the_third_steady_email(s)
+    for d, got, updates in days:
+        assert got == (1 if d in steady_days else 0), (d, steady_days)
+        if updates is not None:  # B's first refresh (every 3 days) brought its new posts
             assert any(p["handle"] == feed_b for p in updates["results"])
-        if digests_sent == 3:
-            break
-    assert d == steady_days[2]
-    ys = (await client.get("/api/v1/alerts", headers=h)).json()["results"]
-    y_now = next(a for a in ys if a["alertId"] == y["alertId"])
+    assert days[-1][0] == steady_days[2]
+    y_now = (await s.alerts())[s.y["alertId"]]
     assert y_now["status"] == "ended" and y_now["endedReason"] == "emails_exhausted"
     assert y_now["emailsSent"] == 3
-    tracked = {
-        e["handle"] for e in (await client.get("/api/v1/tracking", headers=h)).json()["results"]
-    }
-    assert tracked == {feed_a, feed_b}  # the tracking the alert started stopped with it
+    # The tracking the alert started stopped with it.
+    assert set(await s.tracked()) == {feed_a, feed_b}
     n_charges = await scalar(
-        db,
+        s.db,
         "SELECT count(*) FROM ledger_entries WHERE account_id = :a AND skill = 'alert_email'",
-        a=account_id,
+        a=s.account_id,
     )
     assert n_charges == 3
-    balance, ledger = await balance_and_ledger_sum(db, account_id)
+    balance, ledger = await balance_and_ledger_sum(s.db, s.account_id)
     assert balance == ledger
 
-    # Nothing more for the ended alerts, whatever comes.
-    await set_time(db, day_at(d + 1, 13))
-    await run_once(runtime)
-    assert new_emails(outbox, seen_files) == []
+
+async def test_nothing_more_comes_for_the_ended_alerts(lifecycle: Lifecycle) -> None:
+    s = lifecycle
+    await s.before(days_until_the_third_steady_email)
+    days = await days_until_the_third_steady_email(s)
+    await set_time(s.db, day_at(days[-1][0] + 1, 13))
+    await run_once(s.runtime)
+    assert new_emails(s.outbox, s.seen) == []

@@ -12,19 +12,16 @@ from sqlalchemy import func, select, text
 
 from sors.enrichment import speech
 from sors.queue.models import Job
-from sors.remix.engines import OFFLINE_ENGINE_NAME
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
 
 from .api_support import (
-    assert_complete_remix,
     charged,
     job,
     ledger_kinds,
     pick,
     slideshow_post,
     video_post,
-    word_error_rate,
     words,
 )
 
@@ -33,88 +30,6 @@ MEDIA = "/api/v1/posts/media"
 
 
 # ---- request_transcript ------------------------------------------------------------------
-
-
-async def test_video_transcript_end_to_end(
-    runtime, client: httpx.AsyncClient, db, settings
-) -> None:
-    post = await video_post(db)
-    account_id, key = await create_account(db, credits=100)
-
-    r = await client.post(TX, json={"url": post.snap.url}, headers=auth(key))
-    assert r.status_code == 200, r.text
-    body = r.json()
-    assert body["status"] == "pending" and body["postId"] == post.id and body["jobRef"]
-    assert charged(r) == 10 and r.headers["x-credits-balance"] == "90"
-    job_ref = body["jobRef"]
-
-    # Asked again while pending (by id this time): the same job, free.
-    r = await client.post(TX, json={"postId": post.id}, headers=auth(key))
-    assert r.json() == {"status": "pending", "jobRef": job_ref, "postId": post.id}
-    assert charged(r) == 0
-
-    assert await run_jobs_until_idle(runtime, timeout=300) == 1
-    st = await job(client, key, job_ref)
-    assert st["status"] == "completed", st
-    assert st["type"] == "transcription" and st["result"] == {"postId": post.id}
-
-    # Done: completed at once, free, no job.
-    r = await client.post(TX, json={"postId": post.id, "url": post.snap.url}, headers=auth(key))
-    assert r.json() == {"status": "completed", "postId": post.id, "jobRef": None}
-    assert charged(r) == 0
-    assert await balance_and_ledger_sum(db, account_id) == (90, 90)
-
-    r = await client.get(f"/api/v1/posts/{post.id}", headers=auth(key))
-    assert r.status_code == 200, r.text
-    record = r.json()
-    assert record["has_transcript"] is True and record["has_visual_analysis"] is True
-    transcript, visual = record["transcript"], record["visual_analysis"]
-
-    reference = " ".join(post.script)
-    wer = word_error_rate(reference, transcript["text"])
-    print(f"\nWER {wer:.3f}\n  script: {reference!r}\n  heard:  {transcript['text']!r}")
-    assert wer < 0.35
-    assert transcript["source"] == "speech" and transcript["language"] == "en"
-    assert transcript["created_at"].endswith("Z")
-    assert transcript["segments"] and set(transcript["segments"][0]) == {"start", "end", "text"}
-
-    assert abs(visual["scene_count"] - len(post.script)) <= 1, visual
-    assert visual["created_at"].endswith("Z")
-    assert len(visual["scenes"]) == visual["scene_count"]
-    assert set(visual["scenes"][0]) == {
-        "index",
-        "start",
-        "end",
-        "on_screen_text",
-        "dominant_colors",
-    }
-    assert visual["avg_scene_seconds"] > 0
-    # The cards' text is read back from the keyframes.
-    seen = set(words(visual["on_screen_text"]))
-    script_words = words(reference)
-    assert sum(w in seen for w in script_words) >= 0.8 * len(script_words), visual["on_screen_text"]
-
-    # Without the include flags the record carries neither.
-    r = await client.get(
-        f"/api/v1/posts/{post.id}?includeTranscript=false&includeVisualAnalysis=false",
-        headers=auth(key),
-    )
-    assert "transcript" not in r.json() and "visual_analysis" not in r.json()
-
-    # A remix of the post (offline engine) works from that transcript and those scenes.
-    r = await client.post(
-        "/api/v1/remixes",
-        json={"postId": post.id, "targetNiche": "home espresso for busy parents"},
-        headers=auth(key),
-    )
-    assert charged(r) == 20
-    assert await run_jobs_until_idle(runtime, timeout=300) == 1
-    remix = (await client.get(f"/api/v1/remixes/{r.json()['jobRef']}", headers=auth(key))).json()
-    assert remix["status"] == "completed", remix
-    assert_complete_remix(remix["remix"])
-    assert remix["remix"]["engine"] == OFFLINE_ENGINE_NAME
-    # 10 (transcript) + 2 × 1 (get_post) + 20 (remix)
-    assert await balance_and_ledger_sum(db, account_id) == (68, 68)
 
 
 async def test_a_worker_loads_the_speech_model_once_for_all_its_transcriptions(

@@ -59,7 +59,8 @@ def _request(**overrides) -> CheckoutRequest:
 
 
 async def test_local_provider_links_to_our_own_checkout_page() -> None:
-    provider = get_provider(Settings(payments="local", base_url="http://127.0.0.1:8000/"))
+    provider = get_provider(Settings(payments="local", platform_source="sim",
+                                     base_url="http://127.0.0.1:8000/"))
     assert isinstance(provider, LocalProvider)
     assert isinstance(provider, PaymentProvider)
     req = _request()

@@ -1,63 +1,29 @@
 """Subscriptions through Stripe: Checkout in subscription mode against a local server posing
-as the Stripe API, and Stripe-signed webhooks shaped like Stripe's documented events — each
-paid invoice grants once (monthly, yearly, none for a trial), in whatever order and however
-often the events arrive; cancel, resume, plan changes and the customer portal."""
+as the Stripe API, and Stripe-signed webhooks shaped like Stripe's documented events — a
+yearly invoice grants twelve months (the monthly ones, in whatever order and however often
+they arrive: test_stripe_invoices.py); cancel, resume, plan changes and the customer
+portal."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 
 import httpx
-import pytest
 
-from sors.app import create_app
 from tests.factories import auth, balance_and_ledger_sum, create_account
-from tests.factories.world import fresh_sim_clock, run_once, scalar
+from tests.factories.world import scalar
 from tests.subscriptions.stripe_fake import (
-    WEBHOOK_SECRET,
     event,
     invoice_object,
-    invoice_object_basil,
     metadata,
-    serve_fake_stripe,
     signed,
     subscription_object,
-    ts,
 )
-from tests.subscriptions.test_local import outbox_subjects
 
 P0 = datetime(2026, 8, 3, 9, 0, tzinfo=UTC)
 P1 = P0 + timedelta(days=7)  # the trial's end
 P2 = datetime(2026, 9, 10, 9, 0, tzinfo=UTC)
 P3 = datetime(2026, 10, 10, 9, 0, tzinfo=UTC)
-PRICES = {
-    "creator_month": "price_creator_month",
-    "creator_year": "price_creator_year",
-    "pro_month": "price_pro_month",
-}  # pro_year: found by its lookup key
-
-
-@pytest.fixture(scope="module")
-def fake_stripe() -> Iterator[tuple[object, str]]:
-    with serve_fake_stripe() as served:
-        yield served
-
-
-@pytest.fixture
-async def sc(settings, db, clean, fake_stripe) -> AsyncIterator[httpx.AsyncClient]:
-    fake, base = fake_stripe
-    fake.requests.clear()
-    fake.cancel_at_period_end = False
-    stripe_settings = settings.with_values(**{
-        "payments": "stripe", "stripe_secret_key": "sk_test_sors",
-        "stripe_webhook_secret": WEBHOOK_SECRET, "stripe_api_base": base,
-        "stripe_prices": dict(PRICES),
-    })
-    stripe_app = create_app(stripe_settings, db=db, clock=fresh_sim_clock(db))
-    transport = httpx.ASGITransport(app=stripe_app, client=("127.0.0.1", 5702))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
-        yield c
 
 
 async def deliver(sc: httpx.AsyncClient, payload: bytes) -> str:
@@ -114,103 +80,6 @@ async def test_checkout_is_stripe_subscription_mode_with_the_configured_price_an
     )
     assert r.status_code == 503 and r.json()["code"] == "unavailable"
     assert await scalar(db, "SELECT count(*) FROM subscription_checkouts") == 2
-
-
-async def test_each_paid_invoice_grants_once_whatever_the_order_or_repeats(
-    sc, db, runtime, settings
-) -> None:
-    account_id, key = await create_account(db)
-    await sc.post("/api/v1/subscriptions/checkout", json={"planId": "creator"}, headers=auth(key))
-    checkout_id = await scalar(db, "SELECT id FROM subscription_checkouts")
-    meta = metadata(account_id, "creator", "month")
-    sub = "sub_test_1"
-
-    # The trial's zero invoice arrives before the checkout's completion: no credits, and the
-    # subscription is known from the metadata set at checkout.
-    trial_invoice = invoice_object(
-        "in_trial", sub, amount_paid=0, billing_reason="subscription_create",
-        price="price_creator_month", start=P0, end=P1, meta=meta,
-    )
-    assert await deliver(sc, event("evt_1", "invoice.paid", trial_invoice)) == "no_credits"
-    completed = {
-        "id": "cs_test_1", "object": "checkout.session", "mode": "subscription",
-        "client_reference_id": checkout_id, "subscription": sub, "customer": "cus_test_1",
-        "payment_status": "no_payment_required", "status": "complete", "metadata": meta,
-    }
-    assert await deliver(sc, event("evt_2", "checkout.session.completed", completed)) == "applied"
-    trialing = subscription_object(
-        sub, status="trialing", price="price_creator_month", start=P0, end=P1, trial_end=P1,
-        meta=meta,
-    )
-    t_trial = ts(P0) + 60
-    assert await deliver(
-        sc, event("evt_3", "customer.subscription.updated", trialing, created=t_trial)
-    ) == "applied"
-    s = await status(sc, key)
-    assert (s["status"], s["planId"], s["provider"]) == ("trialing", "creator", "stripe")
-    assert s["trialEnd"] == "2026-08-10T09:00:00Z"
-    assert await balance_and_ledger_sum(db, account_id) == (0, 0)
-
-    # The first paid invoice: the month's credits.
-    paid = event("evt_4", "invoice.paid", invoice_object(
-        "in_1", sub, amount_paid=2900, billing_reason="subscription_cycle",
-        price="price_creator_month", start=P1, end=P2, meta=meta,
-    ))
-    assert await deliver(sc, paid) == "granted"
-    assert await balance_and_ledger_sum(db, account_id) == (1000, 1000)
-    # Stripe retries a delivery; another event names the same invoice: nothing more.
-    assert await deliver(sc, paid) == "duplicate"
-    again = event("evt_5", "invoice.paid", invoice_object(
-        "in_1", sub, amount_paid=2900, billing_reason="subscription_cycle",
-        price="price_creator_month", start=P1, end=P2, meta=meta,
-    ))
-    assert await deliver(sc, again) == "duplicate_invoice"
-    assert await balance_and_ledger_sum(db, account_id) == (1000, 1000)
-    s = await status(sc, key)
-    assert (s["status"], s["creditsGrantedThisPeriod"]) == ("active", 1000)
-    assert s["currentPeriodEnd"] == "2026-09-10T09:00:00Z"
-    # The trial's subscription.updated, delivered late, changes nothing.
-    late = event("evt_6", "customer.subscription.updated", trialing, created=t_trial - 30)
-    assert await deliver(sc, late) == "stale"
-    assert (await status(sc, key))["status"] == "active"
-
-    # The next month, in the invoice shape of API versions from 2025-03-31.
-    basil = event("evt_7", "invoice.paid", invoice_object_basil(
-        "in_2", sub, amount_paid=2900, billing_reason="subscription_cycle",
-        price="price_creator_month", start=P2, end=P3, meta=meta,
-    ))
-    assert await deliver(sc, basil) == "granted"
-    assert await balance_and_ledger_sum(db, account_id) == (2000, 2000)
-    refs = await scalar(
-        db, "SELECT string_agg(external_ref, ',' ORDER BY external_ref) FROM ledger_entries"
-        " WHERE account_id = :a", a=account_id,
-    )
-    assert refs == "invoice:stripe:in_1,invoice:stripe:in_2"
-
-    # A failed renewal: past_due (limits stay while Stripe retries).
-    failed = invoice_object(
-        "in_3", sub, amount_paid=0, billing_reason="subscription_cycle",
-        price="price_creator_month", start=P3, end=P3 + timedelta(days=31), meta=meta,
-    )
-    assert await deliver(sc, event("evt_8", "invoice.payment_failed", failed)) == "payment_failed"
-    s = await status(sc, key)
-    assert (s["status"], s["appliedPlanId"]) == ("past_due", "creator")
-    assert await balance_and_ledger_sum(db, account_id) == (2000, 2000)
-    settings.outbox_dir.mkdir(parents=True, exist_ok=True)
-    before = set(settings.outbox_dir.glob("*.eml"))
-    await run_once(runtime)
-    await run_once(runtime)
-    assert outbox_subjects(settings, before) == ["Payment for your sors Creator plan failed"]
-
-    # Forged or stale signatures: 400, nothing recorded.
-    forged = event("evt_9", "invoice.paid", invoice_object(
-        "in_4", sub, amount_paid=2900, billing_reason="subscription_cycle",
-        price="price_creator_month", start=P3, end=P3 + timedelta(days=31), meta=meta,
-    ))
-    r = await sc.post("/webhooks/stripe", content=forged, headers=signed(forged, secret="whsec_x"))
-    assert r.status_code == 400
-    assert await balance_and_ledger_sum(db, account_id) == (2000, 2000)
-    assert await scalar(db, "SELECT count(*) FROM subscription_invoices") == 3
 
 
 async def test_yearly_invoice_grants_twelve_months_at_once(sc, db) -> None:

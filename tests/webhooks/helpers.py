@@ -42,7 +42,7 @@ async def alert_and_tracking(client: httpx.AsyncClient, db, app, key: str) -> di
     """The alerts scenario's world at its start (the clock set there): an alert on a creator
     who posts an outlier by day 1, 12:00 UTC, and the tracking of one who publishes by then.
     Returns the handles, their profile ids and the alert's id."""
-    from tests.alerts.test_scenario import T0, day_at, pick_new_posts, pick_outlier
+    from tests.alerts.scenario import T0, day_at, pick_new_posts, pick_outlier
     from tests.factories.world import seed_profile, set_time
 
     outlier, feed = pick_outlier(), pick_new_posts("feed.a", day_at(1, 12))

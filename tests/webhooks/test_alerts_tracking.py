@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.alerts.test_scenario import T0, day_at
+from tests.alerts.scenario import T0, day_at
 from tests.factories import auth, create_account
 from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import rows, run_once, set_time

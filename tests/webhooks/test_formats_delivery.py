@@ -5,7 +5,7 @@ every message kept to its chat's limits and still signed."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -14,7 +14,7 @@ import pytest
 from sors.events import service as events
 from sors.jobs import service as jobs
 from sors.kit.numbers import compact, multiple
-from tests.alerts.test_scenario import day_at
+from tests.alerts.scenario import day_at
 from tests.factories import auth, create_account
 from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import (
@@ -58,9 +58,26 @@ async def endpoints(client, key, receiver, events_: list[str]) -> dict[str, dict
                                        events=events_) for fmt in FORMATS}
 
 
-async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
-    client: httpx.AsyncClient, db, runtime, settings, app, receiver
-) -> None:
+@dataclass
+class Delivered:
+    """What the three endpoints received, each by event id: the Standard Webhooks envelopes,
+    the Slack and the Discord messages."""
+
+    eps: dict[str, dict]
+    std: dict[str, dict]
+    slack: dict[str, dict]
+    discord: dict[str, dict]
+
+    def of_type(self, event_type: str) -> list[tuple[dict, dict, dict]]:
+        """(envelope data, Slack message, Discord message) of each event of this type."""
+        return [(env["data"], self.slack[i], self.discord[i]) for i, env in self.std.items()
+                if env["type"] == event_type]
+
+
+@pytest.fixture
+async def delivered(client: httpx.AsyncClient, db, runtime, receiver) -> Delivered:
+    """Two crawls (one completes, one fails), the credits.low they cause and a test event,
+    delivered to a standard, a Slack and a Discord endpoint."""
     await set_time(db, T0)
     _, key = await create_account(db, credits=130)
     h = auth(key)
@@ -75,9 +92,14 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
         tested = await client.post(f"/api/v1/webhooks/{ep['id']}/test", headers=h)
         assert tested.status_code == 200
     await run_jobs_until_idle(runtime, timeout=120)
+    return Delivered(eps, by_event(receiver, "/hook/standard"), by_event(receiver, "/hook/slack"),
+                     by_event(receiver, "/hook/discord"))
 
-    std = by_event(receiver, "/hook/standard")
-    slack, discord = by_event(receiver, "/hook/slack"), by_event(receiver, "/hook/discord")
+
+async def test_every_event_reaches_every_format_signed_and_within_limits(
+    delivered: Delivered, receiver
+) -> None:
+    std, slack, discord = delivered.std, delivered.slack, delivered.discord
     assert sorted(e["type"] for e in std.values()) == [
         "credits.low", "job.completed", "job.failed", "webhook.test"]
     assert len(slack) == len(discord) == 4
@@ -86,57 +108,67 @@ async def test_jobs_credits_and_test_events_arrive_as_each_format_says(
         assert shared < set(got), fmt  # the same events, the same webhook-id
         for r in receiver.received:  # still signed: a relay in between can verify them
             if r.path == f"/hook/{fmt}":
-                assert r.verify(eps[fmt]["secret"]) == r.payload
+                assert r.verify(delivered.eps[fmt]["secret"]) == r.payload
     for msg in slack.values():
         check_slack(msg)
     for msg in discord.values():
         check_discord(msg)
 
-    for event_id, env in std.items():
-        data = env["data"]
+
+async def test_each_chat_message_names_its_event_and_time(delivered: Delivered) -> None:
+    for event_id, env in delivered.std.items():
         if env["type"] == "webhook.test":
             continue
-        s, d = slack[event_id], discord[event_id]
+        s, d = delivered.slack[event_id], delivered.discord[event_id]
         assert slack_type(s) == discord_type(d) == env["type"]
         assert s["blocks"][-1]["elements"][0]["text"] == f"sors · {env['type']} · {stamp(env)}"
         assert d["embeds"][0]["timestamp"] == env["timestamp"]
-        if env["type"] == "job.failed":
-            message = data["error"]["message"]
-            assert s["text"] == "Job failed: crawl" and d["content"] == "Job failed: crawl"
-            assert s["blocks"][0]["text"]["text"] == (
-                f"*Job failed: crawl*\n*Error:* {slack_escape(message)}")
-            assert slack_fields(s) == [("Job", data["jobRef"]), ("Credits charged", "40"),
-                                       ("Credits refunded", "40")]
-            embed = d["embeds"][0]
-            assert embed["title"] == "Job failed: crawl" and "url" not in embed
-            assert embed["description"].startswith("**Error:** ")
-            assert [n for n, _ in discord_fields(d)] == [
-                "Job", "Credits charged", "Credits refunded"]
-            assert discord_fields(d)[0][1].replace("\\", "") == data["jobRef"]
-        elif env["type"] == "job.completed":
-            assert s["text"] == "Job completed: crawl"
-            fields = dict(slack_fields(s))
-            assert fields["Job"] == data["jobRef"] and fields["Credits charged"] == "40"
-            assert fields["Posts seen"] == compact(data["result"]["postsSeen"])
-            assert dict(discord_fields(d))["Posts seen"] == compact(data["result"]["postsSeen"])
-        else:
-            assert env["type"] == "credits.low" and data["balance"] == 90
-            assert s["text"] == "Credits low: 90 credits"
-            assert s["blocks"][0]["text"]["text"] == (
-                "*Credits low: 90 credits*\nThe balance fell below 100 credits.\n"
-                f"Last entry: *-40* ({slack_escape(data['entry']['reason'])})")
-            assert slack_fields(s) == [("Balance", "90 credits"),
-                                       ("Worth", f"${data['balanceUsd']:,.2f}"),
-                                       ("Threshold", "100")]
-            assert d["embeds"][0]["title"] == "Credits low: 90 credits"
-            assert discord_fields(d) == slack_fields(s)
 
-    # The test event, in each chat's own words.
-    [s] = [m for m in slack.values() if slack_type(m) == "webhook.test"]
+
+async def test_a_failed_job_in_each_format(delivered: Delivered) -> None:
+    [(data, s, d)] = delivered.of_type("job.failed")
+    message = data["error"]["message"]
+    assert s["text"] == "Job failed: crawl" and d["content"] == "Job failed: crawl"
+    assert s["blocks"][0]["text"]["text"] == (
+        f"*Job failed: crawl*\n*Error:* {slack_escape(message)}")
+    assert slack_fields(s) == [("Job", data["jobRef"]), ("Credits charged", "40"),
+                               ("Credits refunded", "40")]
+    embed = d["embeds"][0]
+    assert embed["title"] == "Job failed: crawl" and "url" not in embed
+    assert embed["description"].startswith("**Error:** ")
+    assert [n for n, _ in discord_fields(d)] == ["Job", "Credits charged", "Credits refunded"]
+    assert discord_fields(d)[0][1].replace("\\", "") == data["jobRef"]
+
+
+async def test_a_completed_job_in_each_format(delivered: Delivered) -> None:
+    [(data, s, d)] = delivered.of_type("job.completed")
+    assert s["text"] == "Job completed: crawl"
+    fields = dict(slack_fields(s))
+    assert fields["Job"] == data["jobRef"] and fields["Credits charged"] == "40"
+    assert fields["Posts seen"] == compact(data["result"]["postsSeen"])
+    assert dict(discord_fields(d))["Posts seen"] == compact(data["result"]["postsSeen"])
+
+
+async def test_credits_low_in_each_format(delivered: Delivered) -> None:
+    [(data, s, d)] = delivered.of_type("credits.low")
+    assert data["balance"] == 90
+    assert s["text"] == "Credits low: 90 credits"
+    assert s["blocks"][0]["text"]["text"] == (
+        "*Credits low: 90 credits*\nThe balance fell below 100 credits.\n"
+        f"Last entry: *-40* ({slack_escape(data['entry']['reason'])})")
+    assert slack_fields(s) == [("Balance", "90 credits"),
+                               ("Worth", f"${data['balanceUsd']:,.2f}"),
+                               ("Threshold", "100")]
+    assert d["embeds"][0]["title"] == "Credits low: 90 credits"
+    assert discord_fields(d) == slack_fields(s)
+
+
+async def test_the_test_event_in_each_chats_own_words(delivered: Delivered) -> None:
+    [s] = [m for m in delivered.slack.values() if slack_type(m) == "webhook.test"]
     assert s["text"] == "Test event from sors"
     assert s["blocks"][0]["text"]["text"] == "*Test event from sors*\nA test event from sors."
-    assert slack_fields(s) == [("Endpoint id", eps["slack"]["id"])]
-    [d] = [m for m in discord.values() if discord_type(m) == "webhook.test"]
+    assert slack_fields(s) == [("Endpoint id", delivered.eps["slack"]["id"])]
+    [d] = [m for m in delivered.discord.values() if discord_type(m) == "webhook.test"]
     assert d["content"] == "Test event from sors"
     assert d["embeds"][0]["description"] == "A test event from sors."
 

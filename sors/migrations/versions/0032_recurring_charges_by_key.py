@@ -2,7 +2,7 @@
 key's cap and of a revoked key
 
 Revision ID: 0032
-Revises: 0030
+Revises: 0031
 Create Date: 2026-12-02 09:00:00
 
 Tracking and alerts are free to create, and the scheduler charges their refreshes and
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0032"
-down_revision = "0030"
+down_revision = "0031"
 branch_labels = None
 depends_on = None
 

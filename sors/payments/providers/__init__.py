@@ -50,6 +50,10 @@ __all__ = [
 
 
 def get_provider(settings: Settings) -> PaymentProvider:
+    """The configured provider; the local one only where it may run (payments.policy)."""
+    from sors.payments.policy import require_payments
+
+    require_payments(settings)
     if settings.payments.provider == "local":
         return LocalProvider(settings.base_url)
     if settings.payments.provider == "stripe":
