@@ -19,7 +19,7 @@ from sors.alerts.models import AlertAddress, EndReason
 from sors.alerts.repository import Row
 from sors.alerts.service import end_alerts
 from sors.billing import service as billing
-from sors.billing.errors import InsufficientCredits
+from sors.billing.errors import InsufficientCredits, SpendCapReached
 from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
 from sors.config import Settings
@@ -126,6 +126,7 @@ class Digest(StrEnum):
     NOT_DUE = "not_due"  # unconfirmed, sent in the last 24 h, no hits, or before its hour
     ALREADY_SENT = "already_sent"  # this address had its digest this UTC day
     UNFUNDED = "unfunded"  # the balance cannot pay it: the hits wait, tried again later
+    CAPPED = "capped"  # no paying key's daily cap allows it: the hits wait for the next day
     FAILED = "failed"  # not delivered: charge, hits and the day's key given back
 
 
@@ -148,7 +149,9 @@ async def _prepare_digest(
     if address is None or address.confirmed_at is None or not _window_open(address, now):
         return Digest.NOT_DUE
     previous = address.last_digest_at
-    rows = await repo.pending_digest_rows(s, account_id, email, now)
+    # Nothing is charged through a revoked key: its alerts' hits wait (see docs/API.md).
+    rows = [r for r in await repo.pending_digest_rows(s, account_id, email, now)
+            if not r["key_revoked"]]
     if not rows or not any(send_hour_reached(r["timezone"], r["send_hour"], now) for r in rows):
         return Digest.NOT_DUE
     key = f"digest:{account_id}:{email}:{outbox.utc_day(now)}"
@@ -162,16 +165,21 @@ async def _prepare_digest(
         await addresses.update_address(s, account_id, email, digest_retry_at=tomorrow)
         return Digest.ALREADY_SENT
     try:
-        moved = await billing.charge(s, ChargeRequest(
-            account_id, get_pricing().cost(EMAIL_SKILL), EMAIL_SKILL, at=now,
-            reason=f"viral alert digest to {email}",
-        ))
+        moved = await _charge(s, account_id, email, rows, now)
     except InsufficientCredits:
         await savepoint.rollback()
         # The hits stay pending; try again in a few hours.
         await addresses.update_address(s, account_id, email, digest_retry_at=now + FUNDS_RETRY)
         log.info("alerts.digest_unfunded", account=account_id, to=email)
         return Digest.UNFUNDED
+    if moved is None:
+        await savepoint.rollback()
+        # The hits stay pending; the caps start again at 00:00 UTC.
+        await addresses.update_address(
+            s, account_id, email, digest_retry_at=_next_utc_midnight(now)
+        )
+        log.info("alerts.digest_capped", account=account_id, to=email)
+        return Digest.CAPPED
     await savepoint.commit()
     await outbox.set_charge(s, email_id, moved.entry_id)
     alert_ids = list(dict.fromkeys(r["alert_id"] for r in rows))
@@ -179,6 +187,24 @@ async def _prepare_digest(
     await repo.count_emails(s, alert_ids, +1, now)
     await addresses.update_address(s, account_id, email, last_digest_at=now, digest_retry_at=None)
     return _Prepared(email_id, moved.entry_id, alert_ids, previous, rows, key)
+
+
+async def _charge(
+    s: AsyncSession, account_id: str, email: str, rows: list[Row], now: datetime
+) -> billing.Movement | None:
+    """The digest's one charge, through the key of one of the alerts it reports: the first
+    (oldest alert first) whose daily cap allows it. None: every one of those caps refused;
+    InsufficientCredits: the balance cannot pay it."""
+    for key_id in dict.fromkeys(r["key_id"] for r in rows):
+        try:
+            async with s.begin_nested():
+                return await billing.charge(s, ChargeRequest(
+                    account_id, get_pricing().cost(EMAIL_SKILL), EMAIL_SKILL, at=now,
+                    reason=f"viral alert digest to {email}", key_id=key_id,
+                ))
+        except SpendCapReached:
+            continue
+    return None
 
 
 def _build_digest(

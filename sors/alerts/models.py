@@ -80,6 +80,9 @@ class Alert(Base):
     expires_at: Mapped[datetime]
     emails_sent: Mapped[int] = mapped_column(server_default=text("0"))
     started_tracking: Mapped[bool] = mapped_column(server_default=text("false"))
+    # The API key whose daily cap the digests count against: the one that last saved the
+    # alert. None: alerts saved before keys were recorded, charged with no key.
+    key_id: Mapped[str | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
     # The profile crawl time detection has run up to: a later crawl makes it due again.
     detected_through: Mapped[datetime | None]
     created_at: Mapped[datetime]

@@ -23,6 +23,16 @@ Session = Annotated[AsyncSession, Depends(get_session)]
 Token = Annotated[str, Path(min_length=10, max_length=4096)]
 
 
+# The pages run no script and load nothing; their URL holds the token, so no Referer.
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
 def page(title: str, body: str, status: int = 200) -> HTMLResponse:
     html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -32,7 +42,7 @@ def page(title: str, body: str, status: int = 200) -> HTMLResponse:
 <style>body{{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;
 color:#222}}button{{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}}</style>
 </head><body><h1>{escape(title)}</h1>{body}</body></html>"""
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(html, status_code=status, headers=_HEADERS)
 
 
 def _button(label: str) -> str:

@@ -9,6 +9,7 @@ from sqlalchemy import exists, func, select, text, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.accounts.models import ApiKey
 from sors.alerts.address_repository import ADDRESS_JOIN
 from sors.alerts.models import Alert, AlertAddress, AlertHit
 from sors.catalog.models import WINDOWS, Post, Profile
@@ -209,7 +210,9 @@ async def digest_candidates(session: AsyncSession, now: datetime) -> list[Row]:
     stmt = (
         select(Alert.account_id, Alert.email, Alert.timezone, Alert.send_hour)
         .join(AlertAddress, ADDRESS_JOIN)
+        .outerjoin(ApiKey, ApiKey.id == Alert.key_id)
         .where(
+            ApiKey.revoked_at.is_(None),  # nothing is charged through a revoked key
             Alert.status == "active",
             Alert.emails_sent < MAX_EMAILS,
             Alert.expires_at > now,
@@ -230,13 +233,15 @@ _SCORE_COLUMNS = {w: Post.__table__.c[f"score_{w}"] for w in WINDOWS}
 async def pending_digest_rows(
     session: AsyncSession, account_id: str, email: str, now: datetime
 ) -> list[Row]:
-    """Every pending hit of the address's active alerts, with what the email shows; the
-    hits and alerts are locked."""
+    """Every pending hit of the address's active alerts, with what the email shows and the
+    key that pays for the alert (`key_id`, `key_revoked`); the hits and alerts are locked."""
     stmt = (
         select(
             AlertHit.alert_id,
             AlertHit.post_id,
             AlertHit.score.label("hit_score"),
+            Alert.key_id,
+            ApiKey.revoked_at.is_not(None).label("key_revoked"),
             Alert.score_window,
             Alert.trigger,
             Alert.timezone,
@@ -253,6 +258,7 @@ async def pending_digest_rows(
         .join(Alert, Alert.id == AlertHit.alert_id)
         .join(Post, Post.id == AlertHit.post_id)
         .join(Profile, Profile.id == Post.profile_id)
+        .outerjoin(ApiKey, ApiKey.id == Alert.key_id)
         .where(
             Alert.account_id == account_id,
             Alert.email == email,

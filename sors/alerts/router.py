@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.alerts import digests, pages, service
 from sors.alerts.schemas import AlertIn, AlertList, AlertOut, AlertUpsert
-from sors.kit.principal import current_account_id
+from sors.kit.principal import Principal, current_account_id, current_principal
 from sors.kit.problems import link, problems
 from sors.kit.routing import Context, SorsRoute, get_session
 from sors.subscriptions.limits import PLAN_LIMIT_NOTE
@@ -21,6 +21,7 @@ log = structlog.get_logger("sors.alerts")
 api = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["alerts"])
 Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
+Caller = Annotated[Principal, Depends(current_principal)]
 
 
 def _skill(key: str) -> dict[str, str]:
@@ -31,7 +32,8 @@ def _skill(key: str) -> dict[str, str]:
     "/alerts",
     summary="Create or update a viral alert",
     description="Emails a digest when a post of the profile scores at least "
-    "`minOutlierScore` within `postAgeDays` of publication (5 credits per email sent). "
+    "`minOutlierScore` within `postAgeDays` of publication (5 credits per email sent, "
+    "charged through the key that saved the alert last, within its daily spend cap). "
     "An address other than the account's gets a confirmation email first. Limits: 25 active "
     "alerts, 3 unconfirmed addresses (409); a new profile past the plan's followed-profile "
     "limit is 403 `plan_limit_reached`.",
@@ -44,10 +46,12 @@ def _skill(key: str) -> dict[str, str]:
     }),
 )
 async def create_alert(
-    request: Request, ctx: Context, account_id: AccountId, body: AlertIn
+    request: Request, ctx: Context, caller: Caller, body: AlertIn
 ) -> AlertUpsert:
-    rt, now = ctx.runtime, ctx.now
-    out = await service.upsert_alert(ctx.session, account_id, body, now, rt.settings)
+    rt, now, account_id = ctx.runtime, ctx.now, caller.account_id
+    out = await service.upsert_alert(
+        ctx.session, account_id, caller.key_id, body, now, rt.settings
+    )
     if out.send_confirmation:
         signer = request.app.state.signer
 

@@ -94,6 +94,9 @@ class AlertOut(ResponseModel):
     emailsSent: int
     pendingHits: int
     startedTracking: bool
+    keyId: str | None = Field(
+        description="The API key the digests are charged through, within its daily spend "
+        "cap: the key that saved the alert last; null: charged with no key")
     createdAt: Timestamp
 
     @classmethod
@@ -120,6 +123,7 @@ class AlertOut(ResponseModel):
             emailsSent=alert.emails_sent,
             pendingHits=pending_hits,
             startedTracking=alert.started_tracking,
+            keyId=alert.key_id,
             createdAt=isoformat(alert.created_at),
         )
 

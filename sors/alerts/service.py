@@ -86,8 +86,11 @@ def _apply_settings(alert: Alert, body: AlertIn, fields: set[str], now: datetime
 
 
 async def upsert_alert(
-    session: AsyncSession, account_id: str, body: AlertIn, now: datetime, settings: Settings
+    session: AsyncSession, account_id: str, key_id: str, body: AlertIn, now: datetime,
+    settings: Settings,
 ) -> Upserted:
+    """Create the alert, or update the active one of the profile and address; either way
+    its digests (and monitoring it started) are charged through `key_id` from now on."""
     found, account_email = await repo.lock_account(session, account_id)
     if not found:
         raise Unauthorized("The account of this key no longer exists.")
@@ -99,13 +102,15 @@ async def upsert_alert(
         # Only the settings the caller sent change; the others keep their values.
         sent = set(body.model_fields_set) & set(SETTINGS_FIELDS)
         _apply_settings(existing, body, sent, now)
-        if "frequency" in sent and existing.started_tracking:
+        existing.key_id = key_id
+        if existing.started_tracking:
             entry = await monitoring_repo.get_entry(
                 session, account_id, profile.id, for_update=True
             )
             if entry is not None and entry.started_by == StartedBy.ALERT:
-                entry.frequency = body.frequency
-                entry.updated_at = now
+                if "frequency" in sent:
+                    entry.frequency = body.frequency
+                monitoring.adopt(entry, key_id, now)
         await session.flush()
         return Upserted(False, existing.id, False)
 
@@ -138,7 +143,9 @@ async def upsert_alert(
         address.confirmed_at = now
         address.next_confirmation_at = None
 
-    started = await monitoring.start_for_alert(session, account_id, profile.id, body.frequency, now)
+    started = await monitoring.start_for_alert(
+        session, account_id, profile.id, body.frequency, now, key_id
+    )
     alert = Alert(
         id=new_id("alr"),
         account_id=account_id,
@@ -156,6 +163,7 @@ async def upsert_alert(
         expires_at=now + timedelta(days=body.expiresInDays),
         emails_sent=0,
         started_tracking=started,
+        key_id=key_id,
         # Detection starts with the next completed crawl of the profile.
         detected_through=profile.last_crawled_at,
         created_at=now,

@@ -4,8 +4,10 @@ and the board's read-only share link (its signed token; revoking clears it)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import CheckConstraint, ForeignKey, Index, String, Text, text
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from sors.kit.db import Base
@@ -28,7 +30,9 @@ class Board(Base):
 
 class BoardItem(Base):
     """A post or a profile on a board; each at most once per board (the partial unique
-    indexes), so saving it again finds the item already there."""
+    indexes), so saving it again finds the item already there. The board shows the record
+    kept in `snapshot` (the post's or profile's record when it was saved), never a live read
+    of the catalog: a board and its share link are free, a current record costs a credit."""
 
     __tablename__ = "board_items"
     __table_args__ = (
@@ -47,5 +51,9 @@ class BoardItem(Base):
         ForeignKey("profiles.id", ondelete="CASCADE")
     )
     note: Mapped[str | None] = mapped_column(Text)
+    # The record as the catalog showed it at `saved_at` (JSON of FlatPost / ProfileRecord).
+    # Null only for items saved before snapshots were kept, until their first read.
+    snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    saved_at: Mapped[datetime | None]
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]

@@ -47,10 +47,12 @@ def _board_links(expr: str) -> dict[str, dict]:
 
 def _item_columns() -> list[csv_export.Column]:
     """One row per item: the item, then the post's columns prefixed `post_` (blank on a
-    profile's row), then the profile's prefixed `profile_` (blank on a post's row)."""
+    profile's row), then the profile's prefixed `profile_` (blank on a post's row), each as
+    it was when the item was saved (`saved_at`)."""
     cols: list[csv_export.Column] = [
         ("item_id", lambda r: r["id"]), ("kind", lambda r: r["kind"]),
         ("note", lambda r: r["note"]), ("added_at", lambda r: r["addedAt"]),
+        ("saved_at", lambda r: r["savedAt"]),
     ]
     cols += [(f"post_{name}", lambda r, get=get: get(r["post"]) if r["post"] else None)
              for name, get in csv_export.POST_COLUMNS if name != "score"]
@@ -101,8 +103,8 @@ async def list_boards(ctx: Context, account_id: AccountId) -> BoardList:
 @router.get("/boards/{boardId}", response_model=BoardDetail, summary="A board and its items",
             openapi_extra=_skill("get_board"),
             description="The board with its items, the last added first, each with the post's "
-            "or profile's current record; `Accept: text/csv` answers the items as CSV. "
-            "Another account's board is 404. Free.",
+            "or profile's record as it was when saved (`savedAt`); `Accept: text/csv` answers "
+            "the items as CSV. Another account's board is 404. Free.",
             responses=_with_csv(problems(404)))
 async def get_board(request: Request, ctx: Context, account_id: AccountId,
                     boardId: BoardId) -> Response:
@@ -123,10 +125,10 @@ async def delete_board(session: Session, account_id: AccountId, boardId: BoardId
              summary="Save a post or a profile to a board",
              openapi_extra=_skill("add_board_item"),
              description="Saves `postId` or `profileId` (exactly one) with an optional `note` "
-             "(up to 1,000 characters). One already on the board is not added twice: the "
-             "answer is the item there (`created: false`), its note replaced when one is "
-             f"sent. At most {service.MAX_ITEMS} items per board (409 "
-             "`board_item_limit_reached`). Free.",
+             "(up to 1,000 characters), keeping the record as it is now. One already on the "
+             "board is not added twice: the answer is the item there (`created: false`), "
+             "its note replaced when one is sent (its record stays the one saved). At most "
+             f"{service.MAX_ITEMS} items per board (409 `board_item_limit_reached`). Free.",
              responses=problems(404, 409, body=True, notes={
                  404: "No such board (`not_found`), post (`post_not_found`) or profile "
                       "(`profile_not_found`)"}, links={"DeleteBoardItem": link(
@@ -176,7 +178,8 @@ async def unshare_board(session: Session, account_id: AccountId,
 
 @router.get("/shared/boards/{token}", response_model=SharedBoard,
             summary="A shared board (no key)",
-            description="What a board's share link shows: its name and items, read-only, "
+            description="What a board's share link shows: its name and items, each with the "
+            "record kept when it was saved (never a live read of the catalog), read-only, "
             "with no key (rate limited per client IP); `Accept: text/csv` answers the items "
             "as CSV. A link that does not verify is 404; a revoked one is 410 "
             "`share_revoked`. Free.",

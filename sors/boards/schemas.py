@@ -4,13 +4,14 @@ catalog's snake_case records)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sors.boards.models import Board, BoardItem
 from sors.catalog.records.schemas import FlatPost, ProfileRecord
 from sors.kit.clock import isoformat
+from sors.kit.responses import assemble
 from sors.kit.schemas import RequestModel, ResponseModel, Timestamp, trimmed_length
 
 NAME_MAX = 100
@@ -109,23 +110,53 @@ class BoardItemOut(ResponseModel):
     note: str | None
     addedAt: Timestamp
     updatedAt: Timestamp
-    post: FlatPost | None = Field(description="kind post: the post's current record")
-    profile: ProfileRecord | None = Field(description="kind profile: the profile's current record")
+    savedAt: Timestamp = Field(
+        description="When the item's record was taken: when it was saved (saving it again "
+        "changes only its note)")
+    post: FlatPost | None = Field(
+        description="kind post: the post's record as it was at `savedAt`")
+    profile: ProfileRecord | None = Field(
+        description="kind profile: the profile's record as it was at `savedAt`")
 
     @classmethod
-    def of(
-        cls, item: BoardItem, post: Mapping[str, Any] | None, profile: Mapping[str, Any] | None
-    ) -> BoardItemOut:
-        """The item with its post's or profile's record as the catalog built it, not
-        validated again: that would only rewrite whole numbers (a projection's views) as
-        floats. Routes answering one render it as it is (`ModelResponse`)."""
+    def of(cls, item: BoardItem) -> BoardItemOut:
+        """The item with the record it keeps (its snapshot), rebuilt as the catalog built it:
+        not validated again, which would only rewrite whole numbers (a projection's views)
+        as floats. Routes answering one render it as it is (`ModelResponse`)."""
+        record = item.snapshot or {}
+        is_post = item.post_id is not None
         return cls(
-            id=item.id, kind="post" if item.post_id is not None else "profile",
+            id=item.id, kind="post" if is_post else "profile",
             note=item.note, addedAt=isoformat(item.created_at),
-            updatedAt=isoformat(item.updated_at),
-            post=None if post is None else FlatPost.model_construct(**post),
-            profile=None if profile is None else ProfileRecord.model_construct(**profile),
+            updatedAt=isoformat(item.updated_at), savedAt=isoformat(item.saved_at),
+            post=rebuilt(FlatPost, record) if is_post else None,
+            profile=None if is_post else rebuilt(ProfileRecord, record),
         )
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def rebuilt(model: type[M], data: Mapping[str, Any]) -> M:
+    """`model` again from its JSON dump (a snapshot): its fields in the model's order (JSONB
+    keeps no key order), nested models rebuilt too, nothing validated (the dump was the
+    model's own)."""
+    return assemble(model, {
+        name: _rebuilt_value(info.annotation, data[name])
+        for name, info in model.model_fields.items() if name in data
+    })
+
+
+def _rebuilt_value(annotation: Any, value: Any) -> Any:
+    nested = next((t for t in (annotation, *get_args(annotation))
+                   if isinstance(t, type) and issubclass(t, BaseModel)), None)
+    if nested is None:
+        return value
+    if isinstance(value, dict):
+        return rebuilt(nested, value)
+    if isinstance(value, list):
+        return [rebuilt(nested, v) if isinstance(v, dict) else v for v in value]
+    return value
 
 
 class BoardDetail(BoardOut):

@@ -1,5 +1,7 @@
-"""Boards (free, per account): named collections of posts and profiles with notes, shown
-with each post's and profile's current record, and a revocable read-only share link.
+"""Boards (free, per account): named collections of posts and profiles with notes, and a
+revocable read-only share link. An item shows the post's or profile's record as it was when
+saved (its snapshot), never a live read of the catalog: a board, and above all its key-less
+share link, must not become a free way to re-read records a read is charged for.
 
 Limits: 100 boards per account, 500 items per board (409). A post or profile already on a
 board is not added twice: saving it again answers the item there (`created: false`),
@@ -122,6 +124,7 @@ async def add_item(
         item = BoardItem(id=new_id("bdi"), board_id=board.id, post_id=body.postId,
                          profile_id=body.profileId, note=body.note, created_at=now,
                          updated_at=now)
+        await _take_snapshots(session, [item], now, min_age_hours)
         await repo.add(session, item)
     elif body.note is not None and body.note != item.note:
         item.note = body.note
@@ -147,7 +150,20 @@ async def delete_item(
 async def item_records(
     session: AsyncSession, items: Sequence[BoardItem], now: datetime, min_age_hours: float
 ) -> list[BoardItemOut]:
-    """Each item with its post's or profile's current record (as of `now`), read in one
+    """Each item with the record it kept when saved. An item saved before records were kept
+    takes its snapshot now, once (see migration 0033)."""
+    missing = [i for i in items if i.snapshot is None]
+    if missing:
+        await _take_snapshots(session, missing, now, min_age_hours)
+        await session.flush()
+    return [BoardItemOut.of(i) for i in items]
+
+
+async def _take_snapshots(
+    session: AsyncSession, items: Sequence[BoardItem], now: datetime, min_age_hours: float
+) -> None:
+    """Keep on each item its post's or profile's record as the catalog shows it at `now`
+    (what search results show: the flattened post, the profile record), read in one
     statement each."""
     posts = await catalog_repo.posts_by_ids(
         session, [i.post_id for i in items if i.post_id is not None]
@@ -155,17 +171,13 @@ async def item_records(
     profile_rows = await catalog_repo.get_profiles(
         session, [i.profile_id for i in items if i.profile_id is not None]
     )
-    profiles = {p.id: p.model_dump()
+    profiles = {p.id: p
                 for p in await catalog.profile_records(session, list(profile_rows.values()))}
-    return [
-        BoardItemOut.of(
-            i,
-            flat_post(posts[i.post_id], now, min_age_hours).model_dump()
-            if i.post_id is not None else None,
-            profiles[i.profile_id] if i.profile_id is not None else None,
-        )
-        for i in items
-    ]
+    for i in items:
+        record = (flat_post(posts[i.post_id], now, min_age_hours) if i.post_id is not None
+                  else profiles[i.profile_id or ""])
+        i.snapshot = record.model_dump(mode="json", warnings=False)
+        i.saved_at = now
 
 
 # ---- sharing --------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Group(BaseModel):
@@ -61,11 +61,21 @@ class PaymentSettings(_Group):
 
 class SubscriptionSettings(_Group):
     enabled: bool = True
-    # The limits of an account with no plan (neither subscribed nor earned by spend);
-    # unset: unlimited.
-    api_only_watchlist_limit: int | None = Field(default=None, ge=0)
+    # The limits of an account with no plan (neither subscribed nor earned by spend); None:
+    # unlimited. The watchlist has a default: every tracked profile is refreshed (and paid
+    # for) on a schedule no request makes, so an account without a plan tracks at most 25.
+    api_only_watchlist_limit: int | None = Field(default=25, ge=0)
     api_only_followed_profile_limit: int | None = Field(default=None, ge=0)
     api_only_seats: int | None = Field(default=1, ge=1)  # the owner alone
+
+    @field_validator("api_only_watchlist_limit", "api_only_followed_profile_limit",
+                     mode="before")
+    @classmethod
+    def _unlimited(cls, v: object) -> object:
+        """`unlimited` (or an empty value) in the environment: no limit."""
+        if isinstance(v, str) and v.strip().lower() in ("", "none", "unlimited"):
+            return None
+        return v
 
 
 class RateLimitSettings(_Group):

@@ -22,6 +22,14 @@ class MediaLinkExpired(ApiError):
     title = "Link expired"
 
 
+class NotAMediaType(ApiError):
+    """A stored file whose type is not an image, video or audio: never served."""
+
+    status = 415
+    code = "unsupported_media_type"
+    title = "Not a media type"
+
+
 # ---- media work --------------------------------------------------------------------------
 
 

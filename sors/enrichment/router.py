@@ -10,7 +10,7 @@ from starlette.responses import FileResponse
 from sors.billing.deps import Bill, get_bill
 from sors.billing.pricing import get_pricing
 from sors.enrichment import service
-from sors.enrichment.errors import MediaLinkExpired
+from sors.enrichment.errors import MediaLinkExpired, NotAMediaType
 from sors.enrichment.schemas import (
     JobQueued,
     MediaReady,
@@ -19,11 +19,12 @@ from sors.enrichment.schemas import (
 )
 from sors.enrichment.storage import LocalMediaStore, MediaStore, get_media_store
 from sors.kit.clock import isoformat
-from sors.kit.errors import NotFound
+from sors.kit.errors import ApiError, NotFound
 from sors.kit.principal import current_account_id
-from sors.kit.problems import problems
+from sors.kit.problems import Problem, problems
 from sors.kit.routing import Context, SorsRoute, runtime_of
 from sors.kit.security import TokenError
+from sors.platforms.base import INLINE_MEDIA_TYPES, is_media_type
 
 API = "/api/v1"
 router = APIRouter(route_class=SorsRoute, tags=["enrichment"])
@@ -120,10 +121,21 @@ async def download_post_media(
 
 
 _MEDIA_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "The file", "content": {"application/octet-stream": {}}},
+    200: {"description": "The file: an image, video or audio", "content": {
+        "application/octet-stream": {}}},
     **problems(404, 410, key=False, notes={404: "Unknown or tampered link, or file gone",
                                            410: "The link has expired"}),
+    415: {"model": Problem, "description": "The stored file is not an image, video or audio "
+          "(`unsupported_media_type`); it is never served"},
 }
+# Served from this service's origin (the console's), a file must never run as a page:
+# the browser may not sniff another type, and a sandboxed document runs no script.
+_MEDIA_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"}
+
+
+def _refused(error: ApiError) -> ApiError:
+    error.headers.update(_MEDIA_HEADERS)
+    return error
 
 
 @files.head(
@@ -137,7 +149,9 @@ _MEDIA_RESPONSES: dict[int | str, dict[str, Any]] = {
 @files.get(
     "/media/{token}",
     summary="A stored media file (signed, expiring link; no API key)",
-    description="The URLs that download_post_media hands out. Signed and expiring; no key.",
+    description="The URLs that download_post_media hands out. Signed and expiring; no key. "
+    "Images, video and audio only, with `X-Content-Type-Options: nosniff` and "
+    "`Content-Security-Policy: sandbox`.",
     operation_id="get_media_file",
     responses=_MEDIA_RESPONSES,
     response_class=FileResponse,
@@ -147,25 +161,33 @@ async def media_file(
 ) -> FileResponse:
     store = media_store(request)
     if not isinstance(store, LocalMediaStore):
-        raise NotFound("No such media link.")
+        raise _refused(NotFound("No such media link."))
     # No unit of work here (no key, no transaction): the clock the middleware refreshed.
     now = runtime_of(request).now()
     try:
         link = store.read_token(token, now)
     except TokenError as exc:
         if exc.reason == "expired":
-            raise MediaLinkExpired("This media link has expired; request a new one.") from exc
-        raise NotFound("No such media link.") from exc
+            raise _refused(MediaLinkExpired(
+                "This media link has expired; request a new one.")) from exc
+        raise _refused(NotFound("No such media link.")) from exc
+    if not is_media_type(link.content_type):
+        raise _refused(NotAMediaType(
+            f"This file's type ({link.content_type}) is not an image, video or audio; "
+            "it is not served."))
     path = store.path(link.key)
     if not path.is_file():
-        raise NotFound("This media file is no longer stored; request it again.")
+        raise _refused(NotFound("This media file is no longer stored; request it again."))
     remaining = int((link.expires_at - now).total_seconds())
+    media_type = link.content_type.split(";", 1)[0].strip().lower()
     return FileResponse(
         path,
-        media_type=link.content_type,
+        media_type=media_type,
         filename=path.name,
-        content_disposition_type="inline",
-        headers={"Cache-Control": f"private, max-age={max(0, min(3600, remaining))}"},
+        # Inline only what the console embeds; anything else downloads.
+        content_disposition_type="inline" if media_type in INLINE_MEDIA_TYPES else "attachment",
+        headers={"Cache-Control": f"private, max-age={max(0, min(3600, remaining))}",
+                 **_MEDIA_HEADERS},
     )
 
 

@@ -32,7 +32,14 @@ from sors.enrichment.speech import SpeechOptions
 from sors.enrichment.storage import MediaStore, get_media_store
 from sors.jobs.engine import JobContext, JobFailed
 from sors.jobs.platform import adapter_for, sync_world
-from sors.platforms.base import MediaFile, MediaNotMade, PlatformError, PostRef, platform_of
+from sors.platforms.base import (
+    MediaFile,
+    MediaNotMade,
+    PlatformError,
+    PostRef,
+    is_media_type,
+    platform_of,
+)
 from sors.queue.models import Job
 
 OCR_ENGINE = "rapidocr"
@@ -200,9 +207,10 @@ async def transcription(ctx: JobContext, job: Job) -> PostJobResult:
 
 
 def _stored_kind(f: MediaFile) -> MediaKind | None:
-    """The kind a file is stored as; None for what is not handed out (a separate audio
-    track)."""
-    return None if f.kind == "audio" else f.kind
+    """The kind a file is stored as; None for what is not handed out: a separate audio
+    track, or a file that is not an image, video or audio by its type (served from this
+    service's origin, an HTML page or an SVG would run script there)."""
+    return None if f.kind == "audio" or not is_media_type(f.content_type) else f.kind
 
 
 def storage_key(post_id: str, f: MediaFile) -> str:

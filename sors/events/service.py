@@ -3,7 +3,7 @@ and the job that makes each first attempt, all in the caller's transaction, so a
 exists exactly when the change it describes committed.
 
 Each domain builds its own payloads and emits them (credits.* in billing, job.* in jobs,
-alert.triggered in alerts, tracking.new_posts in monitoring, analysis.completed in
+alert.triggered in alerts, tracking.* in monitoring, analysis.completed in
 analyses); asking who wants an event
 costs a single indexed query when no endpoint does.
 """
@@ -27,6 +27,7 @@ EVENT_TYPES = (
     "job.failed",
     "alert.triggered",
     "tracking.new_posts",
+    "tracking.paused",
     "post.changed",
     "post.rising",
     "credits.low",

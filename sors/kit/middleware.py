@@ -51,6 +51,25 @@ def client_ip(scope: Scope) -> str:
     return client[0] if client else "unknown"
 
 
+# What opens something without a key must not be written to the logs (anyone who reads them
+# could use it): a signed token (itsdangerous: payload.timestamp.signature in base64url, a
+# compressed payload starting with '.') anywhere in the path, and the checkout ids that open
+# a payment page (and, once paid, its key). The query string is never logged.
+_SIGNED_TOKEN = re.compile(r"^\.?[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
+_CAPABILITY_PARENTS = ("checkout", "subscribe")
+REDACTED = "…"
+
+
+def loggable_path(path: str) -> str:
+    """The request path as the request log writes it, with its capabilities redacted."""
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        after_parent = i > 0 and parts[i - 1] in _CAPABILITY_PARENTS and part != "keyless"
+        if part and (after_parent or _SIGNED_TOKEN.match(part)):
+            parts[i] = REDACTED
+    return "/".join(parts)
+
+
 class ApiMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -91,7 +110,8 @@ class ApiMiddleware:
                 down.headers["Retry-After"] = "5"
                 await _send_problem(down, request_id, send_wrapped)
                 return
-            log.exception("unhandled_error", request_id=request_id, path=scope.get("path"))
+            log.exception("unhandled_error", request_id=request_id,
+                          path=loggable_path(scope.get("path", "")))
             await _send_problem(
                 ApiError("Something went wrong on our side."), request_id, send_wrapped)
         finally:
@@ -99,7 +119,7 @@ class ApiMiddleware:
             observe_request(scope, status_holder["status"], elapsed)
             principal = state.get("principal")
             log.info(
-                "request", method=scope.get("method"), path=scope.get("path"),
+                "request", method=scope.get("method"), path=loggable_path(scope.get("path", "")),
                 status=status_holder["status"], ms=round(elapsed * 1000, 1),
                 request_id=request_id, account=principal.account_id if principal else None,
             )

@@ -2,10 +2,15 @@
 
 In-process memory by default; shared across processes through Redis when SORS_REDIS_URL
 is set, so N API replicas enforce one limit.
+
+A client IP is counted as a network an ordinary client cannot step out of: an IPv4 address
+alone, an IPv6 address by its /64 (one customer's subnet gets at least a /64, so counting
+each of its 2^64 addresses apart would let one client walk past the limit).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from dataclasses import dataclass
@@ -29,6 +34,20 @@ class Decision:
         }
 
 
+def ip_bucket(address: str) -> str:
+    """What a client address is counted as: an IPv4 address (also one written as IPv6,
+    `::ffff:a.b.c.d`) as itself, an IPv6 address as its /64; anything else as sent."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 class RateLimiter:
     def __init__(self, redis_url: str | None, per_key: int, per_ip: int) -> None:
         uri = "async+memory://"
@@ -43,7 +62,11 @@ class RateLimiter:
         self.per_ip = RateLimitItemPerMinute(per_ip)
 
     async def hit(self, scope: str, identity: str) -> Decision:
+        """Count one request of `identity`: a key id (scope "key") or a client address
+        (scope "ip", counted by `ip_bucket`)."""
         item = self.per_key if scope == "key" else self.per_ip
+        if scope == "ip":
+            identity = ip_bucket(identity)
         allowed = await self._limiter.hit(item, scope, identity)
         stats = await self._limiter.get_window_stats(item, scope, identity)
         reset = max(1, math.ceil(stats.reset_time - time.time()))

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import delete, select, text, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.accounts.models import ApiKey
 from sors.catalog.models import Post, Profile
 from sors.monitoring.models import PausedReason, StartedBy, TrackedProfile
 
@@ -137,12 +138,13 @@ async def advance_cursor(
 
 async def due_entries(
     session: AsyncSession, now: datetime, *, limit: int
-) -> list[tuple[TrackedProfile, Profile]]:
-    """Unpaused entries whose refresh is due, locked; entries another scheduler holds are
-    skipped, never waited for."""
+) -> list[tuple[TrackedProfile, Profile, bool]]:
+    """Unpaused entries whose refresh is due, locked, each with whether its key was revoked;
+    entries another scheduler holds are skipped, never waited for."""
     stmt = (
-        select(TrackedProfile, Profile)
+        select(TrackedProfile, Profile, ApiKey.revoked_at.is_not(None))
         .join(Profile, Profile.id == TrackedProfile.profile_id)
+        .outerjoin(ApiKey, ApiKey.id == TrackedProfile.key_id)
         .where(TrackedProfile.paused_reason.is_(None), TrackedProfile.next_crawl_at <= now)
         .order_by(
             TrackedProfile.next_crawl_at, TrackedProfile.account_id, TrackedProfile.profile_id
@@ -150,7 +152,7 @@ async def due_entries(
         .limit(limit)
         .with_for_update(of=TrackedProfile, skip_locked=True)
     )
-    return [(e, p) for e, p in (await session.execute(stmt)).all()]
+    return [(e, p, bool(revoked)) for e, p, revoked in (await session.execute(stmt)).all()]
 
 
 _RESUME_FUNDED = text(f"""
@@ -166,6 +168,21 @@ RETURNING t.account_id
 async def resume_funded(session: AsyncSession, now: datetime, cost: int) -> int:
     """Unpause every entry whose account can pay a refresh again; due at once."""
     return len((await session.execute(_RESUME_FUNDED, {"now": now, "cost": cost})).all())
+
+
+_RESUME_NEXT_DAY = text(f"""
+UPDATE tracked_profiles
+   SET paused_reason = NULL, paused_at = NULL, next_crawl_at = :now, updated_at = :now
+ WHERE paused_reason = '{PausedReason.SPEND_CAP}' AND paused_at < :day_start
+RETURNING account_id
+""")
+
+
+async def resume_next_day(session: AsyncSession, now: datetime, day_start: datetime) -> int:
+    """Unpause every entry its key's cap paused before `day_start` (the UTC day of `now`,
+    when caps start again); due at once."""
+    params = {"now": now, "day_start": day_start}
+    return len((await session.execute(_RESUME_NEXT_DAY, params)).all())
 
 
 async def resume_account(session: AsyncSession, account_id: str, now: datetime) -> int:

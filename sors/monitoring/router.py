@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Depends, Query
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.kit.errors import ValidationFailed
-from sors.kit.principal import current_account_id
+from sors.kit.principal import Principal, current_account_id, current_principal
 from sors.kit.problems import problems
 from sors.kit.responses import ModelResponse
 from sors.kit.routing import Context, SorsRoute, get_session
@@ -27,6 +27,7 @@ from sors.subscriptions.limits import PLAN_LIMIT_NOTE
 router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["monitoring"])
 Session = Annotated[AsyncSession, Depends(get_session)]
 AccountId = Annotated[str, Depends(current_account_id)]
+Caller = Annotated[Principal, Depends(current_principal)]
 
 
 def _skill(key: str) -> dict[str, str]:
@@ -36,7 +37,8 @@ def _skill(key: str) -> dict[str, str]:
 @router.post(
     "/tracking",
     summary="Monitor a profile (refreshes cost 10 credits each)",
-    description="Refreshes a stored profile on a cadence (10 credits per refresh). Name it by "
+    description="Refreshes a stored profile on a cadence (10 credits per refresh, charged "
+    "through the key that saved the entry last, within its daily spend cap). Name it by "
     "`profileId`, `platform` + `handle`, or `url`; a profile not in the catalog is 404 (add "
     "it with POST /api/v1/crawls). Again for a monitored profile: the cadence is updated. "
     "A new profile past the plan's watchlist limit is 403 `plan_limit_reached`.",
@@ -44,10 +46,11 @@ def _skill(key: str) -> dict[str, str]:
     response_model=TrackingEntry,
     responses=problems(403, 404, body=True, notes={403: PLAN_LIMIT_NOTE}),
 )
-async def track_profile(ctx: Context, account_id: AccountId, body: TrackIn) -> TrackingEntry:
+async def track_profile(ctx: Context, caller: Caller, body: TrackIn) -> TrackingEntry:
     profile = await service.resolve_profile(ctx.session, body)
     entry = await service.track(
-        ctx.session, account_id, profile, body.frequency, ctx.now, ctx.runtime.settings
+        ctx.session, caller.account_id, caller.key_id, profile, body.frequency, ctx.now,
+        ctx.runtime.settings,
     )
     return TrackingEntry.of(entry, profile)
 

@@ -1,5 +1,5 @@
-"""What the scheduler finds due for monitoring: paused entries that can pay again, and
-refreshes whose time has come.
+"""What the scheduler finds due for monitoring: paused entries that can pay again (credits
+arrived, or a new UTC day for a key's cap), and refreshes whose time has come.
 
 Each check commits its own short transactions instead of using the tick's session: alert
 digests (sors.alerts.schedule) must commit before an email leaves, and work done in the
@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.kit.runtime import Runtime
-from sors.monitoring import service
+from sors.monitoring import refreshes
 
 BATCH = 200
 
@@ -28,7 +28,13 @@ def _sessions(session: AsyncSession) -> async_sessionmaker[AsyncSession]:
 async def resume_funded(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     """Entries paused for credits whose account can pay a refresh again: due at once."""
     async with _sessions(session)() as s, s.begin():
-        return await service.resume_funded(s, now)
+        return await refreshes.resume_funded(s, now)
+
+
+async def resume_next_day(session: AsyncSession, now: datetime, rt: Runtime) -> int:
+    """Entries their key's daily cap paused on an earlier UTC day: due at once."""
+    async with _sessions(session)() as s, s.begin():
+        return await refreshes.resume_next_day(s, now)
 
 
 async def refresh_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
@@ -37,7 +43,7 @@ async def refresh_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     started = 0
     while True:
         async with maker() as s, s.begin():
-            out = await service.refresh_due(s, now, rt.settings, limit=BATCH)
+            out = await refreshes.refresh_due(s, now, rt.settings, limit=BATCH)
         started += out.started
         if out.seen < BATCH:
             return started
@@ -46,5 +52,6 @@ async def refresh_due(session: AsyncSession, now: datetime, rt: Runtime) -> int:
 # This domain's scheduled checks, in the order a tick runs them (named in sors.wiring).
 CHECKS = (
     ("monitoring.resume", resume_funded),
+    ("monitoring.resume_next_day", resume_next_day),
     ("monitoring.refresh", refresh_due),
 )

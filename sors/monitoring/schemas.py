@@ -63,8 +63,11 @@ class TrackingEntry(ResponseModel):
     frequency: Frequency
     nextCrawlAt: Timestamp | None = Field(description="null while paused")
     lastCheckedAt: Timestamp | None
-    pausedReason: Literal["insufficient_credits", "plan_limit"] | None
+    pausedReason: Literal["insufficient_credits", "plan_limit", "spend_cap", "key_revoked"] | None
     startedBy: Literal["user", "alert"]
+    keyId: str | None = Field(
+        description="The API key the refreshes are charged through, within its daily spend "
+        "cap: the key that saved the entry last; null: charged with no key")
     createdAt: Timestamp
 
     @classmethod
@@ -80,6 +83,7 @@ class TrackingEntry(ResponseModel):
             lastCheckedAt=isoformat(profile.last_crawled_at),
             pausedReason=entry.paused_reason,
             startedBy=entry.started_by,
+            keyId=entry.key_id,
             createdAt=isoformat(entry.created_at),
         )
 

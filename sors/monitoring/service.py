@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.billing import service as billing
-from sors.billing.errors import InsufficientCredits
-from sors.billing.models import ChargeRequest
 from sors.billing.pricing import get_pricing
 from sors.catalog.models import Profile
 from sors.catalog.records import repository as catalog_repo
@@ -22,7 +18,6 @@ from sors.catalog.records.errors import (
 )
 from sors.config import Settings
 from sors.events import service as events
-from sors.jobs import service as jobs
 from sors.kit.clock import isoformat
 from sors.kit.errors import NotFound, ValidationFailed
 from sors.kit.ids import new_id
@@ -124,13 +119,15 @@ async def resolve_profile(session: AsyncSession, target: ProfileTarget) -> Profi
 
 
 def new_entry(
-    account_id: str, profile_id: str, frequency: str, started_by: StartedBy, now: datetime
+    account_id: str, profile_id: str, frequency: str, started_by: StartedBy, now: datetime,
+    key_id: str | None,
 ) -> TrackedProfile:
     return TrackedProfile(
         account_id=account_id,
         profile_id=profile_id,
         frequency=frequency,
         started_by=started_by,
+        key_id=key_id,
         next_crawl_at=now + CADENCE[frequency],
         # Posts stored from now on; an id minted now sorts after every post stored so far.
         cursor_seen_at=now,
@@ -140,15 +137,29 @@ def new_entry(
     )
 
 
+# Pauses that belong to the key that pays: saving the entry again with a key ends them.
+_KEY_PAUSES = (PausedReason.SPEND_CAP, PausedReason.KEY_REVOKED)
+
+
+def adopt(entry: TrackedProfile, key_id: str, now: datetime) -> None:
+    """The entry's refreshes are charged through `key_id` from now on (the key that saved
+    it last); a pause of the previous key's (its cap, its revocation) ends, due at once."""
+    entry.key_id = key_id
+    if entry.paused_reason in _KEY_PAUSES:
+        entry.paused_reason, entry.paused_at = None, None
+        entry.next_crawl_at = now
+    entry.updated_at = now
+
+
 async def track(
-    session: AsyncSession, account_id: str, profile: Profile, frequency: str, now: datetime,
-    settings: Settings,
+    session: AsyncSession, account_id: str, key_id: str, profile: Profile, frequency: str,
+    now: datetime, settings: Settings,
 ) -> TrackedProfile:
     entry = await repo.get_entry(session, account_id, profile.id, for_update=True)
     if entry is None or entry.started_by != StartedBy.USER:
         await _within_watchlist(session, account_id, now, settings)
     if entry is None:
-        entry = new_entry(account_id, profile.id, frequency, StartedBy.USER, now)
+        entry = new_entry(account_id, profile.id, frequency, StartedBy.USER, now, key_id)
         await repo.add_entry(session, entry)
         return entry
     if entry.frequency != frequency and entry.paused_reason is None:
@@ -156,7 +167,7 @@ async def track(
         entry.next_crawl_at = entry.next_crawl_at - CADENCE[entry.frequency] + CADENCE[frequency]
     entry.frequency = frequency
     entry.started_by = StartedBy.USER
-    entry.updated_at = now
+    adopt(entry, key_id, now)
     await session.flush()
     return entry
 
@@ -202,13 +213,14 @@ async def apply_plan_limit(
 
 
 async def start_for_alert(
-    session: AsyncSession, account_id: str, profile_id: str, frequency: str, now: datetime
+    session: AsyncSession, account_id: str, profile_id: str, frequency: str, now: datetime,
+    key_id: str,
 ) -> bool:
-    """Monitoring on behalf of an alert, unless the profile is already monitored. Returns
-    whether this started it."""
+    """Monitoring on behalf of an alert (charged through the alert's key), unless the
+    profile is already monitored. Returns whether this started it."""
     if await repo.get_entry(session, account_id, profile_id) is not None:
         return False
-    entry = new_entry(account_id, profile_id, frequency, StartedBy.ALERT, now)
+    entry = new_entry(account_id, profile_id, frequency, StartedBy.ALERT, now, key_id)
     await repo.add_entry(session, entry)
     return True
 
@@ -255,79 +267,7 @@ async def resume_paused(
     return await repo.resume_account(session, account_id, now)
 
 
-# ---- scheduled refreshes ------------------------------------------------------------------
-
-
-@dataclass
-class RefreshOutcome:
-    seen: int = 0
-    started: int = 0
-    paused: int = 0
-
-
-async def refresh_due(
-    session: AsyncSession, now: datetime, settings: Settings, *, limit: int
-) -> RefreshOutcome:
-    """Start the due refreshes of up to `limit` entries, in the caller's transaction: each
-    one charged (job_ref = its job, so a failed crawl refunds exactly once) and queued, or
-    paused when the balance cannot cover it. The entries stay locked until the caller
-    commits, with their next refresh already moved on."""
-    out = RefreshOutcome()
-    cost = refresh_cost()
-    due = [
-        (e.account_id, p.id, p.platform, p.handle, e.frequency)
-        for e, p in await repo.due_entries(session, now, limit=limit)
-    ]
-    out.seen = len(due)
-    for account_id, profile_id, platform, handle, frequency in due:
-        savepoint = await session.begin_nested()
-        try:
-            job, created = await jobs.enqueue(
-                session,
-                type="refresh",
-                account_id=account_id,
-                payload={"platform": platform, "handle": handle, "profileId": profile_id},
-                credits=cost,
-                now=now,
-                max_attempts=settings.jobs.max_attempts,
-                dedupe_key=f"refresh:{account_id}:{profile_id}",
-                origin="monitoring",
-                target=f"{platform}:{handle}",
-            )
-            job_id = job.id
-            if created:
-                await billing.charge(session, ChargeRequest(
-                    account_id, cost, REFRESH_SKILL, at=now,
-                    reason=f"refresh of {platform} @{handle}", job_ref=job_id,
-                ))
-        except InsufficientCredits:
-            await savepoint.rollback()
-            await repo.update_entry(
-                session,
-                account_id,
-                profile_id,
-                paused_reason=PausedReason.NO_CREDITS,
-                paused_at=now,
-                updated_at=now,
-            )
-            out.paused += 1
-            continue
-        await savepoint.commit()
-        # An open refresh of this entry (created False) is not paid for twice.
-        await repo.update_entry(
-            session,
-            account_id,
-            profile_id,
-            last_job_id=job_id,
-            next_crawl_at=now + CADENCE[frequency],
-            updated_at=now,
-        )
-        out.started += int(created)
-    return out
-
-
-async def resume_funded(session: AsyncSession, now: datetime) -> int:
-    return await repo.resume_funded(session, now, refresh_cost())
+# ---- events ------------------------------------------------------------------------------
 
 
 _NEW_POSTS_IN_EVENT = 100

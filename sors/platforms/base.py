@@ -100,6 +100,23 @@ class MediaFile:
     duration_seconds: float | None = None
 
 
+# The media types a downloaded file may have: images, video and audio, nothing a browser
+# runs or renders as a document (no HTML, no SVG, no XML). A platform host answering
+# anything else is refused, and the service never serves it (`GET /media/{token}`).
+# Inline: those the console embeds; the others are served as attachments.
+INLINE_MEDIA_TYPES = frozenset({
+    "image/jpeg", "image/png", "image/webp", "image/gif", "image/avif",
+    "video/mp4", "video/webm",
+    "audio/mpeg", "audio/mp4", "audio/ogg", "audio/webm",
+})
+MEDIA_TYPES = INLINE_MEDIA_TYPES | frozenset({"image/heic", "image/heif", "video/quicktime"})
+
+
+def is_media_type(content_type: str | None) -> bool:
+    """A MIME type (parameters ignored) on the media allow-list."""
+    return (content_type or "").split(";", 1)[0].strip().lower() in MEDIA_TYPES
+
+
 @dataclass(frozen=True, slots=True)
 class PostRef:
     """Enough to find a post again on its platform."""

@@ -50,6 +50,7 @@ TITLES = {
     "alert.triggered": "Viral alert",
     "post.rising": "Rising post",
     "tracking.new_posts": "New posts",
+    "tracking.paused": "Monitoring paused",
     "post.changed": "Post changed",
     "job.completed": "Job completed",
     "job.failed": "Job failed",

@@ -68,6 +68,8 @@ def chromium() -> Iterator[object]:
                 "--window-size=1280,1000", f"--user-data-dir={profile}",
                 "--no-first-run", "--disable-extensions", "--force-device-scale-factor=1"):
         options.add_argument(arg)
+    # The browser's console messages, so a test can see what the page's CSP refused.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
     try:
@@ -75,6 +77,12 @@ def chromium() -> Iterator[object]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def csp_violations(driver) -> list[str]:
+    """The Content-Security-Policy refusals the browser reported since the last call."""
+    return [e["message"] for e in driver.get_log("browser")
+            if "Content Security Policy" in e.get("message", "")]
 
 
 def wait(driver, condition, timeout: float = 30) -> Any:

@@ -120,3 +120,5 @@ async def test_save_posts_and_profiles_to_a_board_share_it_and_delete_it(
 
     # Boards are free: the only charge was the profile page.
     assert await _charges(world.db, account_id) == {"total": 1, "board_rows": 0}
+    # The board pages satisfied the console's Content-Security-Policy.
+    assert [v for v in browser.csp_violations(driver) if "/app/" in v] == []

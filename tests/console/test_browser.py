@@ -316,3 +316,9 @@ def test_sign_out(server, driver, key) -> None:
     driver.get(server + "/app/credits")
     wait(driver, lambda d: "/app/signin" in d.current_url)
     assert driver.get_cookie(COOKIE) is None
+
+
+def test_no_page_broke_the_content_security_policy(server, driver, key) -> None:
+    # Every page this module visited, scripts (htmx) and styles included, satisfied the
+    # policy the console sends: the browser refused nothing.
+    assert browser.csp_violations(driver) == []

@@ -213,3 +213,7 @@ def test_emoji_render_without_an_emoji_font(server, driver, key) -> None:
                 .forEach(e => e.remove());
             return copy.textContent;""")
         assert not re.search(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]", chrome), path
+
+
+def test_no_page_broke_the_content_security_policy(server, driver, key) -> None:
+    assert browser.csp_violations(driver) == []

@@ -68,3 +68,35 @@ async def test_team_page_invites_and_removes_members(world, account, browser_cli
     r = await c.post(f"/app/team/{member_id}/remove", data={"csrf_token": csrf_of(page.text)})
     assert r.status_code == 303
     assert "Nobody yet." in (await c.get("/app/team")).text
+
+
+async def test_the_role_table_holds_in_the_console(world, account, browser_client):
+    """The console sends the API's own requests with the signed-in key, so the authorisation
+    table holds there too: a viewer signed in cannot invite, subscribe or top up."""
+    from sqlalchemy import text
+
+    from tests.factories import create_member_key
+
+    account_id, _ = account
+    _, member_key = await create_member_key(world.db, account_id, role="viewer",
+                                            email="member.console@example.com")
+    c = browser_client
+    await sign_in(c, member_key)
+    page = await c.get("/app/team")
+    await c.post("/app/team/invite", data={
+        "csrf_token": csrf_of(page.text), "email": "self@example.com", "role": "owner"})
+    plan = await c.get("/app/plan")
+    r = await c.post("/app/plan/subscribe", data={
+        "csrf_token": csrf_of(plan.text), "planId": "pro", "interval": "month"})
+    assert "/subscribe/" not in r.headers.get("location", "")  # no checkout was opened
+    credits = await c.get("/app/credits")
+    r = await c.post("/app/credits/topup", data={
+        "csrf_token": csrf_of(credits.text), "packId": "pack_s"})
+    assert "/checkout/" not in r.headers.get("location", "")
+    async with world.db.transaction() as s:
+        invited = (await s.execute(text(
+            "SELECT count(*) FROM members WHERE account_id = :a AND email = 'self@example.com'"
+        ), {"a": account_id})).scalar()
+        checkouts = (await s.execute(text(
+            "SELECT count(*) FROM checkout_sessions WHERE account_id = :a"), {"a": account_id})).scalar()
+    assert (invited, checkouts) == (0, 0)

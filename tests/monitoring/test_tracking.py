@@ -38,6 +38,7 @@ async def test_track_by_id_handle_or_url_and_update_cadence(
     _, key = await create_account(db, credits=0)
     h = auth(key)
 
+    [own_key] = (await client.get("/api/v1/keys", headers=h)).json()["results"]
     r = await client.post("/api/v1/tracking", json={"profileId": pid}, headers=h)
     assert r.status_code == 200, r.text
     entry = r.json()
@@ -51,6 +52,7 @@ async def test_track_by_id_handle_or_url_and_update_cadence(
         "lastCheckedAt": "2026-05-04T06:00:00Z",
         "pausedReason": None,
         "startedBy": "user",
+        "keyId": own_key["keyId"],  # its refreshes are charged through the calling key
         "createdAt": "2026-05-04T06:00:00Z",
     }
     assert isinstance(entry["followerCount"], int)

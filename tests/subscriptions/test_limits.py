@@ -103,6 +103,7 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
     await set_time(db, start)
     pids = [await seed_profile(db, "tiktok", f"spend.{i}", start) for i in range(2)]
     account_id, key = await create_account(db, credits=10_000)
+    before = settings.subscriptions.api_only_watchlist_limit
     settings.subscriptions.api_only_watchlist_limit = 1
     try:
         assert (await track(client, key, pids[0])).status_code == 200
@@ -129,7 +130,7 @@ async def test_limits_earned_by_spend_come_and_go_with_the_30_day_spend(
         states = await paused(client, key)
         assert states == {pids[0]: None, pids[1]: "plan_limit"}
     finally:
-        settings.subscriptions.api_only_watchlist_limit = None
+        settings.subscriptions.api_only_watchlist_limit = before
 
 
 async def test_followed_profile_limit_caps_profiles_with_an_active_alert(

@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import anyio
 import httpx
 
-from sors.platforms.base import Platform, TransientError, UnsupportedMedia
+from sors.platforms.base import Platform, TransientError, UnsupportedMedia, is_media_type
 from sors.platforms.live.common import Subject, from_http_status, parse_retry_after
 
 ALLOWED_HOST_SUFFIXES: Mapping[str, tuple[str, ...]] = {
@@ -156,8 +156,14 @@ async def download(
                     ctype, default=Path(urlsplit(current).path).suffix.lstrip(".") or "bin"
                 )
                 path = dest_stem.with_name(f"{dest_stem.name}.{ext}")
+                content_type = content_type_for(path, ctype)
+                if not is_media_type(content_type):
+                    # An HTML page or an SVG would run script wherever it is served.
+                    raise UnsupportedMedia(
+                        f"the media host answered {content_type}, not an image, video or audio"
+                    )
                 await _write(resp, path, max_bytes)
-                return path, content_type_for(path, ctype)
+                return path, content_type
         except httpx.TransportError as exc:
             raise TransientError(f"media download failed: {exc.__class__.__name__}") from exc
     raise UnsupportedMedia("too many redirects")
