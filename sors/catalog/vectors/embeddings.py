@@ -159,6 +159,8 @@ def post_text(caption: str | None, *extra: str | None) -> str:
 def query_vector(model: Embedder, text_: str) -> str | None:
     """pgvector's text form of one text's vector; None when the model knows none of its
     words (a zero vector is no direction to compare)."""
+    if not text_.strip():
+        return None
     row = model.embed([text_])[0]
     if not np.isfinite(row).all() or not np.abs(row).sum():
         return None
