@@ -51,6 +51,7 @@ FLAT: dict[str, tuple[str, str]] = {
         "run_timeout_seconds", "daily_usd_budget")},
     **{f"embedding_{k}": ("embeddings", k) for k in ("model", "base_url", "api_key")},
     "embedding_backfill_per_tick": ("embeddings", "backfill_per_tick"),
+    "embedding_processes": ("embeddings", "processes"),
     "catalog_keeper": ("keeper", "enabled"),
     **{f"catalog_{k}": ("keeper", k) for k in (
         "target_hot_hours", "target_active_hours", "target_silent_hours",

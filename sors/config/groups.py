@@ -147,14 +147,19 @@ class ApifySettings(_Group):
 
 
 class EmbeddingSettings(_Group):
-    # "wordllama" (offline, inside its wheel), a sentence-transformers model path, or
-    # "openai:<model>" at EMBEDDING_BASE_URL.
-    model: str = "wordllama"
+    # "use-m3" (offline, inside its wheel), "wordllama" (likewise; a static model, weaker on
+    # paraphrases), a sentence-transformers model path, or "openai:<model>" at
+    # EMBEDDING_BASE_URL.
+    model: str = "use-m3"
     base_url: str | None = None
     api_key: str | None = None
     # Posts the scheduler (re-)embeds per tick: those stored before search by meaning, or
     # after a model change. 0: none.
     backfill_per_tick: int = Field(default=5000, ge=0)
+    # Processes that embed a large batch (the scheduler's, a demo world's) for a model whose
+    # cost is CPU in Python (use-m3): unset, one per core (at most 4); 1: a thread of the
+    # process itself.
+    processes: int | None = Field(default=None, ge=1, le=64)
 
 
 class KeeperSettings(_Group):

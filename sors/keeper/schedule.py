@@ -13,6 +13,7 @@ from sors.catalog.ingest import curves, thumbnails
 from sors.catalog.records import repository as catalog_repo
 from sors.catalog.vectors import embeddings
 from sors.catalog.vectors import index as vector_index
+from sors.catalog.vectors import pool as embedding_pool
 from sors.catalog.vectors.tasks import JOB_TYPE as VECTOR_INDEX_JOB
 from sors.jobs import service as jobs
 from sors.keeper import discovery
@@ -66,7 +67,10 @@ async def embed(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     budget = rt.settings.embeddings.backfill_per_tick
     named = await embeddings.embed_pending(session, rt.settings, limit=budget)
     await embeddings.sweep_recent(session)  # a range of its time index: nothing, most ticks
-    return named + await embeddings.backfill(session, rt.settings, limit=budget - named)
+    done = named + await embeddings.backfill(session, rt.settings, limit=budget - named)
+    if not done:
+        embedding_pool.release()  # nothing left: the worker processes' memory goes back
+    return done
 
 
 async def vector_index_build(session: AsyncSession, now: datetime, rt: Runtime) -> int:

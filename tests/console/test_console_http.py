@@ -239,6 +239,28 @@ async def test_more_like_this_on_a_post_page_lists_other_creators_posts(
     assert results.count('href="/app/posts/pst_') >= 3  # other creators' posts
 
 
+async def test_a_search_by_meaning_about_nothing_held_says_so_above_the_closest(
+    world, account, browser_client, db
+):
+    from tests.factories.world import scalar
+
+    _, key = account
+    await sign_in(browser_client, key)
+    far = await browser_client.get("/app/outliers", params={
+        "query": "tax deductions for a home office", "semantic": "on", "timeFrame": "all_time"})
+    assert far.status_code == 200
+    note = far.text.split('id="match-note">', 1)[1]
+    assert note.startswith("No posts about this yet — closest:</p>")
+    assert note.count('href="/app/posts/pst_') >= 3  # the closest still follow
+    # A query about what a post says: no note.
+    caption = await scalar(db, "SELECT left(p.caption, 120) FROM posts p JOIN post_embeddings e "
+                               "ON e.post_id = p.id ORDER BY p.id LIMIT 1")
+    near = await browser_client.get("/app/outliers", params={
+        "query": caption, "semantic": "on", "timeFrame": "all_time"})
+    assert near.status_code == 200 and 'id="results"' in near.text
+    assert 'id="match-note"' not in near.text
+
+
 async def test_the_post_page_says_which_growth_milestones_were_not_measured(
     world, account, browser_client
 ):

@@ -273,14 +273,29 @@ class ScoredPost(FlatPost):
         default=None,
         description="Searches by meaning (`semantic`, `similarTo`) only: the cosine "
         "similarity of the post's text to the query or to the `similarTo` post (1: the same "
-        "meaning; about 0: unrelated); null when only the query's words found it",
+        "meaning; about 0: unrelated)",
     )
+    relevance: float | None = Field(
+        default=None,
+        description="`semantic` searches only: `similarity` plus a small weight times the "
+        "share of the query's word weight the post holds (words weigh their rarity in the "
+        "catalog); the results' order without `sortBy`",
+    )
+
+
+Match = Literal["none", "weak", "good"]
 
 
 class PostPage(_Page):
     results: list[ScoredPost]
     scoreMethod: Literal["mean", "median", "age_adjusted"]
     scoreWindow: WindowName
+    match: Match | None = Field(
+        default=None,
+        description="`semantic` searches only: how close the best result is to the query, "
+        "by the model's calibrated similarity thresholds: `none` (nothing about it yet; the "
+        "results are only the closest), `weak`, `good`; null for a model without calibration",
+    )
 
 
 class SimilarProfile(ProfileRecord):

@@ -48,7 +48,8 @@ def _cell(v: Any) -> Any:
 Column = tuple[str, Callable[[Mapping[str, Any]], Any]]
 
 
-def _post_columns() -> list[Column]:
+def _post_columns(meaning: bool = False) -> list[Column]:
+    """`meaning`: a search by meaning's, with `similarity` and `relevance` after `score`."""
     def field(name: str) -> Column:
         return name, lambda r: r.get(name)
 
@@ -57,7 +58,7 @@ def _post_columns() -> list[Column]:
         for n in (
             "id", "platform", "platform_post_id", "url", "content_type", "caption",
             "published_at", "duration_seconds", "views", "likes", "comments", "shares",
-            "engagement_rate", "score",
+            "engagement_rate", "score", *(("similarity", "relevance") if meaning else ()),
         )
     ]
     for w in WINDOWS:
@@ -96,6 +97,7 @@ def _profile_columns() -> list[Column]:
 
 
 POST_COLUMNS = _post_columns()
+MEANING_POST_COLUMNS = _post_columns(meaning=True)
 PROFILE_COLUMNS = _profile_columns()
 
 

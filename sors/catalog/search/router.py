@@ -56,11 +56,13 @@ async def search_content(
     bill: CurrentBill,
     body: Annotated[SearchContentIn | None, Body()] = None,
 ) -> Response:
+    body = body or SearchContentIn()
     page = await service.search_content(
-        ctx.session, body or SearchContentIn(), now=ctx.now, settings=ctx.runtime.settings,
-        ride_along=bill.ride,
+        ctx.session, body, now=ctx.now, settings=ctx.runtime.settings, ride_along=bill.ride,
     )
-    return _answer(request, page, csv_export.POST_COLUMNS)
+    by_meaning = bool(body.semantic or body.similarTo)
+    return _answer(request, page, csv_export.MEANING_POST_COLUMNS if by_meaning
+                   else csv_export.POST_COLUMNS)
 
 
 def _answer(

@@ -41,10 +41,11 @@ class SearchContentIn(_Paged):
         None, description="Only posts whose views are at least this multiple of their "
         "creator's median views at the same age (`projection.vs_median_now`)")
     semantic: bool | None = Field(
-        None, description="Rank `query` by meaning and words together (reciprocal rank fusion "
-        "of the vector and full-text rankings); needs `query`. Every filter applies; without "
-        "`sortBy` the results are ordered by relevance. 503 `semantic_unavailable` where the "
-        "server lacks pgvector.")
+        None, description="Search `query` by meaning: the posts nearest it, reordered by the "
+        "query's words weighed by their rarity (a quoted phrase must appear); needs `query`. "
+        "Every filter applies; without `sortBy` the results are ordered by relevance; `match` "
+        "says how close the best is. 503 `semantic_unavailable` where the server lacks "
+        "pgvector.")
     similarTo: Annotated[str | None, Field(
         max_length=64, description="A post id: the posts nearest it in meaning, most similar "
         "first (without `sortBy`), never the post itself nor (unless `includeSameCreator`) its "

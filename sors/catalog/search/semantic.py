@@ -1,5 +1,13 @@
-"""Search by meaning: the query's vector and words ranked together (reciprocal rank fusion),
-and posts nearest to a post (`similarTo`), with every post filter of a search applied.
+"""Search by meaning: the posts nearest the query's vector, reordered by the query's words
+(`semantic`), and posts nearest a post (`similarTo`), with every post filter of a search
+applied.
+
+`semantic`: the candidates are the MEANING_DEPTH posts nearest the query vector that pass the
+filters (and hold every phrase the query quotes); a word never brings in a post the meaning
+did not find. Each candidate's relevance is its similarity plus WORD_WEIGHT times the share of
+the query's word weight it holds (each word weighing its inverse document frequency in this
+catalog: catalog.search.words), so "students" counts for little beside the meaning while a
+rare word the post shares lifts it among posts about the same thing.
 
 Vectors live in `post_embeddings` (pgvector), in half precision under an IVFFlat index per
 model (catalog.vector_index; below its training size a read compares every vector). A
@@ -8,7 +16,6 @@ filters (iterative scans, relaxed order), then the candidates are put back in ex
 order. A minimum score of HOT_SCORE or more, or a time frame of up to a month, reads a smaller
 set with an HNSW index of its own instead (`post_embeddings_hot`, `post_embeddings_recent`;
 catalog.embeddings): a filter that passes 4% of all posts passes half of the hot ones.
-Each ranking contributes its best `CANDIDATES`; results page within the fused list.
 """
 
 from __future__ import annotations
@@ -23,7 +30,6 @@ from sqlalchemy import (
     Float,
     String,
     bindparam,
-    case,
     cast,
     column,
     func,
@@ -32,11 +38,9 @@ from sqlalchemy import (
     select,
     table,
     text,
-    union_all,
 )
-from sqlalchemy.dialects.postgresql import TSQUERY
+from sqlalchemy.dialects.postgresql import ARRAY, DOUBLE_PRECISION
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.types import UserDefinedType
 
 from sors.catalog.models import Post, Profile
@@ -46,6 +50,7 @@ from sors.catalog.records.repository import (
     PROFILE_COLUMNS,
     score_column,
 )
+from sors.catalog.search import words
 from sors.catalog.search.repository import (
     PostFilter,
     ProfileFilter,
@@ -57,13 +62,13 @@ from sors.catalog.search.repository import (
 )
 from sors.catalog.vectors.schema import HOT_SCORE, RECENT_DAYS
 
-CANDIDATES = 500  # per ranking: the fused list holds at most twice this
-# The meaning ranking's depth in `semantic` search: each place read costs an index step and a
-# filter check, and below this depth a place adds under 1 / (60 + 200) to a post's relevance.
+CANDIDATES = 500  # similarTo: the nearest posts ranked
+# The candidates of a `semantic` search: each place read costs an index step and a filter
+# check; past this depth the posts are rarely about the query (docs/PERFORMANCE.md).
 MEANING_DEPTH = 200
-RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (60 + rank)
-# How much a word-ranking place counts against a meaning-ranking one (docs/PERFORMANCE.md).
-WORDS_WEIGHT = 0.5
+# What the words add to a candidate's similarity at most (a post holding every word of the
+# query): chosen on a development set of queries (bench/relevance.py, docs/PERFORMANCE.md).
+WORD_WEIGHT = 0.1
 # How far an index read goes. HNSW (the subsets' indexes, ef_construction 200): its
 # candidate list; filtered reads there found 0.94 of the true nearest with 100 and 0.97 with
 # 200 (docs/PERFORMANCE.md, "Search by meaning"). IVFFlat (all vectors, catalog.vector_index):
@@ -121,11 +126,11 @@ def _vectors(f: PostFilter) -> tuple[Any, list[Any]]:
 
 
 def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = False,
-             exclude_creator: bool = False, words: bool = False) -> Any:
+             exclude_creator: bool = False, phrases: int = 0, words: bool = False) -> Any:
     """The `depth` (default CANDIDATES) posts nearest the query vector that pass the
-    filters (a CTE of id and distance; `_ranked` gives their rank, 1 = nearest, and cosine
-    similarity). `words`: also each post's word rank (`wrank`, NULL when it holds no query
-    word), read from the row the filter check has already fetched."""
+    filters and hold the `phrases` phrases bound as `phrase_<i>` (a CTE of id and distance).
+    `words`: also the weight of the query's words each holds (`held`; the words and their
+    weights bound as `words` and `idfs`), read from the row the filter check has fetched."""
     vectors, conds = _vectors(f)
     dist = _distance(dims, vectors)
     conds += post_conditions(f)
@@ -133,12 +138,20 @@ def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = F
         conds.append(Post.id != bindparam("exclude_post"))
     if exclude_creator:
         conds.append(Post.profile_id != bindparam("exclude_profile"))
+    for i in range(phrases):
+        phrase = func.phraseto_tsquery(literal_column("'simple'::regconfig"),
+                                       func.sors_unaccent(bindparam(f"phrase_{i}", type_=String())))
+        conds.append(Post.search_vector.op("@@")(phrase))
     cols = [Post.id.label("id"), dist.label("dist")]
     if words:
-        tsq = _any_word_query()
-        cols.append(case((Post.search_vector.op("@@")(tsq),
-                          func.ts_rank_cd(Post.search_vector, tsq))).label("wrank"))
-    near = (
+        q = (func.unnest(cast(bindparam("words"), ARRAY(String())),
+                         cast(bindparam("idfs"), ARRAY(DOUBLE_PRECISION())))
+             .table_valued("w", "idf").render_derived(name="q"))
+        held = (select(func.coalesce(func.sum(q.c.idf), literal_column("0")))
+                .where(q.c.w == func.any(func.tsvector_to_array(Post.search_vector)))
+                .scalar_subquery())
+        cols.append(held.label("held"))
+    return (
         select(*cols)
         .select_from(vectors.join(Post, Post.id == vectors.c.post_id))
         .where(vectors.c.model == bindparam("model"), *conds)
@@ -147,114 +160,55 @@ def _nearest(f: PostFilter, dims: int, *, depth: int = 0, exclude_post: bool = F
         .cte("near")
         .prefix_with("MATERIALIZED")
     )
-    return near
 
 
 def _ranked(near: Any) -> Any:
-    # `dist + 0`: PostgreSQL 18 carries a CTE's ORDER BY out to its readers, but an index
-    # scan in relaxed order is only roughly sorted, so the planner must not skip this sort.
-    return select(
-        near.c.id,
-        func.row_number().over(order_by=near.c.dist + 0).label("r"),
-        (1 - near.c.dist).label("sim"),
-        literal_column("1.0").label("w"),
-    )
-
-
-def _any_word_query() -> Any:
-    """The query's words joined by OR: a paraphrase shares some words, rarely all."""
-    plain = func.plainto_tsquery(literal_column("'simple'::regconfig"),
-                                 func.sors_unaccent(bindparam("query", type_=String())))
-    return cast(func.replace(cast(plain, String()), "&", "|"), TSQUERY)
-
-
-# The query's rare words joined by OR (NULL when it has none). A word is rare when the
-# planner's statistics of `posts.search_vector` (its most common lexemes and their shares)
-# put fewer than RARE_POSTS posts on it; words off that list are rarer than all on it.
-_RARE_WORDS = text("""(
-SELECT string_agg(quote_literal(w), ' | ')::tsquery
-  FROM unnest(tsvector_to_array(to_tsvector('simple', sors_unaccent(:query)))) AS w
- WHERE coalesce((
-       SELECT m.f * c.reltuples
-         FROM pg_stats s
-         CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[],
-                                   s.most_common_elem_freqs) AS m(e, f)
-         JOIN pg_class c ON c.oid = 'posts'::regclass
-        WHERE s.schemaname = current_schema() AND s.tablename = 'posts'
-          AND s.attname = 'search_vector' AND m.e = w), 0) < :rare_posts)""")
-RARE_POSTS = 200  # a word on more posts than this ranks only among the meaning's candidates
-RARE_POOL = 500  # at most this many posts holding a rare word are ranked
-
-
-def _worded(f: PostFilter, near: Any | None) -> Any:
-    """The word ranking (ts_rank_cd of any query word). Ranking every post that holds a
-    common word costs a read of each; so the posts ranked are those holding one of the
-    query's rare words plus the meaning ranking's candidates (`near`, made with `words`:
-    their rank comes with them), which common words still reorder. Without a meaning
-    ranking every post holding any word is ranked."""
-    tsq = _any_word_query()
-    rank = func.ts_rank_cd(Post.search_vector, tsq)
-    if near is None:
-        scored = select(Post.id.label("id"), rank.label("rank")).where(
-            Post.search_vector.op("@@")(tsq), *post_conditions(f))
+    """The candidates with their cosine similarity (`similarity`) and the best of them
+    (`best`); `relevance`, when the candidates carry the weight of the words they hold, the
+    similarity plus WORD_WEIGHT times that weight's share of the query's (`idf_total`)."""
+    similarity = 1 - near.c.dist
+    if "held" in near.c:
+        total: Any = cast(bindparam("idf_total"), DOUBLE_PRECISION())
+        share = near.c.held.op("/")(func.nullif(total, literal_column("0")))
+        relevance = similarity + cast(bindparam("word_weight"), DOUBLE_PRECISION()) * (
+            func.coalesce(share, literal_column("0")))
     else:
-        # Each rare-word post is ranked as the scan finds it: no second read by id. The
-        # filters apply to the rows the word index finds (a fence, OFFSET 0): combined
-        # with another index they made the planner read that one too (148,000 entries of
-        # the recent-posts index for "timeFrame: one_month", to keep 275 of 2,880 rows).
-        found = (select(Post.__table__).where(Post.search_vector.op("@@")(_RARE_WORDS))
-                 .offset(0).subquery("rare_found"))
-        on_found = ClauseAdapter(found).traverse
-        rare = (
-            select(found.c.id.label("id"),
-                   func.ts_rank_cd(found.c.search_vector, tsq).label("rank"))
-            .where(*(on_found(c) for c in post_conditions(f)))
-            .limit(RARE_POOL)
-        )
-        pool = union_all(rare, select(near.c.id, near.c.wrank).where(near.c.wrank.is_not(None))
-                         ).subquery("pool")
-        scored = select(pool.c.id, func.max(pool.c.rank).label("rank")).group_by(pool.c.id)
-    hits = scored.subquery("scored")
-    top = select(hits).order_by(hits.c.rank.desc(), hits.c.id).limit(CANDIDATES).subquery("worded")
-    return select(top.c.id, func.row_number().over(order_by=(top.c.rank.desc(), top.c.id))
-                  .label("r"), null().label("sim"), literal_column(str(WORDS_WEIGHT)).label("w"))
+        relevance = null()
+    return select(near.c.id, similarity.label("similarity"), relevance.label("relevance"),
+                  func.max(similarity).over().label("best"))
 
 
-def _page(fused: Any, order: str, f: PostFilter, sort_by: str | None) -> Any:
-    """The page of the fused list. In relevance or similarity order the page is cut from the
+def _page(ranked: Any, order: str, f: PostFilter, sort_by: str | None) -> Any:
+    """The page of the candidates. In relevance or similarity order the page is cut from the
     ranked ids first, and only its rows are read."""
+    scored = ranked.subquery("ranked")
     total = func.count().over().label("fused_total")
-    ranked = (
-        select(fused.c.id, func.sum(fused.c.w / (RRF_K + fused.c.r)).label("relevance"),
-               func.max(fused.c.sim).label("similarity"))
-        .group_by(fused.c.id)
-        .subquery("ranked")
-    )
     if sort_by:
         return (
-            select(*POST_COLUMNS, *OWNER_COLUMNS, ranked.c.similarity, ranked.c.relevance, total)
-            .select_from(ranked)
-            .join(Post, Post.id == ranked.c.id)
+            select(*POST_COLUMNS, *OWNER_COLUMNS, scored.c.similarity, scored.c.relevance,
+                   scored.c.best, total)
+            .select_from(scored)
+            .join(Post, Post.id == scored.c.id)
             .join(Profile, Profile.id == Post.profile_id)
             .order_by(*post_order(sort_by, f.score_window, f.score_method))
             .limit(bindparam("limit"))
             .offset(bindparam("offset"))
         )
-    key = [ranked.c[order].desc().nulls_last(), ranked.c.id]
+    key = [scored.c[order].desc(), scored.c.id]
     page = (
-        select(ranked, total)
+        select(scored, total)
         .order_by(*key)
         .limit(bindparam("limit"))
         .offset(bindparam("offset"))
         .subquery("page")
     )
     return (
-        select(*POST_COLUMNS, *OWNER_COLUMNS, page.c.similarity, page.c.relevance,
+        select(*POST_COLUMNS, *OWNER_COLUMNS, page.c.similarity, page.c.relevance, page.c.best,
                page.c.fused_total)
         .select_from(page)
         .join(Post, Post.id == page.c.id)
         .join(Profile, Profile.id == Post.profile_id)
-        .order_by(page.c[order].desc().nulls_last(), page.c.id)
+        .order_by(page.c[order].desc(), page.c.id)
     )
 
 
@@ -277,18 +231,21 @@ async def search_by_meaning(
     session: AsyncSession, f: PostFilter, *, qvec: str | None, model: str, dims: int,
     sort_by: str | None, limit: int, offset: int,
 ) -> list[Mapping[str, Any]]:
-    """`f.query` by meaning and by words, fused; every other filter of `f` applies. Without
-    a query vector (no word of the query is known to the model) the words rank alone."""
-    words_free = replace(f, query=None)
+    """`f.query` by meaning, its words reordering the nearest (module docstring); every
+    other filter of `f` applies, and every phrase the query quotes. Without a query vector
+    (no word of the query is known to the model) nothing is near: no candidates."""
     if qvec is None:
-        rankings = [_worded(words_free, None)]
-    else:
-        near = _nearest(words_free, dims, depth=MEANING_DEPTH, words=True)
-        rankings = [_ranked(near), _worded(words_free, near)]
-    fused = union_all(*rankings).subquery()
-    params = {**post_params(words_free), "qvec": qvec, "model": model, "query": f.query,
-              "rare_posts": RARE_POSTS, "limit": limit, "offset": offset}
-    return await _run(session, _page(fused, "relevance", f, sort_by), params)
+        return []
+    query = f.query or ""
+    quoted = words.phrases(query)
+    weights = await words.weights(session, query)
+    words_free = replace(f, query=None)
+    near = _nearest(words_free, dims, depth=MEANING_DEPTH, phrases=len(quoted), words=True)
+    params = {**post_params(words_free), "qvec": qvec, "model": model,
+              **{f"phrase_{i}": p for i, p in enumerate(quoted)},
+              "words": weights.words, "idfs": weights.idfs, "idf_total": weights.total,
+              "word_weight": WORD_WEIGHT, "limit": limit, "offset": offset}
+    return await _run(session, _page(_ranked(near), "relevance", f, sort_by), params)
 
 
 async def similar_posts(
@@ -301,7 +258,7 @@ async def similar_posts(
     another order sorts the CANDIDATES nearest."""
     depth = CANDIDATES if sort_by else min(CANDIDATES, offset + limit)
     nearest = _ranked(_nearest(f, dims, depth=depth, exclude_post=True,
-                               exclude_creator=profile_id is not None)).subquery()
+                               exclude_creator=profile_id is not None))
     params = {**post_params(f), "qvec": qvec, "model": model, "exclude_post": post_id,
               "exclude_profile": profile_id, "limit": limit, "offset": offset}
     return await _run(session, _page(nearest, "similarity", f, sort_by), params)

@@ -27,6 +27,7 @@ from sors.catalog.records.paging import (
 )
 from sors.catalog.records.schemas import (
     Category,
+    Match,
     PostPage,
     ProfilePage,
     ScoredPost,
@@ -34,7 +35,7 @@ from sors.catalog.records.schemas import (
 )
 from sors.catalog.records.service import profile_records_as
 from sors.catalog.search import repository as search_repo
-from sors.catalog.search import semantic
+from sors.catalog.search import semantic, words
 from sors.catalog.search.errors import SemanticUnavailable
 from sors.catalog.search.schemas import SearchContentIn, SearchProfilesIn
 from sors.catalog.vectors import embeddings
@@ -64,13 +65,13 @@ def content_filter(body: SearchContentIn, now: datetime) -> search_repo.PostFilt
 
 def _scored(
     row: Mapping[str, Any], f: search_repo.PostFilter, now: datetime, min_age_hours: float,
-    **similarity: float | None,
+    **scores: float | None,
 ) -> ScoredPost:
     """A result with the score the search filtered and sorted by (and, for a search by
-    meaning, its `similarity`: absent from the others)."""
+    meaning, its `similarity` and `relevance`: absent from the others)."""
     fields = flat_fields(row, now, min_age_hours)
     fields["score"] = window_score(row, f.score_window, f.score_method)
-    return assemble(ScoredPost, {**fields, **similarity})
+    return assemble(ScoredPost, {**fields, **scores})
 
 
 def _page(
@@ -105,11 +106,26 @@ async def search_content(
                                "scoreMethod": f.score_method, "scoreWindow": f.score_window})
 
 
+def _r4(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)
+
+
+def match_of(model: Embedder, best: float | None) -> Match | None:
+    """How close the best candidate is to the query, by the model's calibration."""
+    if model.calibration is None:
+        return None
+    none_below, good_from = model.calibration
+    if best is None or best < none_below:
+        return "none"
+    return "good" if best >= good_from else "weak"
+
+
 async def search_by_meaning(
     session: AsyncSession, body: SearchContentIn, *, now: datetime, settings: Settings
 ) -> PostPage:
-    """`semantic` (the query by meaning and words) or `similarTo` (posts nearest a post): the
-    fused or nearest candidates, paged; the same filters, records and envelope."""
+    """`semantic` (the posts nearest the query's meaning, its words reordering them) or
+    `similarTo` (posts nearest a post): the candidates, paged; the same filters, records and
+    envelope, and for `semantic` each result's relevance and the page's `match`."""
     model = await meaning_model(session, settings)
     f = content_filter(body, now)
     page, size = body.page_number, body.page_size
@@ -128,15 +144,16 @@ async def search_by_meaning(
             session, f, qvec=qvec, post_id=target["id"], profile_id=creator, model=model.key,
             dims=model.dims, sort_by=body.sortBy, limit=p.limit + 1, offset=p.offset)
     else:
-        qvec = embeddings.query_vector(model, body.query or "")
+        qvec = embeddings.query_vector(model, words.meaning_text(body.query or ""))
         rows = await semantic.search_by_meaning(
             session, f, qvec=qvec, model=model.key, dims=model.dims, sort_by=body.sortBy,
             limit=p.limit + 1, offset=p.offset)
     more = len(rows) > p.limit
     min_age = settings.jobs.baseline_min_age_hours
     results = [
-        _scored(r, f, now, min_age,
-                similarity=None if r["similarity"] is None else round(r["similarity"], 4))
+        _scored(r, f, now, min_age, similarity=_r4(r["similarity"])) if body.similarTo else
+        _scored(r, f, now, min_age, similarity=_r4(r["similarity"]),
+                relevance=_r4(r["relevance"]))
         for r in rows[: p.limit]
     ]
     paged = Paged(
@@ -145,8 +162,25 @@ async def search_by_meaning(
         # floor.
         bool(body.similarTo) and not body.sortBy and more, more,
     )
-    return assemble(PostPage, {**_page(results, page, size, paged),
-                               "scoreMethod": f.score_method, "scoreWindow": f.score_window})
+    fields = {**_page(results, page, size, paged), "scoreMethod": f.score_method,
+              "scoreWindow": f.score_window}
+    if not body.similarTo:
+        # The best candidate's, whichever page this is (a page past the end reads none).
+        best = rows[0]["best"] if rows else await _best_similarity(session, body, f, qvec, model)
+        fields["match"] = match_of(model, best)
+    return assemble(PostPage, fields)
+
+
+async def _best_similarity(
+    session: AsyncSession, body: SearchContentIn, f: search_repo.PostFilter, qvec: str | None,
+    model: Embedder,
+) -> float | None:
+    """A page past the candidates reads no row to carry the best similarity: read the first."""
+    if qvec is None or body.page_number == 1:
+        return None
+    rows = await semantic.search_by_meaning(session, f, qvec=qvec, model=model.key,
+                                            dims=model.dims, sort_by=None, limit=1, offset=0)
+    return rows[0]["best"] if rows else None
 
 
 async def meaning_model(session: AsyncSession, settings: Settings) -> Embedder:

@@ -21,6 +21,7 @@ from psycopg.types import TypeInfo
 from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.catalog.vectors import pool
 from sors.catalog.vectors.embedder import Embedder, EmbedderUnavailable, get_embedder
 from sors.catalog.vectors.schema import HOT_POSTS, RECENT_DAYS, RECENT_POSTS, index_statements
 from sors.config import Settings
@@ -28,8 +29,9 @@ from sors.kit.db import binary_sql, driver, execute_rows
 
 log = structlog.get_logger(__name__)
 
-# Characters of a post's text that are embedded (a static model averages token vectors:
-# the opening says what the post is about, and the bound keeps ingest fast).
+# Characters of a post's text that are kept for embedding (the opening says what the post is
+# about, and the bound keeps the work per post bounded); a model may read fewer
+# (`Embedder.max_chars`).
 MAX_CHARS = 2000
 
 
@@ -139,6 +141,7 @@ async def too_old(session: AsyncSession) -> str | None:
 def forget_availability() -> None:
     _available.clear()
     _versions.clear()
+    _indexed.clear()
 
 
 def embedder_or_none(settings: Settings) -> Embedder | None:
@@ -156,6 +159,8 @@ def post_text(caption: str | None, *extra: str | None) -> str:
 def query_vector(model: Embedder, text_: str) -> str | None:
     """pgvector's text form of one text's vector; None when the model knows none of its
     words (a zero vector is no direction to compare)."""
+    if not text_.strip():
+        return None
     row = model.embed([text_])[0]
     if not np.isfinite(row).all() or not np.abs(row).sum():
         return None
@@ -169,7 +174,7 @@ def as_pgvector(rows: np.ndarray) -> list[str]:
 
 class _Vector:
     """One embedding on its way to pgvector in its binary form (two 16-bit words, the
-    dimension and 0, then big-endian float32s): formatting 256 floats as text per post
+    dimension and 0, then big-endian float32s): formatting hundreds of floats as text per post
     would cost more than embedding them."""
 
     __slots__ = ("row",)
@@ -202,6 +207,21 @@ async def _vectors_for(session: AsyncSession) -> None:
     pg.adapters.register_dumper(_Vector, type("VectorDumper", (_VectorDumper,), {"oid": info.oid}))
 
 
+_indexed: set[tuple[str, str]] = set()
+
+
+async def _indexes_for(session: AsyncSession, model: Embedder) -> None:
+    """The subsets' indexes of the model, made before its first vector is written (asked once
+    per database and model per process; the migrations made wordllama's)."""
+    url = str(session.bind.url) if session.bind is not None else ""
+    if (url, model.key) in _indexed:
+        return
+    if model.key != "wordllama:256":
+        for statement in index_statements(model.key, model.dims):
+            await session.execute(text(statement))
+    _indexed.add((url, model.key))
+
+
 async def write(session: AsyncSession, settings: Settings, texts: Mapping[str, str]) -> int:
     """Embed and store `{post_id: text}` in the caller's transaction with the model
     `settings` name; how many were written (0 where pgvector or the model is missing)."""
@@ -212,13 +232,14 @@ async def write(session: AsyncSession, settings: Settings, texts: Mapping[str, s
     if model is None:
         return 0
     ids = list(texts)
-    vectors = model.embed([texts[i] for i in ids])
+    vectors = await pool.embed(model, settings, [texts[i][: model.max_chars] for i in ids])
     # Text of no known word embeds to a zero vector (its norm divides by 0): no vector either.
     finite = np.isfinite(vectors).all(axis=1) & (np.abs(vectors).sum(axis=1) > 0)
     ids = [i for i, ok in zip(ids, finite, strict=True) if ok]
     vectors = vectors[finite]
     if not ids:
         return 0
+    await _indexes_for(session, model)
     await _vectors_for(session)
     await execute_rows(session, _WRITE, {
         "id": ids, "model": [model.key] * len(ids), "vec": [_Vector(v) for v in vectors],
@@ -277,9 +298,7 @@ async def backfill(session: AsyncSession, settings: Settings, *, limit: int) -> 
     model = embedder_or_none(settings)
     if model is None:
         return 0
-    if model.key != "wordllama:256":
-        for statement in index_statements(model.key, model.dims):
-            await session.execute(text(statement))
+    await _indexes_for(session, model)
     await session.execute(_BACKFILL_STATE, {"model": model.key})
     cursor, done = (await session.execute(text(
         "SELECT cursor, done FROM embedding_backfill WHERE model = :model"),

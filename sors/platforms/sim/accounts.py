@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sors.platforms.base import Platform, ProfileSnapshot
-from sors.platforms.sim import content
+from sors.platforms.sim import content, languages
 from sors.platforms.sim.rng import Rng, stable_digest, stable_int
 from sors.platforms.urls import profile_url
 
@@ -58,6 +58,7 @@ class Account:
     mix_types: tuple[str, ...]
     mix_cumulative: tuple[float, ...]  # running share of each type, for bisect()
     mix_views: dict[str, float]
+    language: str | None = None  # not English: the creator's captions (sim/languages.py)
 
 
 def derive_account(seed: int, platform: Platform, root: str) -> Account:
@@ -92,6 +93,7 @@ def derive_account(seed: int, platform: Platform, root: str) -> Account:
         mix_types=tuple(ctype for ctype, _, _ in MIX[platform]),
         mix_cumulative=tuple(sum(weights[: i + 1]) / sum(weights) for i in range(len(weights) - 1)),
         mix_views={ctype: mult for ctype, _, mult in MIX[platform]},
+        language=languages.language_for(seed, platform, root, niche.id),
     )
 
 

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from sors.platforms.base import PostSnapshot
-from sors.platforms.sim import content
+from sors.platforms.sim import content, languages
 from sors.platforms.sim.accounts import ASSET_HOST, Account
 from sors.platforms.sim.rng import Rng
 from sors.platforms.sim.trajectories import Trajectory
@@ -138,6 +138,10 @@ def post_snapshot(a: Account, handle: str, s: Slot, now: float) -> PostSnapshot:
     else:
         count = 1 if ctype == "image" else 2 + int(r() * 5)
         extra["slides"] = content.slides(rng, niche, topic, count)
+    if a.language is not None:
+        # Drawn after all the others: the post is otherwise the same as in English.
+        caption = languages.caption(rng, a.platform, niche.id, a.language)
+        extra["language"] = a.language
     views = int(final * growth.fraction(now - s.published))
     pid = post_id(a.platform, s)
     return PostSnapshot(
