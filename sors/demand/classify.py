@@ -25,7 +25,8 @@ def _words(*phrases: str) -> re.Pattern[str]:
 
 
 PART_TWO = _words(
-    r"part\s*(?:2|two|ii|3|three)", r"pt\.?\s*2", r"next part", r"sequel", r"continuation",
+    r"part\s*(?:2|two|ii|3|three)", r"pt\.?\s*2", r"next part", r"(?:need|want|make|do) a sequel",
+    r"sequel (?:please|pls|plz|when|soon)", r"continuation",
     r"more of (?:this|these)", r"deel\s*(?:2|twee)", r"volgende deel", r"vervolg",
     r"parte\s*(?:2|dos|dois)", r"segunda parte", r"siguiente parte", r"pr[oó]xima parte",
     r"continua[çc][aã]o", r"continuaci[oó]n", r"teil\s*(?:2|zwei)", r"zweiter teil",
@@ -141,7 +142,7 @@ def _opens_with_question(text: str) -> bool:
 def kind_of(text: str) -> str:
     """The comment's kind by the rules (its noise aside)."""
     t = unicodedata.normalize("NFC", text).strip()
-    if PART_TWO.search(t):
+    if PART_TWO.search(t) and not CONFUSION.search(t):  # "não entendi a segunda parte"
         return "part_two"
     if REQUEST.search(t):
         return "request"
@@ -173,13 +174,22 @@ def label(text: str) -> Label:
 
 def copied(texts: Sequence[str], authors: Sequence[str | None]) -> set[int]:
     """Positions of long comments written word for word by more than one account (the
-    "…took away my depression" campaigns); spam wherever they stand."""
-    by_text: dict[str, set[str | None]] = {}
-    for text, author in zip(texts, authors, strict=True):
-        if len(text) >= SPAM_COPY_CHARS:
-            by_text.setdefault(text.strip().lower(), set()).add(author)
-    twice = {t for t, who in by_text.items() if len(who) > 1}
-    return {i for i, t in enumerate(texts) if t.strip().lower() in twice}
+    "…took away my depression" campaigns, emoji aside; an author a source does not name
+    counts as another account); spam wherever they stand."""
+    keys = [_copy_key(t) for t in texts]
+    by_text: dict[str, list[str | None]] = {}
+    for key, author in zip(keys, authors, strict=True):
+        if len(key) >= SPAM_COPY_CHARS:
+            by_text.setdefault(key, []).append(author)
+    twice = {t for t, who in by_text.items()
+             if len(who) > 1 and (len(set(who)) > 1 or None in who)}
+    return {i for i, k in enumerate(keys) if k in twice}
+
+
+def _copy_key(text: str) -> str:
+    """The words of a text, lower case (a copy with another emoji at its end is a copy)."""
+    kept = "".join(ch if unicodedata.category(ch)[0] in "LN" else " " for ch in text.lower())
+    return " ".join(kept.split())
 
 
 # ---- language --------------------------------------------------------------------------

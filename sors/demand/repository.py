@@ -48,7 +48,7 @@ SELECT u.*, CAST(:now AS timestamptz), CAST(:now AS timestamptz)
               CAST(:replies AS bigint[]), CAST(:published AS timestamptz[]),
               CAST(:known AS boolean[]), CAST(:lang AS text[]), CAST(:kind AS text[]),
               CAST(:noise AS text[]), CAST(:by AS text[]), CAST(:hash AS bytea[]),
-              CAST(:source AS text[]))
+              CAST(:source AS text[])) AS u
 ON CONFLICT (platform, platform_comment_id) DO UPDATE SET
        parent_platform_id = coalesce(EXCLUDED.parent_platform_id, c.parent_platform_id),
        text = EXCLUDED.text,
