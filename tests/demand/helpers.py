@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sors.kit.db import Database
 from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot
-from tests.factories.world import hand_crawl, hand_post, ingest
+from tests.factories.world import hand_crawl, hand_post, ingest, scalar
 
 SOURCES = Path(__file__).parents[1] / "fixtures" / "sources"
 GOEDUITJE = SOURCES / "apify/instagram/profile_posts_goeduitje_2025-09-04.json"
@@ -20,14 +20,17 @@ KUMPARAN_VIDEO = "7507890376124992786"  # every comment of the recorded file is 
 
 
 async def kumparan_post(db: Database) -> str:
-    """The TikTok video the recorded comment dataset is about, as a crawl would store it."""
+    """The TikTok video the recorded comment dataset is about, as a crawl would store it;
+    its post id."""
     at = datetime(2025, 5, 25, 6, 0, tzinfo=UTC)
     post = dataclasses.replace(
         hand_post("kumparan", 1, datetime(2025, 5, 24, 6, 9, tzinfo=UTC), views=900_000),
         platform_post_id=KUMPARAN_VIDEO,
         url=f"https://www.tiktok.com/@kumparan/video/{KUMPARAN_VIDEO}",
         caption="Diskon listrik 50% untuk pelanggan di bawah 1300 VA mulai Juni")
-    return await ingest(db, hand_crawl("kumparan", [post], at))
+    await ingest(db, hand_crawl("kumparan", [post], at))
+    return str(await scalar(db, "SELECT id FROM posts WHERE platform_post_id = :p",
+                            p=KUMPARAN_VIDEO))
 
 
 async def youtube_video(db: Database, video_id: str = "7ghhRHRP6t4") -> str:

@@ -46,12 +46,16 @@ def test_emoji_and_mentions_alone_are_set_apart(text: str) -> None:
 def test_links_promotions_and_copied_campaigns_are_spam() -> None:
     assert label("Check out my page www.boost-fans.example").noise == "spam"
     assert label("Earn $500 a day from home, DM me on telegram").noise == "spam"
-    campaign = "This song puts me in a good mood, and Clover Cage took away my depression"
+    campaign = ("This song instantly puts me in a good mood, and Clover Cage took away my "
+                "depression")
     texts = [campaign + " ❤", campaign + " ❤😊", "Short and the same", "Short and the same"]
     # Two accounts (one unnamed) pasting the same long text, emoji aside; short repeats are
     # how people talk ("part 2!!"), not spam.
     assert copied(texts, ["a", None, "b", "c"]) == {0, 1}
     assert copied([campaign, campaign], ["a", "a"]) == set()
+    # A question an audience repeats word for word is demand, not a campaign.
+    asked = "How often should I do sourdough bread for beginners?"
+    assert copied([asked, asked], ["a", "b"]) == set()
 
 
 def test_languages_are_told_by_their_common_words() -> None:
