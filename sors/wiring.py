@@ -29,6 +29,9 @@ from sors.catalog.vectors import tasks as vector_tasks
 from sors.console import router as console
 from sors.crawling import router as crawling
 from sors.crawling import tasks as crawling_tasks
+from sors.demand import router as demand
+from sors.demand import schedule as demand_schedule
+from sors.demand import tasks as demand_tasks
 from sors.enrichment import router as enrichment
 from sors.enrichment import tasks as enrichment_tasks
 from sors.feedback import router as feedback
@@ -71,6 +74,7 @@ ROUTERS = (
     enrichment.router,
     remix.router,
     analyses.router,
+    demand.router,
     monitoring.router,
     keeper.router,
     alerts.router,
@@ -90,10 +94,12 @@ REGISTRIES = Registries(
         **analyses_tasks.HANDLERS,
         **webhooks_tasks.HANDLERS,
         **vector_tasks.HANDLERS,
+        **demand_tasks.HANDLERS,
     },
     checks=(
         *alerts_schedule.CHECKS,
         *keeper_schedule.CHECKS,
+        *demand_schedule.CHECKS,
         *monitoring_schedule.CHECKS,
         *subscriptions_schedule.CHECKS,
         *webhooks_schedule.CHECKS,

@@ -174,6 +174,22 @@ GUIDES: dict[str, Guide] = {
         "direct_address, other), filtered by words, hookTypes, platforms, categoryId, "
         "minOutlierScore and timeFrame; best score or newest first.",
         next="get_post on a hook's post; analyze_post to see why it worked.", **_READ),
+    "fetch_comments": Guide(
+        "Fetch a post's comments (postId or url; limit 1-1000, default 100) through the "
+        "configured source, keep them typed as demand (question, request, part_two, "
+        "confusion, objection, praise, other; spam and emoji-only set apart) for "
+        "search_demand. A job; the same open fetch asked again is returned free.",
+        next="get_job_status with jobRef until completed; then search_demand with postIds.",
+        cost_note="Charged per started 100 of limit; refunded if the source fails."),
+    "search_demand": Guide(
+        "What the audience asks for: the questions and requests in the comments of a niche "
+        "(categoryId), a creator (profileId), a board (boardId) or posts (postIds) over a "
+        "timeFrame, clustered by meaning. Each cluster: label (its most central comment, "
+        "verbatim), size, likes, posts, quotes, and covered (whether a post in the catalog "
+        "already answers it, with the nearest posts). sortBy size, likes or unanswered "
+        "(the gaps first).",
+        next="get_post on a nearest post; fetch_comments to add a post's comments.",
+        **_READ),
     "create_topup_link": Guide(
         "A payment link for a credit pack (packId from get_pricing). A human opens it and "
         "pays; the credits land within seconds.",

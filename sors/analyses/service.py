@@ -17,10 +17,11 @@ from sors.analyses.features import PostFeatures, PostMaterial, post_features
 from sors.analyses.schemas import AnalysisResult, HookCreator, HookItem, HookPage, HookSearchIn
 from sors.analyses.summary import offline_summary, with_evidence
 from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
-from sors.catalog.records.analysis_schemas import Analysis
+from sors.catalog.records.analysis_schemas import Analysis, AudienceDemand
 from sors.catalog.records.fields import RESULT_WINDOW
 from sors.catalog.records.paging import page_window, since
 from sors.catalog.records.service import analysis_for
+from sors.demand.service import TopDemand
 from sors.enrichment.analysis import Scene, TranscriptSegment
 from sors.enrichment.schemas import JobState, poll_error
 from sors.jobs import service as jobs
@@ -31,7 +32,9 @@ from sors.queue.models import Job
 
 # What the summary's language model may use (the breakdown's facts, not its wording).
 EVIDENCE = frozenset({"score", "peerCount", "analysedPeerCount", "outlierCount", "hook",
-                      "stoodOut"})
+                      "stoodOut", "audienceDemand"})
+_ASKED = {"question": "asked", "request": "asked for", "part_two": "asked for a part 2",
+          "confusion": "were confused"}
 
 
 def material(
@@ -72,9 +75,17 @@ async def refresh_creator_features(
     return feats, {p.id: p for p, _, _ in rows}, {p.id: v for p, _, v in rows}
 
 
-async def breakdown(session: AsyncSession, post_id: str) -> Analysis:
-    """The post's breakdown, its summary the offline one (the job may have it phrased);
-    its `engine` and `analysedAt` are the stored record's, not set here."""
+def demand_sentence(d: TopDemand) -> str:
+    """ "14 comments asked: “How many grams of flour?”" """
+    many = "comment" if d.count == 1 else "comments"
+    return f" {d.count} {many} {_ASKED.get(d.kind, 'asked')}: “{d.quote}”."
+
+
+async def breakdown(session: AsyncSession, post_id: str,
+                    demand: TopDemand | None = None) -> Analysis:
+    """The post's breakdown, its summary the offline one (the job may have it phrased),
+    quoting what its comments ask for most (`demand`) when they ask anything; its `engine`
+    and `analysedAt` are the stored record's, not set here."""
     post = await session.get(Post, post_id)
     assert post is not None
     feats, posts, visuals = await refresh_creator_features(session, post.profile_id)
@@ -96,10 +107,13 @@ async def breakdown(session: AsyncSession, post_id: str) -> Analysis:
         hook=mine.hook,
         features=rows,
         stoodOut=stood_out,
-        summary=offline_summary(score, len(peers), outliers, stood_out),
+        summary=offline_summary(score, len(peers), outliers, stood_out)
+        + (demand_sentence(demand) if demand else ""),
         engine=None,
         summaryNote=None,
         analysedAt=None,
+        audienceDemand=AudienceDemand(comments=demand.count, likes=demand.likes,
+                                      kind=demand.kind, quote=demand.quote) if demand else None,
     )
 
 

@@ -11,6 +11,7 @@ from sors.analyses import repository as repo
 from sors.analyses.engine_llm import phrase
 from sors.analyses.service import breakdown, evidence_of
 from sors.catalog.models import OUTLIER_MIN_SCORE, Post
+from sors.demand.service import top_demand
 from sors.enrichment.service import SLIDE_TYPES, SPEECH_TYPES
 from sors.enrichment.tasks import PostJobResult, enrich_post
 from sors.events import service as events
@@ -55,7 +56,7 @@ async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
     await enrich_post(ctx, post_id)
     await enrich_peers(ctx, post_id)
     async with ctx.db.transaction() as s:
-        result = await breakdown(s, post_id)
+        result = await breakdown(s, post_id, await top_demand(s, post_id, ctx.settings))
     # The model call runs outside any transaction; its failure only costs the phrasing.
     phrased = await phrase(ctx.settings, evidence_of(result), result.summary)
     result = result.model_copy(update={"summary": phrased.summary,

@@ -26,6 +26,8 @@ class Skill:
     path: str
     credits: int
     extra: dict[str, int]
+    # What one charge of `credits` buys when it is not one call ("100 comments"); None: a call.
+    per: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,8 @@ def load_pricing(text: str) -> Pricing:
     skills = {}
     for key, s in raw["skills"].items():
         extra = {k: int(v) for k, v in s.items() if k.endswith("_credits")}
-        skills[key] = Skill(key, s["title"], s["method"], s["path"], int(s["credits"]), extra)
+        skills[key] = Skill(key, s["title"], s["method"], s["path"], int(s["credits"]), extra,
+                            s.get("per"))
     packs = {
         pid: Pack(pid, int(p["credits"]), Decimal(str(p["price_usd"])))
         for pid, p in raw["packs"].items()

@@ -50,6 +50,8 @@ class SkillPrice(ResponseModel):
     method: str
     path: str
     credits: int
+    per: str | None = Field(None, description="What one charge of `credits` buys when it is "
+                            "not one call (\"100 comments\": charged per started 100)")
 
 
 class RecurringCharge(ResponseModel):
@@ -154,7 +156,8 @@ def price_list(
     return PriceList(
         usdPerCredit=number(pricing.usd_per_credit),
         skills=[
-            SkillPrice(key=s.key, title=s.title, method=s.method, path=s.path, credits=s.credits)
+            SkillPrice(key=s.key, title=s.title, method=s.method, path=s.path, credits=s.credits,
+                       per=s.per)
             for s in pricing.skills.values()
         ],
         recurringCharges=[

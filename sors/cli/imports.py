@@ -17,6 +17,7 @@ from sors.kit.db import Database
 
 if TYPE_CHECKING:
     from sors.catalog.ingest.imports import ImportSummary
+    from sors.demand.service import KeepSummary
     from sors.platforms.base import ProfileSnapshot
     from sors.platforms.exports import ParsedFile
 
@@ -41,6 +42,7 @@ class FileReport(TypedDict):
     recordsSkipped: int
     profiles: Counts
     posts: Counts
+    comments: Counts
     skipped: dict[str, int]  # why records were skipped → how many
 
 
@@ -112,6 +114,7 @@ async def _ingest_all(
     db: Database, settings: Settings, parsed: list[ParsedFile], *, quiet: bool
 ) -> list[FileReport]:
     from sors.catalog.ingest.imports import ImportSummary, import_snapshots
+    from sors.demand.service import keep, label_comments
 
     out: list[FileReport] = []
     total = sum(max(1, len(s.posts)) for p in parsed for s in p.snapshots)
@@ -121,19 +124,28 @@ async def _ingest_all(
         for one in parsed:
             progress.update(task, description=f"importing {one.path.name}")
             summary = ImportSummary()
+            # Typed before the file's transaction opens (a language model may be asked).
+            labelled = await label_comments(settings, one.comments)
             async with db.transaction() as s:  # one file, one transaction
                 for i in range(0, len(one.snapshots), CHUNK):
                     chunk = one.snapshots[i:i + CHUNK]
                     part = await import_snapshots(s, chunk, one.observed_at, settings)
                     _merge(summary, part)
                     progress.advance(task, sum(max(1, len(c.posts)) for c in chunk))
+                # After the posts they belong to, in the same transaction.
+                kept = await keep(s, labelled, now=one.observed_at, settings=settings,
+                                  source="import")
             for reason in one.skipped:
                 summary.skip(reason.split(": ", 1)[-1] if reason.startswith("record ") else reason)
-            out.append(_report(one, summary))
+            for reason, n in kept.reasons.items():
+                summary.skip(f"comments: {reason}", n)
+            if kept.unchanged:
+                summary.skip("comments already kept as they are", kept.unchanged)
+            out.append(_report(one, summary, kept))
     return out
 
 
-def _report(one: ParsedFile, summary: ImportSummary) -> FileReport:
+def _report(one: ParsedFile, summary: ImportSummary, kept: KeepSummary) -> FileReport:
     return FileReport(
         file=str(one.path), format=one.format,
         observedAt=one.observed_at.isoformat().replace("+00:00", "Z"),
@@ -142,6 +154,8 @@ def _report(one: ParsedFile, summary: ImportSummary) -> FileReport:
                         skipped=summary.profiles_skipped),
         posts=Counts(new=summary.posts_new, updated=summary.posts_updated,
                      skipped=summary.posts_skipped),
+        comments=Counts(new=kept.new, updated=kept.updated,
+                        skipped=kept.unchanged + kept.skipped),
         skipped=dict(summary.reasons),
     )
 
@@ -156,11 +170,12 @@ def _merge(into: ImportSummary, part: ImportSummary) -> None:
 
 def _print(results: list[FileReport], failures: list[FileFailure]) -> None:
     table = Table("file", "profiles new", "upd", "skip", "posts new", "upd", "skip",
-                  title="sors import")
+                  "comments new", "upd", "skip", title="sors import")
     for r in results:
-        p, q = r["profiles"], r["posts"]
+        p, q, c = r["profiles"], r["posts"], r["comments"]
         table.add_row(Path(r["file"]).name, *(str(x) for x in (
-            p["new"], p["updated"], p["skipped"], q["new"], q["updated"], q["skipped"])))
+            p["new"], p["updated"], p["skipped"], q["new"], q["updated"], q["skipped"],
+            c["new"], c["updated"], c["skipped"])))
     if results:
         console.print(table)
     for r in results:

@@ -23,6 +23,7 @@ from sors.config.environment import FLAT, PREFIX, FlatEnvironment, nest
 from sors.config.groups import (
     ApifySettings,
     DatabaseSettings,
+    DemandSettings,
     EmailSettings,
     EmbeddingSettings,
     JobSettings,
@@ -76,6 +77,7 @@ class Settings(BaseSettings):
     jobs: JobSettings = Field(default_factory=JobSettings)
     sim: SimSettings = Field(default_factory=SimSettings)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
+    demand: DemandSettings = Field(default_factory=DemandSettings)
     logging: LogSettings = Field(default_factory=LogSettings)
 
     @classmethod

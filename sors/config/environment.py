@@ -48,7 +48,8 @@ FLAT: dict[str, tuple[str, str]] = {
     "youtube_discovery_searches_per_day": ("youtube", "discovery_searches_per_day"),
     **{f"apify_{k}": ("apify", k) for k in (
         "token", "base_url", "tiktok_actor", "instagram_actor", "youtube_actor",
-        "run_timeout_seconds", "daily_usd_budget")},
+        "run_timeout_seconds", "daily_usd_budget", "tiktok_comments_actor",
+        "instagram_comments_actor")},
     **{f"embedding_{k}": ("embeddings", k) for k in ("model", "base_url", "api_key")},
     "embedding_backfill_per_tick": ("embeddings", "backfill_per_tick"),
     "embedding_processes": ("embeddings", "processes"),
@@ -70,6 +71,8 @@ FLAT: dict[str, tuple[str, str]] = {
     "sim_latency_seconds": ("sim", "latency_seconds"),
     **{f"webhooks_{k}": ("webhooks", k) for k in (
         "allow_http", "allow_loopback", "timeout_seconds")},
+    **{f"demand_{k}": ("demand", k) for k in (
+        "llm_labels", "cluster_similarity", "covered_similarity")},
     "log_level": ("logging", "level"),
     "log_json": ("logging", "json_lines"),
 }

@@ -141,6 +141,9 @@ class ApifySettings(_Group):
     tiktok_actor: str = "clockworks~tiktok-scraper"
     instagram_actor: str = "apify~instagram-scraper"
     youtube_actor: str = "streamers~youtube-scraper"
+    # Comment actors (a post's comments, POST /comments); YouTube's come from the Data API.
+    tiktok_comments_actor: str = "clockworks~tiktok-comments-scraper"
+    instagram_comments_actor: str = "apify~instagram-comment-scraper"
     run_timeout_seconds: int = Field(default=300, ge=10, le=3600)
     # What the catalog keeper may spend on provider runs per UTC day (unset: no limit).
     daily_usd_budget: float | None = Field(default=None, ge=0)
@@ -217,6 +220,19 @@ class WebhookSettings(_Group):
     allow_http: bool = False
     allow_loopback: bool = False
     timeout_seconds: float = Field(default=10.0, gt=0, le=30)
+
+
+class DemandSettings(_Group):
+    """Comments as demand (sors/demand, docs/API.md "Demand")."""
+
+    # A language model (SORS_LLM_*) re-labels comments the rules typed; it may only choose
+    # one of the kinds. Off: the rules alone.
+    llm_labels: bool = False
+    # Cosine similarity at or above which two comments share a cluster, and at or above
+    # which a post in the catalog answers a cluster (`covered`). Unset: the model's own
+    # calibrated value (demand.vectors).
+    cluster_similarity: float | None = Field(default=None, gt=0, le=1)
+    covered_similarity: float | None = Field(default=None, gt=0, le=1)
 
 
 class LogSettings(_Group):

@@ -17,6 +17,7 @@ from sors.catalog.ingest.service import ingest_crawls
 from sors.catalog.models import Category, Post, Profile
 from sors.catalog.vectors import embeddings
 from sors.config import Settings
+from sors.demo.comments import keep_world_comments
 from sors.kit.db import Database
 from sors.platforms import taxonomy
 from sors.platforms.base import CrawlSnapshot, Platform
@@ -78,10 +79,13 @@ async def seed_world(
     now: datetime,
     progress: Callable[[int], None] | None = None,
     history: Sequence[timedelta] = (),
+    comments: bool = False,
 ) -> SeedResult:
     """Crawl `profiles` simulated handles at `now` and ingest them, in batches; with
     `history`, each batch is first crawled that long before `now` (oldest first), as a
-    monitored profile would have been, so stat histories exist from the start."""
+    monitored profile would have been, so stat histories exist from the start. `comments`:
+    also the comments of each profile's most viewed posts, typed and embedded
+    (sors.demo.comments), as the demo's build keeps them."""
     from sors.platforms.sim.world import SimWorld
 
     started = time.perf_counter()
@@ -100,6 +104,8 @@ async def seed_world(
             crawls = crawl_batch(world, chunk, now, history)
             async with db.transaction() as s:
                 await ingest_batch(s, crawls)
+                if comments:
+                    await keep_world_comments(s, world, crawls[-1], now, settings)
             counted["posts"] += sum(len(c.posts) for c in crawls[-1])
             if progress:
                 progress(len(chunk))

@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.ingest import curves
 from sors.catalog.ingest.service import ingest_crawls
+from sors.demo.comments import keep_world_comments
 from sors.demo.seed import ensure_categories
 from sors.demo.showcase import showcase
 from sors.demo.watched import refresh_times, watched
@@ -307,6 +308,8 @@ async def _one_batch(
             await curves.refresh(s, limit=len(ids), profile_ids=sorted(ids))
             final = await asyncio.to_thread(lambda: [world.crawl(pf, h, at) for pf, h in todo])
             await ingest_crawls(s, final)
+            # What their audience says (the scheduler embeds the texts).
+            await keep_world_comments(s, world, final, at)
         row = (await s.execute(
             text("UPDATE sim_build SET ready = ready + :n WHERE key = :k RETURNING *"),
             {"n": len(chunk), "k": KEY},

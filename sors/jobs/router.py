@@ -20,7 +20,8 @@ router = APIRouter(prefix="/api/v1", route_class=SorsRoute, tags=["jobs"])
 
 @router.get(
     "/jobs/{jobRef}", summary="Job status (free; poll every 10-30 s)",
-    description="A job of this account: crawl, refresh, transcription, media or remix. "
+    description="A job of this account: crawl, refresh, transcription, media, remix, "
+    "analysis or comments. "
     "Another account's job is 404, as a missing one.",
     response_model=JobStatus, response_model_exclude_unset=True, responses=problems(404),
     openapi_extra={"x-sors-skill": "get_job_status"},

@@ -34,9 +34,22 @@ class PostResult(ResponseModel):
     postId: str
 
 
+class CommentsResult(ResponseModel):
+    postId: str
+    commentsSeen: int = Field(description="Comments the source returned")
+    newComments: int = Field(description="Of those, new to the catalog")
+    source: Literal["sim", "api", "apify"] | None = Field(
+        description="Where they came from: the simulated world, YouTube's Data API, or a "
+        "data provider (Apify)")
+    sourceCostUsd: float | None = Field(
+        description="What the data provider reported the run cost the operator, in USD "
+        "(provider fetches only; not a charge to this account)")
+
+
 class JobStatus(ResponseModel):
     jobRef: str
-    type: Literal["crawl", "refresh", "transcription", "media", "remix", "analysis"]
+    type: Literal["crawl", "refresh", "transcription", "media", "remix", "analysis",
+                  "comments"]
     status: Literal["pending", "processing", "completed", "failed"]
     createdAt: Timestamp
     startedAt: Timestamp | None
@@ -47,8 +60,9 @@ class JobStatus(ResponseModel):
         description="A failed job's error; on a pending job, the last transient error while "
         "it waits for its retry"
     )
-    result: CrawlResult | PostResult | None = Field(
+    result: CrawlResult | CommentsResult | PostResult | None = Field(
         description="crawl/refresh: {profileId, postsSeen, newPosts, source, sourceCostUsd}; "
+        "comments: {postId, commentsSeen, newComments, source, sourceCostUsd}; "
         "transcription, media, remix, analysis: {postId}"
     )
 

@@ -90,6 +90,33 @@ class CrawlSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class CommentSnapshot:
+    """One comment on a post as its platform showed it. Of the person who wrote it only the
+    public handle is kept (no name, picture or id)."""
+
+    platform: Platform
+    platform_post_id: str
+    platform_comment_id: str
+    text: str
+    author_handle: str | None  # lower case, no leading @
+    likes: int | None
+    replies: int | None  # how many answers the platform counts (not all may be listed)
+    published_at: datetime | None
+    parent_id: str | None = None  # the platform's id of the comment this one answers
+    language: str | None = None  # as the source says (TikTok's textLanguage), if it does
+
+
+@dataclass(frozen=True, slots=True)
+class CommentsSnapshot:
+    """What one fetch of a post's comments returned."""
+
+    comments: Sequence[CommentSnapshot]
+    fetched_at: datetime
+    source: str | None = None  # "sim", "apify", "api"
+    source_run: SourceRun | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MediaFile:
     kind: Literal["video", "image", "thumbnail", "audio"]
     path: Path
@@ -204,6 +231,13 @@ class EmptyAnswer(TransientError):
     for a handle never seen, it means there is no such public profile."""
 
 
+class CommentsUnsupported(PlatformError):
+    """The configured source cannot fetch this platform's comments; the message says which
+    source or setting can."""
+
+    code = "comments_unsupported"
+
+
 class UnsupportedMedia(PlatformError):
     """The post has no media we can fetch."""
 
@@ -258,4 +292,16 @@ class DiscoveryListing(Protocol):
         """Handles of creators (of `niche`, a taxonomy id, or any) that the platform started
         showing in (since, now], oldest first, at most `limit`. Raises DiscoveryUnsupported
         when the source has no such listing for this platform."""
+        ...
+
+
+class CommentSource(Protocol):
+    """Optional: adapters that fetch a post's comments (`getattr(adapter, "fetch_comments",
+    None)`; the demand feature's `comments` job uses it)."""
+
+    async def fetch_comments(
+        self, post: PostRef, *, limit: int, now: datetime
+    ) -> CommentsSnapshot:
+        """Up to `limit` of the post's comments (replies included where the source lists
+        them), most relevant first as the platform orders them."""
         ...

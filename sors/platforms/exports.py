@@ -1,7 +1,9 @@
 """Files a team already holds → snapshots, for `sors import`: Apify dataset exports (JSON
 array or JSONL) of the TikTok, Instagram and YouTube actors, yt-dlp `.info.json` files (a
 video, or a channel tab's playlist), and YouTube Data API `videos.list` / `channels.list`
-answers.
+answers. Comments come with them where a file carries some (an Instagram post's
+`latestComments`, a video's yt-dlp `comments`) and from comment files: Apify's TikTok and
+Instagram comment actors, the Data API's `commentThreads.list` answers.
 
 Strict where it matters: a file that is not JSON, of no known format, or with a record that
 lacks what a post needs (its id, its publication time, its creator) is refused whole, naming
@@ -19,16 +21,27 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sors.platforms.base import CrawlSnapshot, PostSnapshot, ProfileSnapshot, platform_of
+from sors.platforms.base import (
+    CommentSnapshot,
+    CrawlSnapshot,
+    PostSnapshot,
+    ProfileSnapshot,
+    platform_of,
+)
 from sors.platforms.handles import InvalidHandle, normalize_handle
+from sors.platforms.live.api.comments import thread_comments
 from sors.platforms.live.api.mapping import map_api_channel, map_api_video
+from sors.platforms.live.apify import comments as apify_comments
 from sors.platforms.live.apify import mapping as apify_map
 from sors.platforms.live.common import from_timestamp, get_path, parse_rfc3339, to_int
 from sors.platforms.live.web.tiktok_map import POST_ID_RE, map_tiktok_post
 from sors.platforms.live.web.youtube_map import map_ytdlp_channel, map_ytdlp_video
+from sors.platforms.live.web.ytdlp_comments import ytdlp_comments
 
+COMMENT_FORMATS = ("apify-tiktok-comments", "apify-instagram-comments",
+                   "youtube-api-comment-threads")
 FORMATS = ("apify-tiktok", "apify-instagram", "apify-youtube", "ytdlp",
-           "youtube-api-videos", "youtube-api-channels")
+           "youtube-api-videos", "youtube-api-channels", *COMMENT_FORMATS)
 # Fields an Apify item may carry its capture time in (the newest one is the file's time).
 _CAPTURE_KEYS = ("scrapedAt", "scrapeTime", "crawledAt", "fetchedAt", "collectedAt")
 
@@ -53,6 +66,7 @@ class ParsedFile:
     snapshots: list[CrawlSnapshot]
     records: int
     skipped: list[str] = field(default_factory=list)  # reasons, one per skipped record
+    comments: list[CommentSnapshot] = field(default_factory=list)
 
 
 def read_json(path: Path) -> Any:
@@ -96,6 +110,8 @@ def detect(data: Any) -> str | None:
             return "youtube-api-videos"
         if kind == "youtube#channelListResponse":
             return "youtube-api-channels"
+        if kind == "youtube#commentThreadListResponse":
+            return "youtube-api-comment-threads"
         if data.get("extractor_key") or data.get("extractor") or data.get("_type") == "playlist":
             return "ytdlp"
         return None
@@ -103,6 +119,10 @@ def detect(data: Any) -> str | None:
         return None
     sample = [i for i in data[:20] if isinstance(i, Mapping) and not apify_map.item_error(i)]
     for item in sample:
+        if apify_comments.is_tiktok_comment(item):
+            return "apify-tiktok-comments"
+        if apify_comments.is_instagram_comment(item):
+            return "apify-instagram-comments"
         if "authorMeta" in item or "webVideoUrl" in item:
             return "apify-tiktok"
         if "shortCode" in item or "ownerUsername" in item or "latestPosts" in item:
@@ -137,11 +157,30 @@ def parse_file(path: Path, *, format: str | None = None, observed_at: datetime |
         raise ImportFileError(path, "the file carries no capture time: say when it was "
                                     "captured with --observed-at (ISO 8601)")
     parsed = ParsedFile(path, format, when, source, [], len(records))
+    if format in COMMENT_FORMATS:
+        parsed.comments = _comments_of(format, data)
+        if len(parsed.comments) < len(records) and format != "youtube-api-comment-threads":
+            parsed.skipped.append(f"{len(records) - len(parsed.comments)} record(s) are no "
+                                  "comment (no id, post or text)")
+        return parsed
     _PARSERS[format](parsed, data, dict(channels or {}))
     return parsed
 
 
+def _comments_of(format: str, data: Any) -> list[CommentSnapshot]:
+    if format == "youtube-api-comment-threads":
+        return thread_comments(data) if isinstance(data, Mapping) else []
+    if not isinstance(data, list):
+        return []
+    return apify_comments.comments_of(i for i in data if isinstance(i, Mapping))
+
+
 def _capture_time(format: str, data: Any) -> datetime | None:
+    if format in COMMENT_FORMATS:
+        # A comment file carries no capture time, but it was captured after its newest
+        # comment: comments are kept as written, not as time series.
+        times = [c.published_at for c in _comments_of(format, data) if c.published_at]
+        return max(times) if times else None
     if format == "ytdlp":
         return from_timestamp(data.get("epoch")) if isinstance(data, Mapping) else None
     if format.startswith("apify-") and isinstance(data, list):
@@ -208,6 +247,9 @@ def _parse_apify(parsed: ParsedFile, data: Any, _channels: Mapping[str, Any]) ->
     platform = parsed.format.removeprefix("apify-")
     items = [item for n, item in enumerate(data, start=1) if _check_record(parsed, n, item)]
     groups = apify_map.groups(platform_of(platform), items)
+    if platform == "instagram":  # post items carry their latest comments
+        posts = [p for i in items for p in (i.get("latestPosts") or [i]) if isinstance(p, Mapping)]
+        parsed.comments = [c for p in posts for c in apify_comments.instagram_post_comments(p)]
     mapped = sum(len(g.posts) for g in groups)
     posts_in = sum(len(i.get("latestPosts") or ()) if "latestPosts" in i else 1 for i in items)
     if mapped < posts_in:
@@ -282,6 +324,7 @@ def _parse_ytdlp(parsed: ParsedFile, data: Any, _channels: Mapping[str, Any]) ->
             parsed.skipped.append(f"entry {n}: no id or publication time ({entry.get('id')})")
             continue
         posts.append(post)
+        parsed.comments.extend(ytdlp_comments(entry, platform_of(platform)))
     parsed.records = len(entries or ())
     parsed.snapshots.append(_snapshot(profile, posts, parsed.observed_at))
 

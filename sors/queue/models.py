@@ -16,7 +16,7 @@ from sors.kit.db import Base
 # all post vectors (catalog.vector_index); they belong to no account and GET /jobs never
 # shows them.
 JOB_TYPES = ("crawl", "refresh", "transcription", "media", "remix", "webhook", "analysis",
-             "vector_index")
+             "vector_index", "comments")
 JOB_STATUSES = ("pending", "processing", "completed", "failed")
 # Who asked for the job: an API call, a monitored profile's refresh, or the catalog keeper
 # (the operator's own freshness crawls: no account, no charge, no ledger row).
@@ -30,7 +30,7 @@ class Job(Base):
                         name="status_known"),
         CheckConstraint(
             "type IN ('crawl','refresh','transcription','media','remix','webhook','analysis',"
-            "'vector_index')",
+            "'vector_index','comments')",
             name="type_known",
         ),
         # At most one unfinished job per dedupe key (e.g. one pending crawl of a handle per

@@ -69,6 +69,8 @@ async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Databas
         ("remix_post", {"postId": t.post_id, "targetNiche": "home baking"}, 20),
         ("analyze_post", {"postId": t.post_id}, 15),
         ("search_hooks", {"hookTypes": ["question"]}, 1),
+        ("fetch_comments", {"postId": t.post_id, "limit": 250}, 15),  # 3 started hundreds
+        ("search_demand", {"timeFrame": "all_time"}, 2),
     ]
     billable = {k for k, s in get_pricing().skills.items() if s.credits > 0}
     walked = {skill for skill, _, _ in calls}

@@ -79,6 +79,9 @@ async def walk(call: Call, t: Targets) -> list[str]:
     analysis = await go("analyze_post", {"postId": t.post_id})
     await go("get_analysis_result", {"jobRef": analysis["jobRef"]})
     await go("search_hooks", {"hookTypes": ["question"]})
+    fetched = await go("fetch_comments", {"postId": t.post_id, "limit": 100})
+    assert fetched["status"] == "pending"
+    await go("search_demand", {"timeFrame": "all_time", "sortBy": "unanswered"})
     await go("track_profile", {"profileId": t.profile_ids[1]})
     await go("list_tracked_profiles", {})
     await go("get_tracked_updates", {"limit": 5})

@@ -4,7 +4,8 @@ actors (tests/fixtures/sources/README.md says where each file came from).
 It answers the calls the Apify source makes: `POST /v2/acts/{actor}/runs` (a run that is
 RUNNING at first and SUCCEEDED when asked again, or whatever `next_status` scripts),
 `GET /v2/actor-runs/{id}`, `GET /v2/datasets/{id}/items`, and `GET /v2/users/me`. A run's
-items are the recorded items of the profile its input names; a wrong token gets Apify's 401.
+items are the recorded items of the profile its input names (of a comment actor, those of
+the post its `postURLs` name); a wrong token gets Apify's 401.
 """
 
 from __future__ import annotations
@@ -98,8 +99,12 @@ class FakeApify:
             return JSONResponse({"error": {"type": "record-not-found",
                                            "message": "Actor was not found"}}, status_code=404)
         actor_input = json.loads(await request.body() or b"{}")
-        handle = self._wanted(actor_input)
-        items = [i for i in self.items[actor] if self._owner(i) == handle]
+        if actor_input.get("postURLs"):  # a comment actor: the recorded comments of the post
+            items = [i for i in self.items[actor]
+                     if i.get("submittedVideoUrl") in actor_input["postURLs"]]
+        else:
+            handle = self._wanted(actor_input)
+            items = [i for i in self.items[actor] if self._owner(i) == handle]
         with self._lock:
             n = next(self._ids)
             final = self.next_status.pop(0) if self.next_status else "SUCCEEDED"

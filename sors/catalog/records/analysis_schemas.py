@@ -60,6 +60,16 @@ class StoodOut(FeatureOut):
     transcriptLine: str | None
 
 
+class AudienceDemand(ResponseModel):
+    """What the post's comments ask for most (its largest cluster of asking comments)."""
+
+    comments: int = Field(description="Comments asking it")
+    likes: int = Field(description="Their likes, summed")
+    kind: str = Field(description="Their commonest kind: question, request, part_two, "
+                      "confusion")
+    quote: str = Field(description="Its most central comment, verbatim")
+
+
 class Analysis(ResponseModel):
     score: float | None = Field(description="The post's outlier score (three months, else "
                                 "all time)")
@@ -74,6 +84,9 @@ class Analysis(ResponseModel):
                                "engine")
     summaryNote: str | None = Field(description="Why the LLM's summary was not used, if so")
     analysedAt: Timestamp | None
+    audienceDemand: AudienceDemand | None = Field(
+        None, description="What its comments ask for most, when the catalog holds comments "
+        "that ask anything (POST /comments fetches them)")
 
 
 

@@ -29,6 +29,8 @@ from sors.config import Settings
 from sors.platforms import handles, sources
 from sors.platforms.base import (
     PLATFORMS,
+    CommentsSnapshot,
+    CommentsUnsupported,
     CrawlSnapshot,
     DiscoveryUnsupported,
     MediaFile,
@@ -37,8 +39,9 @@ from sors.platforms.base import (
     ProfileNotFound,
     UnsupportedMedia,
 )
+from sors.platforms.live.api.comment_threads import fetch_comment_threads
 from sors.platforms.live.api.discovery import YouTubeDiscovery
-from sors.platforms.live.apify.source import ApifyClient, ApifySource
+from sors.platforms.live.apify.source import ApifyClient, ApifyComments, ApifySource
 from sors.platforms.live.pacing import PacerRegistry, PacingPolicy
 from sors.platforms.live.web.instagram import InstagramFetcher
 from sors.platforms.live.web.tiktok import TikTokFetcher
@@ -176,6 +179,30 @@ class LiveAdapter:
             return await self._provider(platform).fetch_profile(canonical, now=now)
         snapshot: CrawlSnapshot = await self._fetcher(platform).fetch_profile(canonical, now=now)
         return dataclasses.replace(snapshot, source=choice.source)
+
+    async def fetch_comments(
+        self, post: PostRef, *, limit: int, now: datetime
+    ) -> CommentsSnapshot:
+        """A post's comments through its platform's source: Apify's comment actors for
+        TikTok and Instagram, the Data API's commentThreads for YouTube (1 quota unit a
+        page of 100). The scrapers (`web`) fetch no comments."""
+        choice = sources.choose(self._settings, post.platform)
+        if choice.source == "apify" and post.platform in ("tiktok", "instagram"):
+            a = self._settings.apify
+            comments = ApifyComments(self.apify_client(), {
+                "tiktok": a.tiktok_comments_actor, "instagram": a.instagram_comments_actor})
+            return await comments.fetch_comments(post.platform, post.platform_post_id,
+                                                 post.url, limit=limit, now=now)
+        if post.platform == "youtube" and self._settings.youtube.api_key:
+            fetcher = self._fetcher("youtube")
+            assert isinstance(fetcher, YouTubeFetcher)
+            if fetcher._api is not None:
+                return await fetch_comment_threads(fetcher._api, post.platform_post_id,
+                                                   limit=limit, now=now)
+        raise CommentsUnsupported(
+            f"{post.platform} comments come from the Apify source (SORS_APIFY_TOKEN) or, for "
+            f"YouTube, the Data API (SORS_YOUTUBE_API_KEY); {post.platform} is served by "
+            f"`{choice.source}` ({choice.reason})")
 
     async def discover(
         self, platform: Platform, niche: str | None, *, since: datetime, now: datetime,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sors.platforms.base import (
+    CommentsSnapshot,
     CrawlSnapshot,
     MediaFile,
     Platform,
@@ -53,6 +54,17 @@ class SimAdapter:
         from sors.platforms.sim.discovery import discover
 
         return discover(self.world, platform, niche, since=since, now=now, limit=limit)
+
+    async def fetch_comments(
+        self, post: PostRef, *, limit: int, now: datetime
+    ) -> CommentsSnapshot:
+        if not post.handle:
+            raise PostNotFound("A simulated post is found through its owner's handle.")
+        hint = post.extra.get("sim_slot")
+        found = self.world.comments(post.platform, post.handle, post.platform_post_id,
+                                    now=now, limit=limit,
+                                    slot_hint=hint if isinstance(hint, int) else None)
+        return CommentsSnapshot(comments=found, fetched_at=now, source="sim")
 
     async def fetch_media(self, post: PostRef, dest_dir: Path, *, now: datetime) -> list[MediaFile]:
         content_type, extra = self._post_content(post, now)

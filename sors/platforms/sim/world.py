@@ -41,7 +41,14 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
-from sors.platforms.base import CrawlSnapshot, Platform, PostNotFound, PostSnapshot, ProfileNotFound
+from sors.platforms.base import (
+    CommentSnapshot,
+    CrawlSnapshot,
+    Platform,
+    PostNotFound,
+    PostSnapshot,
+    ProfileNotFound,
+)
 from sors.platforms.handles import InvalidHandle, normalize_handle
 from sors.platforms.sim import posts
 from sors.platforms.sim.accounts import B64, EPOCH_TS, Account, derive_account, profile_snapshot
@@ -208,6 +215,16 @@ class SimWorld:
                 break
             return posts.post_snapshot(a, h, s, t)
         raise PostNotFound(f"No {platform} post {platform_post_id} by @{h} at this time.")
+
+    def comments(
+        self, platform: Platform, handle: str, platform_post_id: str, *, now: datetime,
+        limit: int, slot_hint: int | None = None,
+    ) -> list[CommentSnapshot]:
+        """A post's comments visible at `now`, most liked first (sim/comments.py)."""
+        from sors.platforms.sim.comments import post_comments
+
+        post = self.find_post(platform, handle, platform_post_id, now=now, slot_hint=slot_hint)
+        return post_comments(post, self.seed, now, limit)
 
     def sample_handles(self, n: int, *, seed: int | None = None) -> list[tuple[Platform, str]]:
         """`n` believable, stable handles across the three platforms (see sim/handles.py)."""
