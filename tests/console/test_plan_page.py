@@ -98,5 +98,6 @@ async def test_the_role_table_holds_in_the_console(world, account, browser_clien
             "SELECT count(*) FROM members WHERE account_id = :a AND email = 'self@example.com'"
         ), {"a": account_id})).scalar()
         checkouts = (await s.execute(text(
-            "SELECT count(*) FROM checkout_sessions WHERE account_id = :a"), {"a": account_id})).scalar()
+            "SELECT count(*) FROM checkout_sessions WHERE account_id = :a"
+        ), {"a": account_id})).scalar()
     assert (invited, checkouts) == (0, 0)
