@@ -129,7 +129,8 @@ async def _direct_and_recall(
                 qvec = embeddings.query_vector(model, query)
                 f = replace(service.content_filter(SearchContentIn(**flt)), query=None)
                 stmt = semantic._ranked(semantic._nearest(f, model.dims)).subquery()
-                top = select(stmt.c.id, stmt.c.sim).order_by(stmt.c.r).limit(10)
+                top = (select(stmt.c.id, stmt.c.similarity)
+                       .order_by(stmt.c.similarity.desc(), stmt.c.id).limit(10))
                 params = {**semantic.post_params(f), "qvec": qvec, "model": model.key}
                 async with db.session() as s:
                     await semantic.read_settings(s, model.key)

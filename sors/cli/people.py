@@ -49,6 +49,11 @@ def _format(as_json: bool, as_csv: bool) -> Format:
         raise
 
 
+# What the console says above the results of a search by meaning that found nothing close.
+MATCH_NOTES = {"none": "No posts about this yet — closest:",
+               "weak": "Nothing close to this yet; these are the nearest, loosely related:"}
+
+
 def _print_json(data: Any) -> None:
     print(tables.to_json(data))
 
@@ -73,7 +78,8 @@ def search(
     score_method: str = typer.Option(None, "--score-method", help="mean, median, age_adjusted."),
     sort_by: str = typer.Option(
         None, "--sort", help="outlier_score, views, likes, engagement_rate, recent, velocity."),
-    semantic: bool = typer.Option(False, "--semantic", help="Rank the words by meaning too."),
+    semantic: bool = typer.Option(
+        False, "--semantic", help="By meaning: the posts nearest the words, which reorder them."),
     similar_to: str = typer.Option(None, "--similar-to", help="A post (or profile) id."),
     page: int = typer.Option(1, "--page", min=1),
     limit: int = typer.Option(20, "--limit", min=1, max=100, help="Results per page."),
@@ -109,6 +115,8 @@ def search(
     if not results:
         console.print("no matches; loosen the filters (see `sors search --help`)")
         return
+    if found.get("match") in MATCH_NOTES:  # a search by meaning: how close the best is
+        console.print(MATCH_NOTES[found["match"]])
     shown = f"{(page - 1) * found['pageSize'] + 1}-{(page - 1) * found['pageSize'] + len(results)}"
     total = f"{found['total']:,}" + ("+" if found.get("totalCapped") else "")
     if profiles:

@@ -102,6 +102,17 @@ def test_search_filters_reach_the_api_and_csv_is_the_apis_own(demo: Demo) -> Non
     assert "outlier_score_three_months" in rows[0]
 
 
+def test_a_search_by_meaning_about_nothing_held_says_so_above_the_closest(demo: Demo) -> None:
+    args = ("search", "best bass fishing lures", "--semantic", "--published-within", "all_time",
+            "--limit", "3")
+    found = json.loads(ok(run(demo.workdir, *args, "--json")))
+    assert found["match"] == "none" and len(found["results"]) == 3
+    lines = ok(run(demo.workdir, *args)).splitlines()
+    assert lines[0] == "No posts about this yet — closest:"
+    assert lines[1].startswith("outliers 1-3 of")
+    assert all(p["id"] in "\n".join(lines) for p in found["results"])
+
+
 def test_search_for_profiles(demo: Demo) -> None:
     found = json.loads(ok(run(demo.workdir, "search", "--profiles", "--limit", "3", "--json")))
     out = ok(run(demo.workdir, "search", "--profiles", "--limit", "3"))
