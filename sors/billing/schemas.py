@@ -44,12 +44,22 @@ class LedgerPage(ResponseModel):
     nextBefore: str | None = Field(description="Pass as `before` for the next page")
 
 
+class PriceVariant(ResponseModel):
+    key: str = Field(description='e.g. "metadata" (analyze_post), "already_tracked" '
+                     '(crawl_profile)')
+    title: str
+    credits: int
+
+
 class SkillPrice(ResponseModel):
     key: str
     title: str
     method: str
     path: str
     credits: int
+    includes: str | None = Field(None, description="What the price covers beyond the call")
+    variants: list[PriceVariant] = Field(
+        default_factory=list, description="Other prices of the same call, and when they apply")
 
 
 class RecurringCharge(ResponseModel):
@@ -154,7 +164,12 @@ def price_list(
     return PriceList(
         usdPerCredit=number(pricing.usd_per_credit),
         skills=[
-            SkillPrice(key=s.key, title=s.title, method=s.method, path=s.path, credits=s.credits)
+            SkillPrice(
+                key=s.key, title=s.title, method=s.method, path=s.path, credits=s.credits,
+                includes=s.includes,
+                variants=[PriceVariant(key=k.removesuffix("_credits"), title=s.titles[k],
+                                       credits=v) for k, v in s.extra.items()],
+            )
             for s in pricing.skills.values()
         ],
         recurringCharges=[
