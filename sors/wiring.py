@@ -17,6 +17,7 @@ from sors.accounts import router as accounts
 from sors.alerts import router as alerts
 from sors.alerts import schedule as alerts_schedule
 from sors.analyses import router as analyses
+from sors.analyses import schedule as analyses_schedule
 from sors.analyses import tasks as analyses_tasks
 from sors.api import index, sim_pages
 from sors.billing import router as billing
@@ -103,6 +104,7 @@ REGISTRIES = Registries(
         *monitoring_schedule.CHECKS,
         *subscriptions_schedule.CHECKS,
         *webhooks_schedule.CHECKS,
+        *analyses_schedule.CHECKS,
     ),
     # Events between domains that have no floor between them, connected here.
     listeners={

@@ -155,18 +155,23 @@ GUIDES: dict[str, Guide] = {
         next="poll every few seconds while pending or processing.", **_READ),
     "analyze_post": Guide(
         "Why a post worked: a job that compares the post (postId or url) with its creator's "
-        "usual — hook (first 3 s of speech and on-screen text, its type), pacing, format, "
-        "caption, publish time — and lists what stood out (features where it departs from "
-        "the creator's usual and that separate their outliers from their ordinary posts), "
-        "each with its evidence and timestamps, plus a short summary. Transcript and scene "
-        "analysis are made first when missing, at no extra charge.",
+        "own posts, or with its niche's (similar creators, similar followers, posts of a "
+        "similar age) when the creator has too few outliers — hook (speech, on-screen text "
+        "and caption reconciled, its type and source), pacing, format, caption, publish "
+        "time, engagement — each feature only among posts measured the same way. Answers "
+        "findings as sentences with their numbers (features at or beyond the 10th/90th "
+        "percentile, and what the post shares with the outliers), what stood out with its "
+        "evidence and timestamps, and a summary. Transcript and scene analysis (of the post "
+        "and up to 8 of the creator's posts) are included in the price.",
         next="get_analysis_result with jobRef until completed; remix_post keeps what stood "
         "out.",
-        cost_note="Refunded if the job fails."),
+        cost_note="Refunded if the job fails. A post whose media cannot be fetched is "
+        "analysed from its metadata (`basis: metadata`) at the lower price get_pricing "
+        "lists; the difference is refunded."),
     "get_analysis_result": Guide(
-        "The breakdown written by an analyze_post job (features with the creator's baseline, "
-        "what stood out, summary), or its status while it is still running. The breakdown "
-        "also shows on get_post.",
+        "The breakdown written by an analyze_post job (findings as sentences, features with "
+        "their baseline, what stood out, summary, the comparison it was made against), or "
+        "its status while it is still running. The breakdown also shows on get_post.",
         next="poll every few seconds while pending or processing.", **_READ),
     "search_hooks": Guide(
         "The hook library: opening lines of analysed posts with their type (how_to, "

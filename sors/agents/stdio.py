@@ -27,7 +27,7 @@ def skills_of(price_list: Mapping[str, object]) -> list[SkillPrice]:
     skills = price_list.get("skills")
     if not isinstance(skills, list):
         raise ValueError("the price list names no skills")
-    return [SkillPrice.model_validate({k: s[k] for k in SkillPrice.model_fields})
+    return [SkillPrice.model_validate({k: s[k] for k in SkillPrice.model_fields if k in s})
             for s in skills]
 
 

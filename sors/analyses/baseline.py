@@ -1,4 +1,5 @@
-"""A post against its creator's usual: the baseline of each feature and what stood out.
+"""A post against a group of posts (its creator's, or its niche's): the baseline of each
+feature, its percentile, and what stood out (sors.analyses.findings applies them).
 
 Pure functions over feature values (sors.analyses.features). How "what stood out" is chosen
 (docs/API.md, Analyses):
@@ -20,9 +21,9 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sors.analyses.features import FEATURES, FeatureSpec, FeatureValue
+from sors.analyses.features import FeatureSpec, FeatureValue
 from sors.catalog.models import OUTLIER_MIN_SCORE as OUTLIER_SCORE
 from sors.catalog.records.analysis_schemas import Baseline, FeatureOut, GroupShare
 
@@ -37,11 +38,14 @@ _MAD_SCALE = 1.4826  # MAD to standard deviation for normal data
 
 @dataclass(frozen=True)
 class Peer:
-    """One of the creator's other posts: its feature values and its outlier score."""
+    """A post compared with this one (the creator's, or a similar creator's): its feature
+    values, how each was measured, its outlier score and its creator."""
 
     post_id: str
     values: dict[str, FeatureValue]
     score: float | None
+    measured: dict[str, str] = field(default_factory=dict)
+    profile_id: str = ""
 
     @property
     def outlier(self) -> bool:
@@ -60,21 +64,21 @@ class Standout:
 
 
 @dataclass(frozen=True)
-class _Found:
+class Found:
     baseline: Baseline
     percentile: float | None
     departure: float
     side: Callable[[list[Peer]], float]  # the share of a group on the post's side
 
 
-def _num(v: FeatureValue) -> float:
+def num(v: FeatureValue) -> float:
     assert v is not None and not isinstance(v, str)
     return float(v)
 
 
-def _same(spec: FeatureSpec, a: FeatureValue, b: FeatureValue) -> bool:
+def same_value(spec: FeatureSpec, a: FeatureValue, b: FeatureValue) -> bool:
     if spec.kind == "hour":
-        d = abs(int(_num(a)) - int(_num(b))) % 24
+        d = abs(int(num(a)) - int(num(b))) % 24
         return min(d, 24 - d) <= 1
     return bool(a == b)
 
@@ -92,9 +96,9 @@ def robust_spread(values: Sequence[float]) -> float:
     return round(_MAD_SCALE * mad, 3)
 
 
-def _numeric(spec: FeatureSpec, value: FeatureValue, peers: list[Peer]) -> _Found:
-    xs = [_num(p.values[spec.name]) for p in peers]
-    v = _num(value)
+def numeric(spec: FeatureSpec, value: FeatureValue, peers: list[Peer]) -> Found:
+    xs = [num(p.values[spec.name]) for p in peers]
+    v = num(value)
     med = statistics.median(xs)
     spread = robust_spread(xs)
     z = (v - med) / spread if spread > 0 else (0.0 if v == med else float("inf"))
@@ -103,55 +107,20 @@ def _numeric(spec: FeatureSpec, value: FeatureValue, peers: list[Peer]) -> _Foun
     above = v > med
 
     def side(group: list[Peer]) -> float:
-        on = [p for p in group if (_num(p.values[spec.name]) > med) == above]
+        on = [p for p in group if (num(p.values[spec.name]) > med) == above]
         return len(on) / len(group)
 
     baseline = Baseline(median=round(med, 2), spread=spread, postCount=len(xs))
-    return _Found(baseline, pct, departure, side)
+    return Found(baseline, pct, departure, side)
 
 
-def _categorical(spec: FeatureSpec, value: FeatureValue, peers: list[Peer]) -> _Found:
+def categorical(spec: FeatureSpec, value: FeatureValue, peers: list[Peer]) -> Found:
     vals = [p.values[spec.name] for p in peers]
-    share = sum(1 for x in vals if _same(spec, x, value)) / len(vals)
+    share = sum(1 for x in vals if same_value(spec, x, value)) / len(vals)
     usual = max(set(vals), key=lambda x: (vals.count(x), str(x)))
 
     def side(group: list[Peer]) -> float:
-        return sum(1 for p in group if _same(spec, p.values[spec.name], value)) / len(group)
+        return sum(1 for p in group if same_value(spec, p.values[spec.name], value)) / len(group)
 
     baseline = Baseline(usual=usual, share=round(share, 3), postCount=len(vals))
-    return _Found(baseline, None, 1.0 - share, side)
-
-
-def compare(
-    values: dict[str, FeatureValue], peers: Sequence[Peer]
-) -> tuple[list[FeatureOut], list[Standout]]:
-    """(every feature with its baseline and percentile, what stood out — strongest first)."""
-    rows: list[FeatureOut] = []
-    candidates: list[Standout] = []
-    for spec in FEATURES:
-        value = values.get(spec.name)
-        have = [p for p in peers if p.values.get(spec.name) is not None]
-        if value is None or not have:
-            rows.append(FeatureOut(name=spec.name, label=spec.label, unit=spec.unit or None,
-                                   value=value, baseline=None, percentile=None))
-            continue
-        found = (_numeric if spec.kind == "numeric" else _categorical)(spec, value, have)
-        row = FeatureOut(name=spec.name, label=spec.label, unit=spec.unit or None, value=value,
-                         baseline=found.baseline, percentile=found.percentile)
-        rows.append(row)
-        outliers = [p for p in have if p.outlier]
-        ordinary = [p for p in have if not p.outlier]
-        if len(outliers) < MIN_OUTLIERS or len(ordinary) < MIN_ORDINARY:
-            continue
-        in_outliers, in_ordinary = found.side(outliers), found.side(ordinary)
-        separation = in_outliers - in_ordinary
-        if found.departure < MIN_DEPARTURE or separation < MIN_SEPARATION:
-            continue
-        candidates.append(Standout(
-            row,
-            GroupShare(postCount=len(outliers), share=round(in_outliers, 3)),
-            GroupShare(postCount=len(ordinary), share=round(in_ordinary, 3)),
-            round(found.departure * separation, 3),
-        ))
-    candidates.sort(key=lambda c: -c.strength)
-    return rows, candidates[:MAX_STOOD_OUT]
+    return Found(baseline, None, 1.0 - share, side)

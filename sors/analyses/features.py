@@ -1,10 +1,12 @@
 """A post's features, computed in code from what the catalog holds: the hook (the first
-seconds of speech and the first scene's on-screen text), pacing (speaking rate, cuts),
-format, caption, hashtags and publish time; for image posts, slides and their text.
+seconds of speech, the first scene's on-screen text and the caption, reconciled), pacing
+(speaking rate, cuts), format, caption, hashtags, publish time and engagement; for image
+posts, slides and their text.
 
-Pure functions: no database, no model. `post_features` returns the values (JSON-ready) and
-the hook; a feature that cannot be measured for a post (no speech, no scenes, not an image
-post) is None, and the baseline ignores it.
+Pure functions: no database, no model. `post_features` returns the values (JSON-ready), how
+each was measured (`measured`: a feature is compared only among posts where it was measured
+the same way) and the hook; a feature that cannot be measured for a post (no speech, no
+scenes, not an image post) is None, and the baseline ignores it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from datetime import datetime
 from typing import Literal
 
 from sors.analyses.hooks import classify_hook
+from sors.analyses.reconcile import Witness, caption_line, reconcile
 from sors.catalog.records.analysis_schemas import Hook
 from sors.enrichment.analysis import Scene, TranscriptSegment
 
@@ -38,7 +41,10 @@ _CTA = re.compile(
 )
 
 Kind = Literal["numeric", "category", "flag", "hour"]
+# What a feature needs: the transcript and visual analysis (media) or the post alone.
 Source = Literal["media", "metadata"]
+# Features are computed this many ways at most; stored with each post's features.
+VERSION = 2
 # What a feature measures: a number, a category, a flag; None where it does not apply.
 FeatureValue = str | int | float | bool | None
 
@@ -54,21 +60,25 @@ class FeatureSpec:
 
 # Every compared feature, in the order the API shows them (docs/API.md).
 FEATURES: tuple[FeatureSpec, ...] = (
-    FeatureSpec("hookType", "hook type", "category", "media"),
-    FeatureSpec("hookWords", "words in the hook", "numeric", "media", "words"),
+    FeatureSpec("hookType", "hook type", "category", "metadata"),
+    FeatureSpec("hookWords", "words in the hook", "numeric", "metadata", "words"),
     FeatureSpec("speakingRate", "speaking rate", "numeric", "media", "words/min"),
     FeatureSpec("timeToFirstCut", "time to the first cut", "numeric", "media", "s"),
     FeatureSpec("cutsPerMinute", "cuts per minute", "numeric", "media", "cuts/min"),
     FeatureSpec("slideCount", "slide count", "numeric", "media", "slides"),
     FeatureSpec("textDensity", "on-screen words per slide", "numeric", "media", "words/slide"),
+    FeatureSpec("spokenCallToAction", "spoken call to action", "flag", "media"),
     FeatureSpec("durationSeconds", "duration", "numeric", "metadata", "s"),
     FeatureSpec("format", "format", "category", "metadata"),
     FeatureSpec("captionLength", "caption length", "numeric", "metadata", "characters"),
     FeatureSpec("hashtagCount", "hashtags", "numeric", "metadata", "hashtags"),
-    FeatureSpec("callToAction", "call to action", "flag", "metadata"),
+    FeatureSpec("callToAction", "call to action in the caption", "flag", "metadata"),
     FeatureSpec("captionQuestion", "question in the caption", "flag", "metadata"),
     FeatureSpec("publishHour", "publish hour (UTC)", "hour", "metadata", "h"),
     FeatureSpec("publishWeekday", "publish weekday", "category", "metadata"),
+    FeatureSpec("likeRate", "likes per 100 views", "numeric", "metadata", "%"),
+    FeatureSpec("commentRate", "comments per 1,000 views", "numeric", "metadata", "/1,000"),
+    FeatureSpec("shareRate", "shares per 1,000 views", "numeric", "metadata", "/1,000"),
 )
 SPECS = {f.name: f for f in FEATURES}
 
@@ -86,19 +96,24 @@ class PostMaterial:
     segments: Sequence[TranscriptSegment] = ()
     scenes: Sequence[Scene] | None = None  # None: no visual analysis yet
     has_media: bool = field(default=False)  # transcript and visual analysis both present
+    views: int | None = None
+    likes: int | None = None
+    comments: int | None = None
+    shares: int | None = None
 
 
 @dataclass(frozen=True)
 class PostFeatures:
-    """Every feature of FEATURES by name (None where it does not apply), and the hook's
-    evidence (None without media)."""
+    """Every feature of FEATURES by name (None where it does not apply), how each was
+    measured, and the hook's evidence (None when the post has no words at all)."""
 
     values: dict[str, FeatureValue]
     hook: Hook | None
+    measured: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         """As the catalog keeps them (`post_analyses.features`)."""
-        return {"values": self.values,
+        return {"version": VERSION, "values": self.values, "measured": self.measured,
                 "hook": None if self.hook is None else self.hook.model_dump(mode="json")}
 
 
@@ -108,10 +123,11 @@ def words(text: str) -> list[str]:
 
 def _spoken_hook(
     segments: Sequence[TranscriptSegment],
-) -> tuple[str, float | None, float | None]:
-    """(text, start, end) of the speech that begins within the first HOOK_SECONDS."""
+) -> tuple[str, float | None, float | None, float | None]:
+    """(text, start, end, confidence) of the speech that begins within HOOK_SECONDS."""
     parts: list[str] = []
     start = end = None
+    sure: list[tuple[float, int]] = []  # (confidence, words) of each segment kept
     for seg in segments:
         s, e, text = seg.start, seg.end, seg.text.strip()
         if s >= HOOK_SECONDS or not text:
@@ -121,31 +137,54 @@ def _spoken_hook(
             keep = max(1, math.ceil(len(ws) * (HOOK_SECONDS - s) / (e - s)))
             text, e = " ".join(ws[:keep]), HOOK_SECONDS
         parts.append(text)
+        if seg.confidence is not None:
+            sure.append((seg.confidence, len(text.split())))
         start = s if start is None else start
         end = e
-    return " ".join(parts), start, end
+    n = sum(w for _, w in sure)
+    confidence = round(sum(c * w for c, w in sure) / n, 3) if n else None
+    return " ".join(parts), start, end, confidence
 
 
-def hook_of(m: PostMaterial) -> Hook:
-    """The hook: first seconds of speech, the first scene's on-screen text, their type."""
-    spoken, start, end = ("", None, None)
-    if m.transcript_source == "speech":
-        spoken, start, end = _spoken_hook(m.segments)
-    scenes = m.scenes or []
+def hook_of(m: PostMaterial) -> Hook | None:
+    """The hook as the viewer met it: the first seconds of speech, the first scene's
+    on-screen text and the caption, reconciled (sors.analyses.reconcile); None when the
+    post has no words at all."""
+    spoken, start, end, confidence = ("", None, None, None)
+    if m.has_media and m.transcript_source == "speech":
+        spoken, start, end, confidence = _spoken_hook(m.segments)
+    scenes = (m.scenes or []) if m.has_media else []
     on_screen = scenes[0].on_screen_text.strip() if scenes else ""
-    if not on_screen and m.content_type in IMAGE_TYPES and m.segments:
+    if m.has_media and not on_screen and m.content_type in IMAGE_TYPES and m.segments:
         on_screen = m.segments[0].text.strip()
-    if start is None and scenes and on_screen:
-        start, end = scenes[0].start, scenes[0].end
-    # Speech is what the hook says; a silent video or a slideshow says it in text.
-    text = spoken or on_screen
+    shown_at = (scenes[0].start, scenes[0].end) if scenes else (None, None)
+    found = reconcile(
+        Witness("speech", spoken, start, end, confidence) if spoken else None,
+        Witness("on_screen_text", on_screen, *shown_at) if on_screen else None,
+        m.caption,
+    )
+    if found is None:
+        return None
+    chosen = found.chosen
+    # The span of what was chosen; a shown line that was also heard, the time it was heard.
+    span = (chosen.start, chosen.end)
+    if chosen.source == "on_screen_text" and "speech" in found.supported_by:
+        span = (start, end)
+    text = chosen.text
+    kind = classify_hook(text)
+    if kind == "other" and chosen.source != "caption":
+        kind = classify_hook(" ".join([spoken, on_screen]).strip())
     return Hook(
-        type=classify_hook(" ".join([spoken, on_screen]).strip()) if text else None,
+        type=kind,
         text=text,
         spokenText=spoken or None,
         onScreenText=on_screen or None,
-        startSecond=None if start is None else round(start, 2),
-        endSecond=None if end is None else round(end, 2),
+        startSecond=None if span[0] is None else round(span[0], 2),
+        endSecond=None if span[1] is None else round(span[1], 2),
+        source=chosen.source,
+        supportedBy=list(found.supported_by),
+        captionText=caption_line(m.caption) or None,
+        speechConfidence=confidence,
     )
 
 
@@ -176,13 +215,21 @@ def _slides(m: PostMaterial) -> tuple[int | None, float | None]:
     return count, (round(text_words / count, 1) if count else None)
 
 
+def _per(part: int | None, views: int | None, scale: float) -> float | None:
+    if part is None or not views:
+        return None
+    return round(part / views * scale, 2)
+
+
 def post_features(m: PostMaterial) -> PostFeatures:
-    """Every feature of FEATURES (None where it does not apply), plus `hook`'s evidence."""
+    """Every feature of FEATURES (None where it does not apply), how each was measured, and
+    the hook's evidence."""
     caption = m.caption or ""
-    hook = hook_of(m) if m.has_media else None
+    hook = hook_of(m)
     first_cut, cuts = _cuts(m) if m.has_media else (None, None)
     slides, density = _slides(m) if m.has_media else (None, None)
-    spoken = " ".join(s.text for s in m.segments) if m.transcript_source == "speech" else ""
+    speech = m.has_media and m.transcript_source == "speech"
+    spoken = " ".join(s.text for s in m.segments) if speech else ""
     values: dict[str, FeatureValue] = {
         "hookType": hook.type if hook else None,
         "hookWords": len(words(hook.text)) if hook and hook.text else None,
@@ -191,13 +238,23 @@ def post_features(m: PostMaterial) -> PostFeatures:
         "cutsPerMinute": cuts,
         "slideCount": slides,
         "textDensity": density,
+        "spokenCallToAction": bool(_CTA.search(spoken)) if speech and spoken else None,
         "durationSeconds": m.duration_seconds if m.content_type in VIDEO_TYPES else None,
         "format": m.content_type,
         "captionLength": len(caption),
         "hashtagCount": len(m.hashtags),
-        "callToAction": bool(_CTA.search(caption) or _CTA.search(spoken)),
+        "callToAction": bool(_CTA.search(caption)),
         "captionQuestion": "?" in caption,
         "publishHour": m.published_at.hour,
         "publishWeekday": WEEKDAYS[m.published_at.weekday()],
+        "likeRate": _per(m.likes, m.views, 100.0),
+        "commentRate": _per(m.comments, m.views, 1000.0),
+        "shareRate": _per(m.shares, m.views, 1000.0),
     }
-    return PostFeatures(values, hook)
+    # How each was measured: like is compared with like (sors.analyses.findings).
+    hook_way = "media" if m.has_media else "caption"
+    ways = {"hookType": hook_way, "hookWords": hook_way, "speakingRate": "speech",
+            "spokenCallToAction": "speech", "timeToFirstCut": "scenes",
+            "cutsPerMinute": "scenes", "slideCount": "scenes", "textDensity": "scenes"}
+    measured = {name: ways.get(name, "metadata") for name, v in values.items() if v is not None}
+    return PostFeatures(values, hook, measured)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import ColumnElement, func, select, text, update
+from sqlalchemy import ColumnElement, Select, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.catalog.models import (
@@ -30,16 +30,82 @@ HookRow = tuple[PostAnalysisRecord, Post, Profile, float | None]
 SCORE = func.coalesce(Post.score_three_months, Post.score_all_time)
 
 
-async def creator_posts(
-    session: AsyncSession, profile_id: str
-) -> list[tuple[Post, TranscriptRecord | None, VisualAnalysisRecord | None]]:
-    """Every live post of the creator with its transcript and visual analysis, if any."""
-    stmt = (
+# A post with what enrichment found for it.
+PostRow = tuple[Post, TranscriptRecord | None, VisualAnalysisRecord | None]
+
+
+def _with_media() -> Select[Post, TranscriptRecord, VisualAnalysisRecord]:
+    return (
         select(Post, TranscriptRecord, VisualAnalysisRecord)
         .outerjoin(TranscriptRecord, TranscriptRecord.post_id == Post.id)
         .outerjoin(VisualAnalysisRecord, VisualAnalysisRecord.post_id == Post.id)
+    )
+
+
+async def creator_posts(session: AsyncSession, profile_id: str) -> list[PostRow]:
+    """Every live post of the creator with its transcript and visual analysis, if any."""
+    stmt = (
+        _with_media()
         .where(Post.profile_id == profile_id, Post.deleted_at.is_(None))
         .order_by(Post.published_at.desc(), Post.id)
+    )
+    return [(r[0], r[1], r[2]) for r in (await session.execute(stmt)).all()]
+
+
+async def post_with_media(session: AsyncSession, post_id: str) -> PostRow | None:
+    """The post (deleted or not) with its transcript and visual analysis."""
+    row = (await session.execute(_with_media().where(Post.id == post_id))).first()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+async def posts_with_media(session: AsyncSession, post_ids: Sequence[str]) -> list[PostRow]:
+    stmt = _with_media().where(Post.id.in_(list(post_ids))).order_by(Post.id)
+    return [(r[0], r[1], r[2]) for r in (await session.execute(stmt)).all()]
+
+
+async def first_category(session: AsyncSession, profile_id: str) -> str | None:
+    """The creator's first niche (the classifier's best)."""
+    stmt = (
+        select(ProfileCategory.category_id)
+        .where(ProfileCategory.profile_id == profile_id)
+        .order_by(ProfileCategory.rank, ProfileCategory.category_id)
+        .limit(1)
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def follower_count(session: AsyncSession, profile_id: str) -> int | None:
+    stmt = select(Profile.follower_count).where(Profile.id == profile_id)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def niche_posts(
+    session: AsyncSession, *, platform: str, category_ids: Sequence[str], exclude_profile: str,
+    followers: tuple[int, int] | None, published: tuple[datetime, datetime], limit: int,
+) -> list[PostRow]:
+    """Live posts of active creators in the niche (any of `category_ids`), other than
+    `exclude_profile`, published within `published`, with their follower count in
+    `followers`: a stable sample of at most `limit` (by a hash of the post id)."""
+    conds: list[ColumnElement[bool]] = [
+        Post.platform == platform,
+        Post.profile_id != exclude_profile,
+        Post.deleted_at.is_(None),
+        Post.published_at >= published[0],
+        Post.published_at <= published[1],
+        Profile.is_active.is_(True),
+        select(ProfileCategory.profile_id)
+        .where(ProfileCategory.profile_id == Post.profile_id,
+               ProfileCategory.category_id.in_(list(category_ids)))
+        .exists(),
+    ]
+    if followers is not None:
+        conds.append(Profile.follower_count.between(*followers))
+    stmt = (
+        _with_media()
+        .join(Profile, Profile.id == Post.profile_id)
+        .where(*conds)
+        .order_by(func.md5(Post.id))
+        .limit(limit)
     )
     return [(r[0], r[1], r[2]) for r in (await session.execute(stmt)).all()]
 
@@ -80,6 +146,21 @@ async def peers_without_media(
     return ids + list((await session.execute(rest)).scalars())
 
 
+async def peers_with_media(
+    session: AsyncSession, post: Post, *, content_types: Sequence[str]
+) -> int:
+    """How many of the creator's other live posts of these types have a transcript and a
+    visual analysis."""
+    stmt = select(func.count()).where(
+        Post.profile_id == post.profile_id,
+        Post.id != post.id,
+        Post.deleted_at.is_(None),
+        Post.content_type.in_(list(content_types)),
+        Post.has_transcript & Post.has_visual_analysis,
+    )
+    return int((await session.execute(stmt)).scalar_one())
+
+
 @dataclass(frozen=True)
 class FeaturesRow:
     post_id: str
@@ -101,6 +182,31 @@ async def save_features(session: AsyncSession, rows: Sequence[FeaturesRow]) -> N
             "hook_text": [r.hook_text for r in rows],
         },
     )
+
+
+_OUTLIERS_WITHOUT_HOOKS = text("""
+SELECT p.id
+  FROM posts p
+  LEFT JOIN post_analyses pa ON pa.post_id = p.id
+ WHERE p.deleted_at IS NULL
+   AND coalesce(p.score_three_months, p.score_all_time) >= :min_score
+   AND (pa.post_id IS NULL
+        OR coalesce((pa.features->>'version')::int, 1) < :version
+        OR (p.has_transcript AND p.has_visual_analysis
+            AND pa.features->'measured'->>'hookType' IS DISTINCT FROM 'media'))
+ ORDER BY coalesce(p.score_three_months, p.score_all_time) DESC, p.id
+ LIMIT :limit
+""")
+
+
+async def outliers_without_hooks(
+    session: AsyncSession, *, min_score: float, version: int, limit: int
+) -> list[str]:
+    """Live outliers whose features are missing, older than `version`, or made before their
+    media were (the hook library's background pass), best first."""
+    found = await session.execute(
+        _OUTLIERS_WITHOUT_HOOKS, {"min_score": min_score, "version": version, "limit": limit})
+    return list(found.scalars())
 
 
 # Kept beside the breakdown in its own columns (`engine`, `analysed_at`), not in its JSON.

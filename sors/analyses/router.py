@@ -25,6 +25,7 @@ AccountId = Annotated[str, Depends(current_account_id)]
 HOOK_COLUMNS: list[csv_export.Column] = [
     ("hook_type", lambda r: r["hookType"]),
     ("text", lambda r: r["text"]),
+    ("source", lambda r: r["source"]),
     ("post_id", lambda r: r["postId"]),
     ("url", lambda r: r["url"]),
     ("platform", lambda r: r["platform"]),
@@ -42,9 +43,13 @@ HOOK_COLUMNS: list[csv_export.Column] = [
     "/analyses",
     summary="Why a post worked: its breakdown against its creator's usual (15 credits)",
     description="Queues an analysis job: the post's features (hook, pacing, format, caption, "
-    "publish time) against the creator's baseline, what stood out with its evidence, and a "
-    "summary. Transcript and visual analysis are made first when missing, at no extra "
-    "charge. Poll GET /api/v1/analyses/{jobRef}; refunded if the job fails.",
+    "publish time, engagement) against the creator's own posts, or the niche's when the "
+    "creator has too few outliers, each only among posts measured the same way; findings "
+    "as sentences with their numbers, what stood out with its evidence, and a summary. "
+    "Transcripts and visual analyses of the post and of up to 8 of the creator's posts are "
+    "included. A post whose media cannot be fetched is analysed from its metadata "
+    "(`basis: metadata`) at the lower price GET /pricing lists, the difference refunded. "
+    "Poll GET /api/v1/analyses/{jobRef}; refunded if the job fails.",
     response_model=JobQueued,
     responses=problems(402, 404, body=True, links={
         "GetAnalysis": link("get_analysis_result", **{"path.jobRef": "$response.body#/jobRef"}),
@@ -85,9 +90,10 @@ async def get_analysis_result(jobRef: str, ctx: Context, account_id: AccountId) 
 @router.post(
     "/hooks/search",
     summary="Search the hook library (1 credit)",
-    description="Hooks of analysed posts (the first seconds of speech or the first slide), "
-    "filtered by words, hook type, platform, category, outlier score and time frame; best "
-    "score or newest first. `Accept: text/csv` answers the page as CSV.",
+    description="Hooks of the catalog's outliers and of analysed posts (speech, on-screen "
+    "text and caption reconciled, with their source), filtered by words, hook type, "
+    "platform, category, outlier score and time frame; best score or newest first. "
+    "`Accept: text/csv` answers the page as CSV.",
     response_model=HookPage,
     responses=problems(402, body=True),
     openapi_extra={"x-sors-skill": "search_hooks", "x-sors-read": True},

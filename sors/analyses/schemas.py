@@ -48,6 +48,9 @@ class HookCreator(ResponseModel):
 class HookItem(ResponseModel):
     hookType: HookType
     text: str
+    source: Literal["speech", "on_screen_text", "caption"] | None = Field(
+        None, description="Where the hook's text came from (speech, on-screen text and "
+        "caption reconciled)")
     postId: str
     url: str
     platform: str

@@ -1,8 +1,6 @@
-"""The breakdown of a post against its creator's usual: queue it (analyze_post), compute
-it (the `analysis` job calls `breakdown`), read it (get_analysis_result, get_post).
-
-Every claim is computed here from the catalog's records (features, baseline, what stood
-out, evidence); a language model may only phrase the summary (engine_llm).
+"""The breakdown of a post: queue it (analyze_post), read it (get_analysis_result,
+get_post), and the hook library (search_hooks). The `analysis` job computes it
+(sors.analyses.breakdown); a language model may only phrase the summary (engine_llm).
 """
 
 from __future__ import annotations
@@ -12,17 +10,12 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.analyses import repository as repo
-from sors.analyses.baseline import Peer, compare
-from sors.analyses.features import PostFeatures, PostMaterial, post_features
 from sors.analyses.schemas import AnalysisResult, HookCreator, HookItem, HookPage, HookSearchIn
-from sors.analyses.summary import offline_summary, with_evidence
-from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
-from sors.catalog.records.analysis_schemas import Analysis, AudienceDemand
+from sors.catalog.models import Post
+from sors.catalog.records.analysis_schemas import Analysis
 from sors.catalog.records.fields import RESULT_WINDOW
 from sors.catalog.records.paging import page_window, since
 from sors.catalog.records.service import analysis_for
-from sors.demand.service import TopDemand
-from sors.enrichment.analysis import Scene, TranscriptSegment
 from sors.enrichment.schemas import JobState, poll_error
 from sors.jobs import service as jobs
 from sors.jobs.errors import JobNotFound
@@ -32,89 +25,7 @@ from sors.queue.models import Job
 
 # What the summary's language model may use (the breakdown's facts, not its wording).
 EVIDENCE = frozenset({"score", "peerCount", "analysedPeerCount", "outlierCount", "hook",
-                      "stoodOut", "audienceDemand"})
-_ASKED = {"question": "asked", "request": "asked for", "part_two": "asked for a part 2",
-          "confusion": "were confused"}
-
-
-def material(
-    post: Post, transcript: TranscriptRecord | None, visual: VisualAnalysisRecord | None
-) -> PostMaterial:
-    return PostMaterial(
-        content_type=post.content_type,
-        caption=post.caption or "",
-        published_at=post.published_at,
-        duration_seconds=post.duration_seconds,
-        hashtags=list(post.hashtags or []),
-        transcript_source=transcript.source if transcript else None,
-        segments=[TranscriptSegment.from_json(s) for s in transcript.segments or []]
-        if transcript else [],
-        scenes=[Scene.from_json(s) for s in visual.scenes or []] if visual else None,
-        has_media=transcript is not None and visual is not None,
-    )
-
-
-def score_of(post: Post) -> float | None:
-    return post.score_three_months if post.score_three_months is not None else post.score_all_time
-
-
-def features_row(post_id: str, feats: PostFeatures) -> repo.FeaturesRow:
-    hook = feats.hook if feats.hook is not None and feats.hook.text else None
-    return repo.FeaturesRow(post_id, feats.to_json(), hook.type if hook else None,
-                            hook.text if hook else None)
-
-
-async def refresh_creator_features(
-    session: AsyncSession, profile_id: str
-) -> tuple[dict[str, PostFeatures], dict[str, Post], dict[str, VisualAnalysisRecord | None]]:
-    """Compute and store the features of every live post of the creator; returns them by
-    post id with the posts and their scene analyses."""
-    rows = await repo.creator_posts(session, profile_id)
-    feats = {p.id: post_features(material(p, t, v)) for p, t, v in rows}
-    await repo.save_features(session, [features_row(pid, f) for pid, f in feats.items()])
-    return feats, {p.id: p for p, _, _ in rows}, {p.id: v for p, _, v in rows}
-
-
-def demand_sentence(d: TopDemand) -> str:
-    """ "14 comments asked: “How many grams of flour?”" """
-    many = "comment" if d.count == 1 else "comments"
-    return f" {d.count} {many} {_ASKED.get(d.kind, 'asked')}: “{d.quote}”."
-
-
-async def breakdown(session: AsyncSession, post_id: str,
-                    demand: TopDemand | None = None) -> Analysis:
-    """The post's breakdown, its summary the offline one (the job may have it phrased),
-    quoting what its comments ask for most (`demand`) when they ask anything; its `engine`
-    and `analysedAt` are the stored record's, not set here."""
-    post = await session.get(Post, post_id)
-    assert post is not None
-    feats, posts, visuals = await refresh_creator_features(session, post.profile_id)
-    mine = feats[post_id]
-    peers = [
-        Peer(pid, f.values, score_of(posts[pid])) for pid, f in feats.items() if pid != post_id
-    ]
-    rows, standouts = compare(mine.values, peers)
-    visual = visuals.get(post_id)
-    scenes = [Scene.from_json(s) for s in visual.scenes or []] if visual else None
-    stood_out = [with_evidence(s, mine.hook, scenes) for s in standouts]
-    score = score_of(post)
-    outliers = sum(1 for p in peers if p.outlier)
-    return Analysis(
-        score=None if score is None else round(score, 2),
-        peerCount=len(peers),
-        analysedPeerCount=sum(1 for p in peers if p.values.get("hookType") is not None),
-        outlierCount=outliers,
-        hook=mine.hook,
-        features=rows,
-        stoodOut=stood_out,
-        summary=offline_summary(score, len(peers), outliers, stood_out)
-        + (demand_sentence(demand) if demand else ""),
-        engine=None,
-        summaryNote=None,
-        analysedAt=None,
-        audienceDemand=AudienceDemand(comments=demand.count, likes=demand.likes,
-                                      kind=demand.kind, quote=demand.quote) if demand else None,
-    )
+                      "stoodOut", "basis", "comparison", "findings", "audienceDemand"})
 
 
 def evidence_of(analysis: Analysis) -> dict[str, object]:
@@ -169,9 +80,12 @@ async def analysis_result_for(
 
 def hook_item(row: repo.HookRow) -> HookItem:
     record, post, profile, score = row
+    hook = (record.features or {}).get("hook") or {}
+    source = hook.get("source") if isinstance(hook, dict) else None
     return HookItem(
         hookType=record.hook_type,
         text=record.hook_text,
+        source=source if source in ("speech", "on_screen_text", "caption") else None,
         postId=post.id,
         url=post.url,
         platform=post.platform,

@@ -1,4 +1,5 @@
-"""The evidence behind each stood-out feature, and the offline summary built from it.
+"""The evidence behind each stood-out feature, and the offline summary built from the
+findings (sors.analyses.findings, written by sors.analyses.sentences).
 
 The summary is sentences filled from the evidence only; the LLM engine (engine_llm) may
 phrase it differently, but `numbers_check` rejects any number it writes that the evidence
@@ -11,8 +12,9 @@ import re
 from collections.abc import Iterable, Sequence
 
 from sors.analyses.baseline import Standout
-from sors.analyses.hooks import HOOK_LABELS
-from sors.catalog.records.analysis_schemas import Hook, StoodOut, Timespan
+from sors.analyses.features import FeatureSpec
+from sors.analyses.wording import count, decimal, times, value_text
+from sors.catalog.records.analysis_schemas import Analysis, Coverage, Hook, StoodOut, Timespan
 from sors.enrichment.analysis import Scene
 
 OFFLINE_ENGINE = "sors-offline-analysis-v1"
@@ -38,67 +40,72 @@ def with_evidence(s: Standout, hook: Hook | None, scenes: Sequence[Scene] | None
     )
 
 
-def _fmt(v: object) -> str:
-    if isinstance(v, float):
-        return f"{v:.1f}".rstrip("0").rstrip(".") if v != int(v) else str(int(v))
-    return str(v)
+_SOURCE = {"speech": "spoken", "on_screen_text": "on screen", "caption": "the caption's opening"}
 
 
-def _value_text(item: StoodOut) -> str:
-    name, v = item.name, item.value
-    if name == "hookType":
-        return f"a {HOOK_LABELS.get(str(v), v)} hook"
-    if isinstance(v, bool):
-        return f"{'a' if v else 'no'} {item.label}"
-    if name == "publishHour":
-        return f"publishing at {v}:00 UTC"
-    unit = f" {item.unit}" if item.unit else ""
-    return f"{item.label} of {_fmt(v)}{unit}"
+def hook_sentence(hook: Hook | None) -> str:
+    """The hook as the viewer met it, where it came from and when."""
+    if hook is None or not hook.text:
+        return ""
+    kind = value_text("hookType", "", hook.type or "other")
+    where = _SOURCE.get(hook.source or "", "")
+    heard = [s for s in hook.supportedBy if s != "caption"]
+    if hook.source == "on_screen_text" and heard:
+        where += " and heard"
+    if hook.startSecond is not None and hook.endSecond is not None and hook.source != "caption":
+        where += f", {decimal(hook.startSecond, 2)}-{decimal(hook.endSecond, 2)} s"
+    if "caption" in hook.supportedBy:
+        where += "; the caption says it too"
+    return f"Its hook is \u201c{hook.text}\u201d ({where}), {kind}."
 
 
-def _sentence(item: StoodOut) -> str:
-    b = item.baseline
-    assert b is not None  # a feature stands out against a baseline
-    out, usual = item.outliers, item.ordinary
-    if b.median is not None:
-        base = f"the creator's median is {_fmt(b.median)}, percentile {_fmt(item.percentile)}"
-        side = "the same side of the median"
-    else:
-        base = f"{_fmt(round(100 * (b.share or 0.0)))}% of the creator's posts do the same"
-        side = "the same"
-    where = ""
-    if item.transcriptLine and item.timestamps:
-        t = item.timestamps[0]
-        where = f' ("{item.transcriptLine}", {_fmt(t.startSecond)}-{_fmt(t.endSecond)} s)'
-    return (
-        f"It has {_value_text(item)}{where}; {base}. "
-        f"{_fmt(round(100 * out.share))}% of their {out.postCount} outliers are on "
-        f"{side}, against {_fmt(round(100 * usual.share))}% of their "
-        f"{usual.postCount} ordinary posts."
-    )
+def _head(a: Analysis) -> str:
+    head = (f"This post scored {times(a.score)} its creator's usual views."
+            if a.score is not None else "This post has no outlier score yet.")
+    if a.basis == "metadata":
+        head += (" Its media could not be fetched, so this reads what the catalog already "
+                 "holds: its caption, numbers, timing and its creator's history.")
+    return head
 
 
 def offline_summary(
-    score: float | None, peer_count: int, outlier_count: int, stood_out: Sequence[StoodOut]
+    a: Analysis, thin: Sequence[tuple[FeatureSpec, Coverage]], enough: bool,
+    brief: Sequence[str] = (),
 ) -> str:
-    head = (
-        f"This post scored {_fmt(round(score, 1))}x its creator's usual views"
-        if score is not None
-        else "This post has no outlier score yet"
-    )
-    head += f", compared with {peer_count} of their other posts."
-    if not stood_out:
-        why = (
-            " Nothing in it departs from the creator's usual in a way that also separates "
-            "their outliers from their ordinary posts."
-        )
-        if outlier_count < 2:
-            why = (
-                f" The creator has {outlier_count} other outliers, too few "
-                "to tell what separates them from their ordinary posts."
-            )
-        return head + why
-    return " ".join([head, *(_sentence(i) for i in stood_out)])
+    """Sentences filled from the breakdown's evidence only (`brief`: the findings as said
+    after the comparison is named; their own texts otherwise)."""
+    parts = [_head(a)]
+    c = a.comparison
+    if c is None or c.postCount == 0:
+        parts.append("There are no other posts to compare it with yet.")
+        return " ".join(p for p in [*parts, hook_sentence(a.hook)] if p)
+    why = f" ({c.reason})" if c.reason else ""
+    parts.append(f"Compared with {c.text}{why}:")
+    parts.append(hook_sentence(a.hook))
+    said = list(brief) if len(brief) == len(a.findings) else [f.text for f in a.findings]
+    unusual = [t for f, t in zip(a.findings, said, strict=True) if f.kind == "unusual"]
+    shared = [t for f, t in zip(a.findings, said, strict=True) if f.kind == "shared"]
+    parts += unusual
+    if not unusual:
+        parts.append("Nothing stood out: no feature of it sits at or beyond the 10th or 90th "
+                     "percentile of those posts.")
+        if shared:
+            parts.append("What it shares with their outliers:")
+        elif enough:
+            parts.append("Nor does it share a feature with their outliers more than with "
+                         "their other posts.")
+        else:
+            outliers = c.outlierCount
+            parts.append(f"They hold {count(outliers, 'outlier')}, too few to tell what "
+                         "separates outliers from the other posts.")
+    parts += shared
+    if a.findings and c.outlierCount == 0:
+        parts.append("Not one of those posts is an outlier, so this cannot tell whether "
+                     "outliers share what it does.")
+    if thin:
+        listed = ", ".join(f"{spec.label} ({cov.measured} of {cov.posts})" for spec, cov in thin)
+        parts.append(f"Measured the same way on too few posts to compare: {listed}.")
+    return " ".join(p for p in parts if p)
 
 
 def _numbers(text: str) -> list[float]:

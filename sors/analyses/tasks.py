@@ -1,47 +1,67 @@
-"""Analysis jobs: make sure the post (and a few of its creator's other posts) has a
-transcript and a visual analysis (at no extra charge), compute its breakdown against the
-creator's usual, have the configured engine phrase the summary, keep it on the post and
-announce `analysis.completed`."""
+"""Analysis jobs: make sure the post has a transcript and a visual analysis, and that enough
+of its creator's other posts of the same kind have them too (part of the price); compute its
+breakdown; have the configured engine phrase the summary; keep it on the post and announce
+`analysis.completed`.
+
+A post whose media cannot be fetched (imported from a file, deleted, private, or a kind we
+cannot read) is analysed from what the catalog already knows (`basis: "metadata"`) at the
+lower price of the price list: the difference is refunded with the result.
+"""
 
 from __future__ import annotations
 
 import structlog
 
 from sors.analyses import repository as repo
+from sors.analyses.breakdown import Basis, breakdown
 from sors.analyses.engine_llm import phrase
-from sors.analyses.service import breakdown, evidence_of
+from sors.analyses.service import evidence_of
+from sors.billing.pricing import get_pricing
 from sors.catalog.models import OUTLIER_MIN_SCORE, Post
 from sors.demand.service import top_demand
 from sors.enrichment.service import SLIDE_TYPES, SPEECH_TYPES
 from sors.enrichment.tasks import PostJobResult, enrich_post
 from sors.events import service as events
+from sors.jobs import service as jobs
 from sors.jobs.engine import JobContext, JobFailed
 from sors.platforms.base import PlatformError
 from sors.queue.models import Job
 
 EVENT = "analysis.completed"
-# So the media features have a baseline, the job also transcribes and analyses a few of the
-# creator's other posts that lack it (part of the analysis's price): their best outliers
-# and their latest ordinary posts. Each is kept for everyone, like any transcript.
+# So the media features compare like with like, the job transcribes and analyses the
+# creator's other posts of the same kind until PEER_TARGET of them have media (at most
+# PEER_TARGET new ones, part of the analysis's price): their best outliers first (up to
+# PEER_OUTLIERS), then their latest ordinary posts. Each is kept for everyone.
+PEER_TARGET = 8
 PEER_OUTLIERS = 3
-PEER_ORDINARY = 3
+# Enrichment failures that mean "the media cannot be had": analysed from metadata instead.
+NO_MEDIA = frozenset({"media_unavailable", "unsupported_post"})
+METADATA_VARIANT = "metadata_credits"
 
 log = structlog.get_logger(__name__)
 
 
+def same_kind(content_type: str) -> list[str]:
+    return sorted(SLIDE_TYPES if content_type in SLIDE_TYPES else SPEECH_TYPES)
+
+
 async def enrich_peers(ctx: JobContext, post_id: str) -> int:
-    """Enrich up to PEER_OUTLIERS + PEER_ORDINARY peers; a peer that cannot be enriched is
-    skipped (logged), never the analysis. Returns how many were enriched."""
+    """Enrich the creator's posts of the post's kind until PEER_TARGET have media; a peer
+    that cannot be enriched is skipped (logged), never the analysis. Returns how many were
+    enriched."""
     async with ctx.db.session() as s:
         post = await s.get(Post, post_id)
         if post is None:
             return 0
+        kinds = same_kind(post.content_type)
+        have = await repo.peers_with_media(s, post, content_types=kinds)
+        wanted = max(0, PEER_TARGET - have)
         ids = await repo.peers_without_media(
-            s, post, outliers=PEER_OUTLIERS, ordinary=PEER_ORDINARY,
-            min_score=OUTLIER_MIN_SCORE, content_types=sorted(SPEECH_TYPES | SLIDE_TYPES),
-        )
+            s, post, outliers=min(PEER_OUTLIERS, wanted), ordinary=wanted,
+            min_score=OUTLIER_MIN_SCORE, content_types=kinds,
+        ) if wanted else []
     done = 0
-    for peer in ids:
+    for peer in ids[:wanted]:
         try:
             await enrich_post(ctx, peer)
         except (JobFailed, PlatformError) as exc:
@@ -51,18 +71,43 @@ async def enrich_peers(ctx: JobContext, post_id: str) -> int:
     return done
 
 
+async def media_or_why_not(ctx: JobContext, post_id: str) -> str | None:
+    """Enrich the post; None when it has its media, else why it cannot have them."""
+    async with ctx.db.session() as s:
+        post = await s.get(Post, post_id)
+        if post is None:
+            raise JobFailed("post_not_found", f"The post {post_id} is no longer in the catalog.")
+        if post.deleted_at is not None:
+            return f"The {post.platform} post was deleted."
+    try:
+        await enrich_post(ctx, post_id)
+    except JobFailed as exc:
+        if exc.code not in NO_MEDIA:
+            raise
+        return exc.message
+    return None
+
+
 async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
     post_id = job.payload["postId"]
-    await enrich_post(ctx, post_id)
-    await enrich_peers(ctx, post_id)
+    why_not = await media_or_why_not(ctx, post_id)
+    basis: Basis = "media" if why_not is None else "metadata"
+    if why_not is None:
+        await enrich_peers(ctx, post_id)
     async with ctx.db.transaction() as s:
-        result = await breakdown(s, post_id, await top_demand(s, post_id, ctx.settings))
+        demand = await top_demand(s, post_id, ctx.settings)
+        result = await breakdown(s, post_id, now=ctx.now(), basis=basis, basis_note=why_not,
+                                 demand=demand)
     # The model call runs outside any transaction; its failure only costs the phrasing.
     phrased = await phrase(ctx.settings, evidence_of(result), result.summary)
     result = result.model_copy(update={"summary": phrased.summary,
                                        "summaryNote": phrased.rejected})
     async with ctx.db.transaction() as s:
         await repo.save_analysis(s, post_id, result, phrased.engine)
+        if basis == "metadata":
+            await jobs.refund_part(
+                s, job.id, keep=get_pricing().cost("analyze_post", METADATA_VARIANT),
+                reason="analysis from metadata: the media could not be fetched", now=ctx.now())
         await events.emit(
             s,
             job.account_id,
@@ -71,6 +116,7 @@ async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
                 "jobRef": job.id,
                 "postId": post_id,
                 "score": result.score,
+                "basis": basis,
                 "stoodOut": [i.name for i in result.stoodOut],
                 "summary": phrased.summary,
                 "engine": phrased.engine,

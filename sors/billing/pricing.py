@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
@@ -25,7 +25,9 @@ class Skill:
     method: str
     path: str
     credits: int
-    extra: dict[str, int]
+    extra: dict[str, int]  # other prices of the same call, by case ("metadata_credits")
+    includes: str | None = None  # what the price covers beyond the call itself
+    titles: dict[str, str] = field(default_factory=dict)  # each case of `extra`, said
     # What one charge of `credits` buys when it is not one call ("100 comments"); None: a call.
     per: str | None = None
 
@@ -119,8 +121,9 @@ def load_pricing(text: str) -> Pricing:
     skills = {}
     for key, s in raw["skills"].items():
         extra = {k: int(v) for k, v in s.items() if k.endswith("_credits")}
+        titles = {k: str(s.get(k.removesuffix("_credits") + "_title") or k) for k in extra}
         skills[key] = Skill(key, s["title"], s["method"], s["path"], int(s["credits"]), extra,
-                            s.get("per"))
+                            s.get("includes"), titles, s.get("per"))
     packs = {
         pid: Pack(pid, int(p["credits"]), Decimal(str(p["price_usd"])))
         for pid, p in raw["packs"].items()

@@ -44,6 +44,13 @@ class LedgerPage(ResponseModel):
     nextBefore: str | None = Field(description="Pass as `before` for the next page")
 
 
+class PriceVariant(ResponseModel):
+    key: str = Field(description='e.g. "metadata" (analyze_post), "already_tracked" '
+                     '(crawl_profile)')
+    title: str
+    credits: int
+
+
 class SkillPrice(ResponseModel):
     key: str
     title: str
@@ -52,6 +59,9 @@ class SkillPrice(ResponseModel):
     credits: int
     per: str | None = Field(None, description="What one charge of `credits` buys when it is "
                             "not one call (\"100 comments\": charged per started 100)")
+    includes: str | None = Field(None, description="What the price covers beyond the call")
+    variants: list[PriceVariant] = Field(
+        default_factory=list, description="Other prices of the same call, and when they apply")
 
 
 class RecurringCharge(ResponseModel):
@@ -156,8 +166,12 @@ def price_list(
     return PriceList(
         usdPerCredit=number(pricing.usd_per_credit),
         skills=[
-            SkillPrice(key=s.key, title=s.title, method=s.method, path=s.path, credits=s.credits,
-                       per=s.per)
+            SkillPrice(
+                key=s.key, title=s.title, method=s.method, path=s.path, credits=s.credits,
+                per=s.per, includes=s.includes,
+                variants=[PriceVariant(key=k.removesuffix("_credits"), title=s.titles[k],
+                                       credits=v) for k, v in s.extra.items()],
+            )
             for s in pricing.skills.values()
         ],
         recurringCharges=[

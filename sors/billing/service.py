@@ -188,6 +188,20 @@ async def refund_job(
     return await refund_charge(session, entry.id, reason=reason, now=now)
 
 
+async def refund_job_part(
+    session: AsyncSession, job_ref: str, *, keep: int, reason: str, now: datetime
+) -> Movement | None:
+    """Return what a job's charge exceeds `keep` by (a job that turned out to cost less),
+    exactly once: it is the charge's one refund, so nothing more is refunded later."""
+    entry = await repo.charge_for_job(session, job_ref)
+    if entry is None or -entry.delta <= keep:
+        return None
+    return await _credit(
+        session, entry.account_id, -entry.delta - keep, kind="refund", reason=reason, now=now,
+        refund_of=entry.id, skill=entry.skill, job_ref=entry.job_ref,
+    )
+
+
 async def cap_remaining_today(session: AsyncSession, key_id: str, now: datetime) -> int | None:
     """Credits `key_id` may still be charged on `now`'s UTC day; None: no cap."""
     cap, spent = await repo.key_spend(session, key_id, now.astimezone(UTC).date())

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.boards import service
+from sors.boards import errors, page, service
 from sors.boards.schemas import (
     BoardDetail,
     BoardIn,
@@ -22,6 +23,7 @@ from sors.boards.schemas import (
     ShareRevoked,
 )
 from sors.catalog.search import csv_export
+from sors.kit.errors import NotFound
 from sors.kit.principal import current_account_id
 from sors.kit.problems import link, problems
 from sors.kit.responses import ModelResponse
@@ -176,16 +178,38 @@ async def unshare_board(session: Session, account_id: AccountId,
     return await service.revoke_share(session, account_id, boardId)
 
 
+def _with_html(responses: dict) -> dict:
+    ok = responses[200]
+    ok["content"]["text/html"] = {"schema": {"type": "string"}}
+    ok["description"] = ("The board (JSON), its items as CSV for `Accept: text/csv`, or a "
+                         "read-only web page for a browser (`Accept: text/html`)")
+    return responses
+
+
 @router.get("/shared/boards/{token}", response_model=SharedBoard,
             summary="A shared board (no key)",
             description="What a board's share link shows: its name and items, each with the "
             "record kept when it was saved (never a live read of the catalog), read-only, "
             "with no key (rate limited per client IP); `Accept: text/csv` answers the items "
-            "as CSV. A link that does not verify is 404; a revoked one is 410 "
+            "as CSV, and a browser (`Accept: text/html`) gets a page to read on a phone: the "
+            "posts with thumbnails, their scores explained, the notes and each saved "
+            "analysis. A link that does not verify is 404; a revoked one is 410 "
             "`share_revoked`. Free.",
-            responses=_with_csv(problems(404, 410, key=False)))
+            responses=_with_html(_with_csv(problems(404, 410, key=False))))
 async def get_shared_board(request: Request, ctx: Context,
                            token: Annotated[str, Path(max_length=255)]) -> Response:
-    return _answer(request, await service.shared_board(
-        ctx.session, request.app.state.signer, token, ctx.now,
-        ctx.runtime.settings.jobs.baseline_min_age_hours))
+    browser = page.wants_html(request.headers.get("accept"))
+    try:
+        board = await service.shared_board(
+            ctx.session, request.app.state.signer, token, ctx.now,
+            ctx.runtime.settings.jobs.baseline_min_age_hours)
+    except (NotFound, errors.ShareRevoked) as exc:
+        if not browser:
+            raise
+        html, nonce = page.error_page(exc.title, exc.detail)
+        return HTMLResponse(html, status_code=exc.status, headers=page.headers(nonce))
+    if browser:
+        html, nonce = await page.render(
+            ctx.session, board, simulated=ctx.runtime.settings.platform_source == "sim")
+        return HTMLResponse(html, headers=page.headers(nonce))
+    return _answer(request, board)

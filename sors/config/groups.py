@@ -190,6 +190,9 @@ class KeeperSettings(_Group):
     thumbnail_checks_per_tick: int = Field(default=20, ge=0)
     # Profiles whose creator curves (rising posts) the scheduler recomputes per tick.
     curve_profiles_per_tick: int = Field(default=2000, ge=0)
+    # Outliers the hook library's background pass gives their hook per tick (from stored
+    # captions, on-screen text and transcripts; nothing is fetched). 0: none.
+    hook_library_posts_per_tick: int = Field(default=1000, ge=0)
     # Monitoring refreshes a tick may pull forward for young posts under rising alerts
     # (each charged like any refresh). 0: rising alerts wait for the regular cadence.
     rising_refreshes_per_tick: int = Field(default=200, ge=0)

@@ -13,6 +13,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from sors.analyses.wording import display as feature_value_text
 from sors.billing.pricing import get_pricing
 from sors.console.apicall import ApiResult
 from sors.kit.routing import runtime_of
@@ -102,6 +103,25 @@ def thumbnail_src(post: Mapping[str, Any], simulated: bool) -> str | None:
     return f"/sim/thumbs/{post['id']}.jpg" if simulated and url else None
 
 
+def feature_display(name: str, label: str, value: Any, unit: str | None) -> str:
+    """A feature's value as people read it (never a programming literal)."""
+    return feature_value_text(name, label, value, unit) or "not measured"
+
+
+HOOK_SOURCES = {"speech": "spoken", "on_screen_text": "on screen", "caption": "the caption"}
+
+
+def hook_source(hook: Any) -> str:
+    """Where an analysed hook came from, and what agrees with it."""
+    source = getattr(hook, "source", None) if not isinstance(hook, Mapping) else hook.get(
+        "source")
+    support = (hook.get("supportedBy") if isinstance(hook, Mapping)
+               else getattr(hook, "supportedBy", None)) or []
+    said = HOOK_SOURCES.get(source or "", "heard or shown")
+    also = [HOOK_SOURCES[s] for s in support if s in HOOK_SOURCES]
+    return said + (f", matching {' and '.join(also)}" if also else "")
+
+
 @cache
 def env() -> Environment:
     e = Environment(
@@ -114,6 +134,7 @@ def env() -> Environment:
                      when=when)
     e.globals.update(windows=WINDOWS, window_names=WINDOW_NAMES,
                      skill_title=skill_title, thumbnail_src=thumbnail_src,
+                     feature_display=feature_display, hook_source=hook_source,
                      form_id=lambda: secrets.token_urlsafe(12))
     return e
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from sors.enrichment.errors import MediaMissing
 
@@ -31,6 +31,9 @@ class SegmentData(TypedDict):
     start: float
     end: float
     text: str
+    # Speech only: how sure the model was of the words (exp of its mean log-probability,
+    # 0-1); kept for the analyses' hook, not shown in the transcript record.
+    confidence: NotRequired[float]
 
 
 class TranscriptData(TypedDict):
@@ -67,14 +70,20 @@ class TranscriptSegment:
     start: float
     end: float
     text: str
+    confidence: float | None = None  # speech only (SegmentData)
 
     def to_dict(self) -> SegmentData:
-        return {"start": _t(self.start), "end": _t(self.end), "text": self.text}
+        out: SegmentData = {"start": _t(self.start), "end": _t(self.end), "text": self.text}
+        if self.confidence is not None:
+            out["confidence"] = round(float(self.confidence), 3)
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> TranscriptSegment:
         """A stored segment (`to_dict`'s JSON, as the catalog keeps it)."""
-        return cls(float(raw["start"]), float(raw["end"]), str(raw["text"]))
+        conf = raw.get("confidence")
+        return cls(float(raw["start"]), float(raw["end"]), str(raw["text"]),
+                   None if conf is None else float(conf))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ on, skips what is not speech (docs/PERFORMANCE.md, "Speech").
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from dataclasses import dataclass
@@ -225,11 +226,19 @@ def _decode(engine: _Engine, audio: np.ndarray, options: SpeechOptions) -> tuple
     else:
         raw, info = engine.model.transcribe(audio, **common)
     segments = [
-        TranscriptSegment(float(s.start), float(s.end), s.text.strip())
+        TranscriptSegment(float(s.start), float(s.end), s.text.strip(), _confidence(s))
         for s in raw
         if s.text.strip()
     ]
     return segments, info
+
+
+def _confidence(segment: Any) -> float | None:
+    """How sure the model was of a segment's words: exp of their mean log-probability."""
+    logprob = getattr(segment, "avg_logprob", None)
+    if logprob is None:
+        return None
+    return round(min(1.0, max(0.0, math.exp(float(logprob)))), 3)
 
 
 def transcribe(path: str | Path, options: SpeechOptions | None = None) -> Transcript | None:

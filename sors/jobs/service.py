@@ -84,6 +84,20 @@ async def fail(
     await _announce(session, job, now)
 
 
+async def refund_part(
+    session: AsyncSession, job_id: str, *, keep: int, reason: str, now: datetime
+) -> int:
+    """Refund what the job's charge exceeds `keep` by (once; noted on the job, as a failed
+    job's refund is). Returns the credits refunded."""
+    job = await repo.get(session, job_id, for_update=True)
+    moved = await billing.refund_job_part(session, job_id, keep=keep, reason=reason, now=now)
+    if job is None or moved is None or not moved.amount:
+        return 0
+    job.credits_refunded = (job.credits_refunded or 0) + moved.amount
+    await session.flush()
+    return moved.amount
+
+
 # Jobs callers see; webhook deliveries are jobs too but never announced.
 _ANNOUNCED_JOBS = ("crawl", "refresh", "transcription", "media", "remix", "analysis")
 

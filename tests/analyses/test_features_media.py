@@ -39,7 +39,9 @@ def test_the_hook_is_the_first_seconds_of_the_rendered_speech(analysed_video: An
     assert hook is not None and hook.spokenText and hook.onScreenText
     assert hook.startSecond is not None and hook.endSecond is not None
     assert words(hook.spokenText) == words(SCENES[0])
-    assert hook.text == hook.spokenText
+    # Heard and shown alike: the typed line is the hook, and the speech supports it.
+    assert hook.text == hook.onScreenText and hook.source == "on_screen_text"
+    assert "speech" in hook.supportedBy
     assert words(hook.onScreenText) == words(SCENES[0])  # the first card's caption
     assert hook.type == "question" and f.values["hookType"] == "question"
     assert 0.0 <= hook.startSecond < HOOK_SECONDS < hook.endSecond + HOOK_SECONDS

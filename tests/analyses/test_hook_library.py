@@ -9,7 +9,7 @@ import io
 import httpx
 from sqlalchemy import select
 
-from sors.analyses.service import refresh_creator_features
+from sors.analyses.breakdown import refresh_creator_features
 from sors.catalog.models import Post
 from sors.kit.db import Database
 from tests.enrichment.api_support import charged

@@ -35,7 +35,7 @@ async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncCli
     served = {op.get("x-sors-skill") for ops in doc["paths"].values() for op in ops.values()}
     assert keys - CONTRACT_SKILLS <= served, keys - CONTRACT_SKILLS - served
     for s in body["skills"]:
-        assert set(s) == {"key", "title", "method", "path", "credits"}
+        assert set(s) == {"key", "title", "method", "path", "credits", "includes", "variants"}
         assert s["path"].startswith("/api/v1/")
         if s["key"] in SEED_COSTS or s["key"] in ISSUE_COSTS:
             assert s["credits"] == {**SEED_COSTS, **ISSUE_COSTS}[s["key"]], s["key"]

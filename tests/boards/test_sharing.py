@@ -86,4 +86,5 @@ async def test_the_share_route_is_keyless_and_declared(client: httpx.AsyncClient
     op = doc["paths"]["/api/v1/shared/boards/{token}"]["get"]
     assert op["operationId"] == "get_shared_board" and not op.get("security")
     assert {"404", "410", "422", "429"} <= set(op["responses"]) and "401" not in op["responses"]
-    assert set(op["responses"]["200"]["content"]) == {"application/json", "text/csv"}
+    assert set(op["responses"]["200"]["content"]) == {
+        "application/json", "text/csv", "text/html"}

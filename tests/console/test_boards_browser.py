@@ -5,7 +5,6 @@ charged a credit."""
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -93,16 +92,36 @@ async def test_save_posts_and_profiles_to_a_board_share_it_and_delete_it(
     assert "Share link ready" in flash(driver)
     share_url = find(driver, "#share-url").get_attribute("href")
     assert "/api/v1/shared/boards/" in share_url
+    # The browser gets a page a client reads on a phone, signed out.
+    driver.delete_all_cookies()
+    driver.set_window_size(390, 844)
     driver.get(share_url)
-    shared = json.loads(find(driver, "body").text)
-    assert shared["name"] == "Client pitch" and shared["itemCount"] == 2
-    assert {i["kind"] for i in shared["items"]} == {"post", "profile"}
+    assert find(driver, "#board-name").text == "Client pitch"
+    card = find(driver, "article.post .who")
+    assert card.is_displayed() and card.text.startswith("@")
+    thumb = find(driver, "article.post img.thumb")
+    wait(driver, lambda d: d.execute_script(
+        "return arguments[0].complete && arguments[0].naturalWidth > 0", thumb))
+    score = find(driver, "article.post .score").text
+    assert "× = " in score and " views ÷ " in score and " average of " in score, score
+    assert "great hook in the first second" in find(driver, "article.post .note").text
+    assert len(driver.find_elements(*_by("article.profile"))) == 1
+    # Nothing of the account beyond the board: no email, account, key or console link.
+    page = driver.page_source
+    for secret in ("boards@example.com", account_id, key, "/app/"):
+        assert secret not in page, secret
+    assert driver.execute_script(
+        "return document.documentElement.scrollWidth <= window.innerWidth")  # no side scroll
+    shot(driver, "shared-board")
+    driver.set_window_size(1280, 1000)
+    _sign_in(driver, server, key)
     driver.get(board_url)
     load(driver, find(driver, "#revoke-share"))
     assert "Share link revoked" in flash(driver)
     assert not driver.find_elements(*_by("#share-url"))
     driver.get(share_url)
-    assert json.loads(find(driver, "body").text)["code"] == "share_revoked"
+    assert find(driver, "h1").text == "Share link revoked"
+    assert not driver.find_elements(*_by("article"))
 
     # Remove the post; the Boards page lists the board; delete it.
     driver.get(board_url)

@@ -73,7 +73,9 @@ def test_transcribes_the_spoken_scenes(
     assert all(0 <= s.start <= s.end <= duration + 1 for s in transcript.segments)
     data = transcript.to_dict()
     assert set(data) == {"text", "language", "source", "segments"}
-    assert set(data["segments"][0]) == {"start", "end", "text"}
+    # Each spoken segment keeps how sure the model was of its words (the analyses' hook).
+    assert all(set(seg) == {"start", "end", "text", "confidence"} and 0 < seg["confidence"] <= 1
+               for seg in data["segments"])
 
 
 def test_silent_video_falls_back_to_on_screen_text(
