@@ -19,7 +19,8 @@ client would (`semantic: true`, no other filter), then prints one JSON object:
 - `otherLanguages`: English queries about a niche some of whose creators post in another
   language (sors.platforms.sim.languages): the share with such a post of the niche in the
   top 10 / top 20 / among the candidates (read to 200), and the mean reciprocal rank of the
-  first one.
+  first one; and among the other-language posts of the candidates alone, the share whose
+  first is of the niche and that reciprocal rank.
 Sets (bench/relevance/README.md): `blind`, written by someone who never saw the captions and
 never used to tune; `dev` (bench/relevance/dev/), written to choose the word weight.
 
@@ -164,10 +165,14 @@ def score(sets: dict[str, list[tuple[str, list[str]]]], search: Any, judge: Judg
         if wanted[0] not in judge.foreign_niches:
             continue  # no creator of that niche posts in another language in this world
         results = search(query, 1, 100)[0] + search(query, 2, 100)[0]
+        foreign = [on_topic(judge.niche(r["id"]), wanted) for r in results
+                   if judge.foreign(r["id"])]
         ranks = [i for i, r in enumerate(results, 1)
                  if judge.foreign(r["id"]) and on_topic(judge.niche(r["id"]), wanted)]
-        languages.append({"query": query, "first": ranks[0] if ranks else None})
+        languages.append({"query": query, "first": ranks[0] if ranks else None,
+                          "amongForeign": foreign.index(True) + 1 if True in foreign else None})
     firsts = [q["first"] for q in languages]
+    among = [q["amongForeign"] for q in languages]
     return {
         "onTopic": _summary(per_query, judge),
         "offCatalog": {
@@ -181,6 +186,12 @@ def score(sets: dict[str, list[tuple[str, list[str]]]], search: Any, judge: Judg
             "inTop10": _share(firsts, 10), "inTop20": _share(firsts, 20),
             "inCandidates": _share(firsts, DEPTH),
             "mrr": round(statistics.mean(1 / f if f else 0 for f in firsts), 3) if firsts else None,
+            # Among the other-language posts of the candidates only: is the first of them
+            # about the query's niche (the model matching across languages, apart from
+            # English posts outranking them)?
+            "amongForeignFirst": _share(among, 1),
+            "amongForeignMrr": (round(statistics.mean(1 / f if f else 0 for f in among), 3)
+                                if among else None),
         },
         "perQuery": {"onTopic": per_query, "offCatalog": off, "otherLanguages": languages},
     }
