@@ -2,6 +2,12 @@
 
     python bench/analysis_rubric.py [--admin-url URL] [--profiles 2000] [--per-platform 10]
                                     [--write docs/ANALYSIS_QUALITY.md]
+    python bench/analysis_rubric.py --database-url URL --data-dir DIR [--platforms youtube]
+    python bench/analysis_rubric.py --rows OUTPUT... --write docs/ANALYSIS_QUALITY.md
+
+The second form analyses in a world already built (another run's, while it runs: a second
+process doubles the pace on a machine shared with other work); the third writes the rows
+that runs printed (`Row(...)` lines) as one table.
 
 Builds a throwaway database (`sors_bench_rubric_<pid>`) on the given PostgreSQL server, builds
 the demo's simulated world with `sors demo seed` (the demo's seed and size), then, in
@@ -25,6 +31,7 @@ Targets (docs/ANALYSIS_QUALITY.md): every post at least two findings with number
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import os
 import platform
@@ -65,6 +72,13 @@ class Row:
     seconds: float
 
 
+def parse_row(line: str) -> Row:
+    """A `Row(...)` line as a run printed it (its repr)."""
+    call = ast.parse(line, mode="eval").body
+    assert isinstance(call, ast.Call)
+    return Row(**{k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg})
+
+
 def words(text: str | None) -> list[str]:
     return _WORD.findall((text or "").lower())
 
@@ -101,7 +115,8 @@ def seed(url: str, data_dir: str, profiles: int) -> float:
     return time.perf_counter() - started
 
 
-async def analyse_top(url: str, data_dir: str, per_platform: int) -> list[Row]:
+async def analyse_top(url: str, data_dir: str, per_platform: int,
+                      platforms: tuple[str, ...] = PLATFORMS) -> list[Row]:
     from sqlalchemy import text
 
     from sors.app import create_app
@@ -122,7 +137,7 @@ async def analyse_top(url: str, data_dir: str, per_platform: int) -> list[Row]:
         transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5555))
         async with httpx.AsyncClient(transport=transport, base_url="http://bench",
                                      headers=headers, timeout=120) as client:
-            for plat in PLATFORMS:
+            for plat in platforms:
                 async with db.session() as session:
                     top = (await session.execute(text(
                         "SELECT p.id, pr.handle, coalesce(p.score_three_months, "
@@ -191,7 +206,24 @@ def main() -> None:
     parser.add_argument("--profiles", type=int, default=2000)
     parser.add_argument("--per-platform", type=int, default=10)
     parser.add_argument("--write", default=None, help="append the result to this markdown file")
+    parser.add_argument("--database-url", default=None,
+                        help="analyse in this world (already built; not dropped)")
+    parser.add_argument("--data-dir", default=None, help="with --database-url: its data dir")
+    parser.add_argument("--platforms", default=",".join(PLATFORMS))
+    parser.add_argument("--rows", nargs="*", default=None,
+                        help="write the Row(...) lines these outputs of runs printed")
     args = parser.parse_args()
+    platforms = tuple(args.platforms.split(","))
+    if args.rows is not None:
+        rows = [parse_row(line) for path in args.rows
+                for line in Path(path).read_text().splitlines() if line.startswith("Row(")]
+        write(args, rows, note="")
+        return
+    if args.database_url:
+        rows = asyncio.run(analyse_top(args.database_url, args.data_dir or tempfile.mkdtemp(),
+                                       args.per_platform, platforms))
+        print("\n".join([*table(rows), "", *verdict(rows)]))
+        return
 
     from sors.kit.db import to_async_url
 
@@ -215,25 +247,29 @@ def main() -> None:
         built = seed(url, data_dir, args.profiles)
         print(f"world built in {built:.0f} s", flush=True)
         t0 = time.perf_counter()
-        rows = asyncio.run(analyse_top(url, data_dir, args.per_platform))
+        rows = asyncio.run(analyse_top(url, data_dir, args.per_platform, platforms))
         spent = time.perf_counter() - t0
     finally:
         with psycopg.connect(args.admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    lines = table(rows)
-    summary = verdict(rows)
-    print("\n".join([*lines, "", *summary]))
-    if args.write:
-        lines = [
-            f"\n## Run {started:%Y-%m-%d %H:%M} UTC: the {args.per_platform} top outliers per "
-            f"platform of a {args.profiles}-profile demo world, {platform.machine()} "
-            f"{os.cpu_count()} cores (shared with other work)\n",
-            f"World built in {built:.0f} s; {len(rows)} analyses (with their transcriptions) "
-            f"in {spent:.0f} s, one at a time.\n",
-            *summary, "", *lines,
-        ]
-        with open(args.write, "a") as f:
-            f.write("\n".join(lines) + "\n")
+    print("\n".join([*table(rows), "", *verdict(rows)]))
+    write(args, rows, note=f"World built in {built:.0f} s; {len(rows)} analyses (with their "
+          f"transcriptions) in {spent:.0f} s, one at a time.\n", started=started)
+
+
+def write(args: argparse.Namespace, rows: list[Row], note: str,
+          started: datetime | None = None) -> None:
+    if not args.write:
+        return
+    when = started or datetime.now(UTC)
+    lines = [
+        f"\n## Run {when:%Y-%m-%d %H:%M} UTC: the {args.per_platform} top outliers per "
+        f"platform of a {args.profiles}-profile demo world, {platform.machine()} "
+        f"{os.cpu_count()} cores (shared with other work)\n",
+        note, *verdict(rows), "", *table(rows),
+    ]
+    with open(args.write, "a") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -42,5 +42,13 @@ async def test_the_post_page_queues_an_analysis_and_shows_the_breakdown(
     )
     line = re.search(rf'<li id="{link.group(1)}">(.*?)</li>', html, re.S)
     assert line and OUTLIER_HOOK in line.group(1)
+    # The findings as sentences, the comparison named, the hook's source said; no literal.
+    findings = re.search(r'<ol class="findings" id="analysis-findings">(.*?)</ol>', html, re.S)
+    assert findings and findings.group(1).count("<li") >= 1
+    assert "Compared with the creator&#39;s 14 other posts" in html
+    assert re.search(r'id="analysis-hook">Hook \(question, spoken', html), html
+    section = html[html.index('id="analysis"'):html.index("</section>", html.index(
+        'id="analysis"'))]
+    assert not re.search(r"\b(True|False|None)\b", re.sub(r"<[^>]+>", " ", section))
     # 15 for the analysis and 1 for each get_post read.
     assert (await balance_and_ledger_sum(world.db, account_id))[0] == before - 15 - 1

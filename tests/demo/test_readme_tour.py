@@ -65,7 +65,7 @@ def _json_lines(chunk: str) -> list[dict]:
 
 # What each ```bash block of the tour does, in the README's order.
 STEPS = ("setup", "offer", "search", "crawl", "look", "errors", "rising", "monitor", "advance",
-         "updates", "outbox", "ledger")
+         "updates", "outbox", "ledger", "analysis", "plan")
 
 
 @dataclass
@@ -184,6 +184,25 @@ def test_the_outbox_holds_the_digest_and_the_ledger_its_entries(tour: Tour) -> N
     assert "fit.anna" in outbox and "Subject:" in outbox, outbox
     kinds = [j["kind"] for j in _json_lines(tour.step("ledger"))]
     assert kinds and set(kinds) <= {"charge", "refund", "grant", "topup"}
+
+
+def test_an_analysis_is_polled_to_its_findings(tour: Tour) -> None:
+    [answer] = _json_lines(tour.step("analysis"))
+    assert answer["status"] == "completed" and answer["basis"] == "media", answer
+    assert answer["comparedWith"] and answer["hook"], answer
+    # Findings are sentences with their numbers, never a programming literal.
+    assert len(answer["findings"]) >= 2, answer
+    assert all(re.search(r"\d", f) for f in answer["findings"]), answer
+    assert not re.search(r"\b(True|False|None)\b", " ".join(answer["findings"])), answer
+
+
+def test_a_plan_gives_a_checkout_link(demo: Demo, tour: Tour) -> None:
+    current, link = tour.step("plan").strip().splitlines()
+    assert json.loads(current) == {"planId": None, "status": None}
+    assert "/subscribe/" in link, link
+    page = httpx.get(f"http://127.0.0.1:{demo.port}/subscribe/" + link.split("/subscribe/")[1],
+                     timeout=30)
+    assert page.status_code == 200 and "Creator" in page.text
 
 
 def test_the_same_moment_again_for_machines_does_nothing_twice(demo: Demo, tour: Tour) -> None:
