@@ -43,8 +43,9 @@ DEFAULT_TIME_FRAME = "three_months"
 DEFAULT_LIMIT = 20
 NEAREST = 3
 # `unanswered` orders the largest clusters by whether a post answers them: this many are
-# checked (each check is one nearest-neighbour read).
-CHECKED_FOR_UNANSWERED = 100
+# checked (each check is one nearest-neighbour read, a few milliseconds: the most a page
+# shows, so a page of gaps is always found among the largest clusters).
+CHECKED_FOR_UNANSWERED = 50
 MAX_POSTS_SHOWN = 20
 MAX_QUOTES = 5
 MAX_IDS = 1000
