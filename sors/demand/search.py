@@ -96,7 +96,8 @@ def _order(records: list[dict[str, Any]], sort_by: str) -> None:
     if sort_by == "likes":
         records.sort(key=lambda r: (-r["likes"], -r["size"], r["labelCommentId"]))
     elif sort_by == "unanswered":
-        rank = {False: 0, None: 1, True: 2}
+        # Unchecked ones (null) are smaller than every checked one.
+        rank = {False: 0, True: 1, None: 2}
         records.sort(key=lambda r: (rank[r["covered"]], -r["size"], -r["likes"],
                                     r["labelCommentId"]))
     else:
