@@ -9,6 +9,7 @@ from sors.console import (
     pages_auth,
     pages_boards,
     pages_breakouts,
+    pages_demand,
     pages_plan,
     pages_posts,
     pages_profiles,
@@ -17,6 +18,6 @@ from sors.console import (
 )
 
 router = APIRouter(include_in_schema=False)
-for module in (pages_auth, pages_search, pages_rising, pages_breakouts, pages_posts,
-               pages_profiles, pages_account, pages_plan, pages_boards):
+for module in (pages_auth, pages_search, pages_rising, pages_breakouts, pages_demand,
+               pages_posts, pages_profiles, pages_account, pages_plan, pages_boards):
     router.include_router(module.router)

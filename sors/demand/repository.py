@@ -209,13 +209,12 @@ SELECT set_config('ivfflat.probes', greatest(10, coalesce((SELECT index_lists / 
 """)
 _NEAREST = """
 SELECT q.i, n.post_id, n.similarity, p.url, p.platform, r.handle
-  FROM unnest(CAST(%(vecs)s AS text[])) WITH ORDINALITY AS q(v, i)
+  FROM unnest(CAST(%(vecs)s AS halfvec({dims})[])) WITH ORDINALITY AS q(v, i)
  CROSS JOIN LATERAL (
-       SELECT e.post_id,
-              1 - ((e.embedding::halfvec({dims})) <=> CAST(q.v AS halfvec({dims}))) AS similarity
+       SELECT e.post_id, 1 - ((e.embedding::halfvec({dims})) <=> q.v) AS similarity
          FROM post_embeddings e
         WHERE e.model = '{model}'
-        ORDER BY (e.embedding::halfvec({dims})) <=> CAST(q.v AS halfvec({dims}))
+        ORDER BY (e.embedding::halfvec({dims})) <=> q.v
         LIMIT %(k)s) n
   JOIN posts p ON p.id = n.post_id AND p.deleted_at IS NULL
   JOIN profiles r ON r.id = p.profile_id
@@ -226,7 +225,9 @@ SELECT q.i, n.post_id, n.similarity, p.url, p.platform, r.handle
 async def nearest_posts(session: AsyncSession, model: str, dims: int,
                         vectors: Sequence[str], k: int) -> list[dict[str, Any]]:
     """The `k` posts nearest each vector (pgvector's text form) under `model`, by cosine
-    similarity: the model as a literal, so the planner can use its partial IVFFlat index."""
+    similarity: the model as a literal, so the planner can use its partial IVFFlat index;
+    the vectors parsed once (a cast inside the scan parsed the text again for every row:
+    0.8 s a vector over 3,600 posts, against 19 ms)."""
     if not vectors or not _SAFE_KEY.match(model):
         return []
     await session.execute(_PROBES, {"model": model})

@@ -49,7 +49,8 @@ class DemandSearchIn(RequestModel):
         None, max_length=5, description="Default: question, request, part_two, confusion")
     sortBy: SortBy | None = Field(
         None, description="size (default): most comments first; likes: most liked first; "
-        "unanswered: clusters no post answers first (covered false, then null, then true), "
+        "unanswered: clusters no post answers first (covered false, then true, then null: the "
+        "smaller clusters not checked), "
         "each group by size")
     limit: Annotated[int | None, Field(ge=1, le=50, description="Clusters (default 20)")] = None
     minSize: Annotated[int | None, Field(

@@ -43,8 +43,9 @@ DEFAULT_TIME_FRAME = "three_months"
 DEFAULT_LIMIT = 20
 NEAREST = 3
 # `unanswered` orders the largest clusters by whether a post answers them: this many are
-# checked (each check is one nearest-neighbour read).
-CHECKED_FOR_UNANSWERED = 100
+# checked (each check is one nearest-neighbour read, a few milliseconds: the most a page
+# shows, so a page of gaps is always found among the largest clusters).
+CHECKED_FOR_UNANSWERED = 50
 MAX_POSTS_SHOWN = 20
 MAX_QUOTES = 5
 MAX_IDS = 1000
@@ -95,7 +96,8 @@ def _order(records: list[dict[str, Any]], sort_by: str) -> None:
     if sort_by == "likes":
         records.sort(key=lambda r: (-r["likes"], -r["size"], r["labelCommentId"]))
     elif sort_by == "unanswered":
-        rank = {False: 0, None: 1, True: 2}
+        # Unchecked ones (null) are smaller than every checked one.
+        rank = {False: 0, True: 1, None: 2}
         records.sort(key=lambda r: (rank[r["covered"]], -r["size"], -r["likes"],
                                     r["labelCommentId"]))
     else:

@@ -20,7 +20,9 @@ SEED_COSTS = {
 }
 # Paid skills added by later issues, at the cost their issue set.
 ISSUE_COSTS = {"get_post_history": 1, "find_breakouts": 2, "analyze_post": 15, "search_hooks": 1,
-               "find_rising_posts": 2}
+               "find_rising_posts": 2, "fetch_comments": 5, "search_demand": 2}
+# Skills charged per quantity, and what one charge of their credits buys.
+PER = {"fetch_comments": "100 comments"}
 
 
 async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncClient) -> None:
@@ -35,7 +37,9 @@ async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncCli
     served = {op.get("x-sors-skill") for ops in doc["paths"].values() for op in ops.values()}
     assert keys - CONTRACT_SKILLS <= served, keys - CONTRACT_SKILLS - served
     for s in body["skills"]:
-        assert set(s) == {"key", "title", "method", "path", "credits", "includes", "variants"}
+        assert set(s) == {"key", "title", "method", "path", "credits", "per", "includes",
+                          "variants"}
+        assert s["per"] == PER.get(s["key"]), s["key"]
         assert s["path"].startswith("/api/v1/")
         if s["key"] in SEED_COSTS or s["key"] in ISSUE_COSTS:
             assert s["credits"] == {**SEED_COSTS, **ISSUE_COSTS}[s["key"]], s["key"]
