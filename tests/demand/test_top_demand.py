@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sors.analyses.service import breakdown
+from sors.analyses.breakdown import breakdown
 from sors.demand.service import top_demand
-from tests.demand.world import seed_niche
+from tests.demand.world import NOW, seed_niche
 from tests.factories.world import rows
 
 pytestmark = pytest.mark.usefixtures("clean")
@@ -27,9 +27,9 @@ async def test_an_analysis_quotes_the_top_demand_of_the_post_s_comments(db, sett
     async with db.transaction() as s:
         top = await top_demand(s, most["post_id"], settings)
         assert top is not None
-        analysis = await breakdown(s, most["post_id"], top)
+        analysis = await breakdown(s, most["post_id"], now=NOW, demand=top)
         assert await top_demand(s, quiet["id"], settings) is None
-        plain = await breakdown(s, quiet["id"], None)
+        plain = await breakdown(s, quiet["id"], now=NOW)
     assert top.quote in {a["text"] for a in asked}  # verbatim
     assert 1 <= top.count <= len(asked) and top.likes <= sum(a["likes"] for a in asked)
     # Its largest cluster: at least as many comments as the most repeated text.
