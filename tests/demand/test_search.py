@@ -93,7 +93,10 @@ async def test_covered_is_true_for_the_question_posts_answer_and_false_for_the_o
                                         "sortBy": "unanswered", "limit": 50})).json()
     flags = [cl["covered"] for cl in first["clusters"]]
     assert flags == sorted(flags, key=lambda f: {False: 0, True: 1, None: 2}[f])
-    assert first["clusters"][0]["label"] == unanswered  # the largest no post answers
+    # The planted question no post answers is among the clusters that lead (the world's
+    # templated questions may form other, larger ones that no post answers either).
+    assert first["clusters"][0]["covered"] is False
+    assert unanswered in [cl["label"] for cl in first["clusters"] if cl["covered"] is False]
 
 
 @pytest.mark.usefixtures("niche")

@@ -39,4 +39,4 @@ async def test_an_analysis_quotes_the_top_demand_of_the_post_s_comments(db, sett
     assert (analysis.audienceDemand.comments, analysis.audienceDemand.quote) == (
         top.count, top.quote)
     assert analysis.summary.endswith(f"“{top.quote}”.")
-    assert plain.audienceDemand is None and "“" not in plain.summary
+    assert plain.audienceDemand is None and ": “" not in plain.summary
