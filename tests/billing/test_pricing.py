@@ -20,7 +20,8 @@ SEED_COSTS = {
 }
 # Paid skills added by later issues, at the cost their issue set.
 ISSUE_COSTS = {"get_post_history": 1, "find_breakouts": 2, "analyze_post": 15, "search_hooks": 1,
-               "find_rising_posts": 2}
+               "find_rising_posts": 2, "find_trending_sounds": 1, "get_sound": 1,
+               "find_trending_hashtags": 1}
 
 
 async def test_pricing_needs_no_key_and_lists_every_skill(client: httpx.AsyncClient) -> None:
