@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -79,6 +80,7 @@ async def _account(url: str, data_dir: str) -> str:
 
     db = Database(make_engine(_settings(url, data_dir), url))
     async with db.transaction() as s:
-        new = await create_account(s, email="bench@example.com", credits=10_000_000)
+        new = await create_account(s, email="bench@example.com", credits=10_000_000,
+                                   now=datetime.now(UTC))
     await db.dispose()
     return new.api_key

@@ -6,6 +6,7 @@ GET /sounds/{id} answer.
                                            [--seed 0] [--at 2026-09-22T10:00:00Z] [--jobs 2]
     .venv/bin/python bench/sounds.py stages [--json]
     .venv/bin/python bench/sounds.py speed [--rounds 20]
+    .venv/bin/python bench/sounds.py boilerplate [--json]
 
 `build` makes a database of its own (`sors_bench_sounds`, on the embedded server in
 `--data-dir` or on `--admin-url`) and fills it with first crawls of a simulated world
@@ -15,13 +16,18 @@ By default the world is the demo's (seed 0, its first 2,000 creators, at the dem
 moment); `--posts N` takes as many creators as N posts need. `stages` compares the stage of
 every trending sound (each niche and all niches, every third day of the last month) with
 the world's truth (`sors.platforms.sim.sounds`). `speed` times the endpoints over HTTP
-against a real uvicorn server, p50 and p95.
+against a real uvicorn server, p50 and p95. `boilerplate` counts, in the top 10 hashtag
+and phrase breakouts of each niche (three months, two creators), the world's own
+boilerplate (its platform tags, its caption templates' word pairs) and phrase fragments
+(overlapping another of the top 10), without the boilerplate table and the phrase merge
+(before) and with them (after).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import math
 import statistics
@@ -265,6 +271,91 @@ def speed(args: argparse.Namespace) -> None:
               f"p95={_pct(xs, 0.95):7.1f} ms")
 
 
+# ---- boilerplate in breakouts ------------------------------------------------------------
+
+
+def _truth_boilerplate() -> tuple[set[str], set[str]]:
+    """The world's own boilerplate: the platforms' tags it adds to captions, and the word
+    pairs of its caption templates (the topic left out)."""
+    import re
+
+    from sors.breakouts.merge import words
+    from sors.platforms.sim import content
+
+    tags = {t for ts in content._PLATFORM_TAGS.values() for t in ts}
+    pairs = set()
+    for template in content._CAPTION_TEMPLATES:
+        for part in re.split(r"\{[tTn]\}", template):
+            ws = words(part)
+            pairs |= {f"{a} {b}" for a, b in itertools.pairwise(ws)
+                      if len(a) >= 3 and len(b) >= 3}
+    return tags, pairs
+
+
+async def _boilerplate(url: str, data_dir: str) -> dict[str, Any]:
+    from sqlalchemy import text
+
+    from sors.breakouts import repository as repo
+    from sors.breakouts import service
+    from sors.breakouts.schemas import BreakoutsIn
+    from sors.kit.db import Database, make_engine
+    from sors.sounds.schemas import NICHES
+
+    _, moment = await _world(url, data_dir)
+    tags, pairs = _truth_boilerplate()
+    db = Database(make_engine(_settings(url, data_dir), url))
+
+    def judge(rows: list[tuple[str, str]]) -> tuple[int, int]:
+        phrases = [i for k, i in rows if k == "phrase"]
+        fragments = sum(1 for k, i in rows if k == "phrase" and any(
+            o != i and (o.split()[0] == i.split()[-1] or o.split()[-1] == i.split()[0])
+            for o in phrases))
+        boiler = sum(1 for k, i in rows if (k == "hashtag" and i in tags)
+                     or (k == "phrase" and i in pairs))
+        return boiler, fragments
+
+    out: dict[str, Any] = {"niches": {}}
+    totals = Counter[str]()
+    try:
+        for niche in NICHES:
+            body = BreakoutsIn(categoryId=niche, kinds=["hashtag", "phrase"],
+                               timeFrame="three_months", minCreators=2, limit=10)
+            async with db.session() as s:
+                async with s.begin():
+                    await s.execute(text("DELETE FROM idea_boilerplate"))
+                    q = repo.BreakoutQuery(
+                        since=moment - timedelta(days=90), min_score=3.0, min_creators=2,
+                        kinds=["hashtag", "phrase"], score_window="three_months",
+                        score_method="mean", limit=10, category_ids=[niche],
+                        category_label=niche)
+                    before = [(r["kind"], r["idea"]) for r in await repo.breakouts(s, q)]
+                    await s.rollback()
+            async with db.session() as s:
+                after_out = await service.find_breakouts(s, body, now=moment, min_age_hours=24)
+            after = [(b.kind, b.idea) for b in after_out.breakouts]
+            b0, f0 = judge(before)
+            b1, f1 = judge(after)
+            totals.update(before=len(before), after=len(after), boiler_before=b0,
+                          fragments_before=f0, boiler_after=b1, fragments_after=f1)
+            out["niches"][niche] = {"before": before, "after": after}
+    finally:
+        await db.dispose()
+    for when in ("before", "after"):
+        n = totals[when]
+        bad = totals[f"boiler_{when}"] + totals[f"fragments_{when}"]
+        out[when] = {"ideas": n, "boilerplate": totals[f"boiler_{when}"],
+                     "fragments": totals[f"fragments_{when}"],
+                     "share": round(bad / n, 3) if n else None}
+    return out
+
+
+def boilerplate_cmd(args: argparse.Namespace) -> None:
+    result = asyncio.run(_boilerplate(_url(args), args.data_dir))
+    if not args.json:
+        result.pop("niches")
+    print(json.dumps(result, indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -281,8 +372,11 @@ def main() -> None:
     s.add_argument("--json", action="store_true")
     sp = sub.add_parser("speed")
     sp.add_argument("--rounds", type=int, default=20)
+    bp = sub.add_parser("boilerplate")
+    bp.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    {"build": build, "stages": stages, "speed": speed}[args.cmd](args)
+    {"build": build, "stages": stages, "speed": speed,
+     "boilerplate": boilerplate_cmd}[args.cmd](args)
 
 
 if __name__ == "__main__":
