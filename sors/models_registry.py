@@ -10,6 +10,7 @@ from sors.boards import models as _boards_models  # noqa: F401
 from sors.breakouts import models as _breakouts_models  # noqa: F401
 from sors.catalog import models as _catalog_models  # noqa: F401
 from sors.catalog.ingest import models as _catalog_keeper_models  # noqa: F401
+from sors.catalog.usage import models as _catalog_usage_models  # noqa: F401
 from sors.demand import models as _demand_models  # noqa: F401
 from sors.email import models as _email_models  # noqa: F401
 from sors.enrichment import models as _enrichment_models  # noqa: F401

@@ -36,6 +36,7 @@ from sors.demand import tasks as demand_tasks
 from sors.enrichment import router as enrichment
 from sors.enrichment import tasks as enrichment_tasks
 from sors.feedback import router as feedback
+from sors.hashtags import router as hashtags
 from sors.jobs import router as jobs
 from sors.keeper import router as keeper
 from sors.keeper import schedule as keeper_schedule
@@ -49,6 +50,7 @@ from sors.payments import service as payments_service
 from sors.remix import router as remix
 from sors.remix import tasks as remix_tasks
 from sors.rising import router as rising
+from sors.sounds import router as sounds
 from sors.subscriptions import events as subscription_events
 from sors.subscriptions import members_router
 from sors.subscriptions import router as subscriptions
@@ -70,6 +72,8 @@ ROUTERS = (
     rising.router,
     trends.trending_router,
     breakouts.router,
+    sounds.router,
+    hashtags.router,
     jobs.router,
     crawling.router,
     enrichment.router,

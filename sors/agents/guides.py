@@ -133,6 +133,22 @@ GUIDES: dict[str, Guide] = {
         "range, projected three-month outlier score, confidence) and the creator's curve.",
         next="get_post on a post; create_viral_alert with trigger rising on its creator.",
         **_READ),
+    "find_trending_sounds": Guide(
+        "Sounds (the audio posts use) that two or more creators used, fastest growing first "
+        "over timeFrame (one_week, two_weeks, one_month) against the window before, in a "
+        "niche (categoryId, a top-level category) or all: each with its lifecycle stage "
+        "(emerging, rising, peaking, fading), uses, creators, views, outlier share (how often "
+        "its posts beat their creator's average) and example posts.",
+        next="get_sound on a sound; get_post on an example post.", **_READ),
+    "get_sound": Guide(
+        "One sound by soundId: title, author, original or not, its stage, posts, creators, "
+        "views, uses per day, niches, its first creators and its best posts.",
+        next="get_post on a post; get_profile on an early adopter.", **_READ),
+    "find_trending_hashtags": Guide(
+        "Hashtags by growth in posts over timeFrame against the window before, in a niche "
+        "or all, with creators then and before and lift: how much more often their posts "
+        "are outliers than the niche's. Boilerplate (fyp, photomode) is left out.",
+        next="search_outliers with the hashtag; find_breakouts for the niche.", **_READ),
     "niche_trends": Guide(
         "What works in a niche right now: the best outlier posts for a query, which content "
         "types win per platform, and the top creators.",

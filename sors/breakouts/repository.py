@@ -44,7 +44,7 @@ class BreakoutQuery:
 # Lift is measured for the `POOL` groups with the most creators (bounded work whatever the
 # frame); an idea the frame's outliers carry in at least `FILLER_NICHE_SHARE` of the niches
 # (when they span at least `FILLER_MIN_NICHES`) is platform-wide filler (fyp, foryou, a
-# format like tiktok:video) and left out.
+# format like tiktok:video) and left out, as is the catalog's boilerplate (idea_boilerplate).
 POOL = 500
 FILLER_MIN_NICHES = 4
 FILLER_NICHE_SHARE = 0.75
@@ -210,6 +210,10 @@ filler AS MATERIALIZED (
     SELECT s.kind, s.idea FROM ({_per_kind(q, _SPREAD).replace("cand c", "spread c")}
     ) s, niche_count z
     WHERE z.n >= :filler_min_niches AND s.niches >= :filler_share * z.n
+    UNION
+    -- The catalog's boilerplate (catalog.usage.boilerplate): spread evenly over the niches
+    -- of a platform or format, or added by the platform's own tools (photomode, carousel).
+    SELECT b.kind COLLATE "C", b.idea COLLATE "C" FROM idea_boilerplate b WHERE b.kind <> '-'
 ),
 pool AS MATERIALIZED (
     -- gid: a small key for each group, so the steps below sort and join on one integer

@@ -6,11 +6,13 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sors.breakouts import merge
 from sors.breakouts import repository as repo
 from sors.breakouts.schemas import IDEA_KINDS, BreakoutOut, BreakoutsIn, BreakoutsOut
 from sors.catalog.records import repository as catalog
 from sors.catalog.records.build import flat_post
 from sors.catalog.records.paging import DEFAULT_SCORE_METHOD, DEFAULT_SCORE_WINDOW, since
+from sors.catalog.records.schemas import FlatPost
 from sors.kit.responses import assemble
 from sors.platforms import taxonomy
 
@@ -25,6 +27,18 @@ EVIDENCE_LIMIT = 10
 # Phrases only on request: splitting every caption into word pairs costs seconds at 1M
 # posts (docs/PERFORMANCE.md), the other kinds well under one.
 DEFAULT_KINDS = ("hashtag", "format", "sound")
+
+
+def _evidence(posts: list[FlatPost]) -> list[FlatPost]:
+    """Each creator's first post of the list (a merged phrase joins two lists), at most
+    EVIDENCE_LIMIT."""
+    seen: set[str] = set()
+    out = []
+    for p in posts:
+        if p.profile_id not in seen:
+            seen.add(p.profile_id)
+            out.append(p)
+    return out[:EVIDENCE_LIMIT]
 
 
 def _round(v: float | None) -> float | None:
@@ -54,6 +68,8 @@ async def find_breakouts(
         pid: flat_post(p, now, min_age_hours)
         for pid, p in (await catalog.posts_by_ids(session, wanted)).items()
     }
+    if "phrase" in q.kinds:
+        rows = merge.apply(rows, lambda i: posts[i].caption if i in posts else None)
     return assemble(BreakoutsOut, {
         "timeFrame": time_frame,
         "scoreWindow": q.score_window,
@@ -74,7 +90,7 @@ async def find_breakouts(
                 "lift": round(float(r["lift"]), 4),
                 "firstPost": posts[r["first_id"]],
                 "latestPost": posts[r["latest_id"]],
-                "evidence": [posts[i] for i in r["evidence"] or []],
+                "evidence": _evidence([posts[i] for i in r["evidence"] or [] if i in posts]),
             })
             for r in rows
         ],

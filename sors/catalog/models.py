@@ -191,6 +191,9 @@ class Post(Base):
         ),
         Index("ix_posts_rising", text("published_at DESC"), "id",
               postgresql_where=text("rising")),
+        # A sound's posts over time (migration 0034): its page, usage and creators.
+        Index("ix_posts_sound", "sound_id", "published_at", postgresql_include=["profile_id"],
+              postgresql_where=text("sound_id IS NOT NULL")),
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -248,6 +251,8 @@ class Post(Base):
     rising_score: Mapped[float | None] = mapped_column(Float)
     rising: Mapped[bool] = mapped_column(server_default=text("false"))
     projection: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # The audio it uses (catalog.usage.models.Sound), where its source shows one.
+    sound_id: Mapped[str | None] = mapped_column(ForeignKey("sounds.id", ondelete="SET NULL"))
     search_vector: Mapped[Any] = mapped_column(
         TSVECTOR,
         Computed("to_tsvector('simple', sors_unaccent(coalesce(caption, '')))", persisted=True),

@@ -15,7 +15,8 @@ catalog_app = typer.Typer(help="The continuously crawled catalog.", no_args_is_h
 @catalog_app.command("status")
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Profiles per freshness tier, the share within its target age, the oldest data, the
-    keeper's crawls in the last hour and its budget use, per platform."""
+    keeper's crawls in the last hour and its budget use, its young-post budget and coverage,
+    per platform."""
     from sors.keeper.status import status as read_status
 
     async def run(rt: Runtime):
@@ -42,8 +43,15 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         crawls.add_row(platform, str(h["pending"]), str(h["processing"]), str(h["completed"]),
                        str(h["skipped"]), str(h["failed"]),
                        f"{b['usedLastHour']} / {b['perHour']}", str(p["discoveredWaiting"]))
+    young = Table("platform", "budget / tick", "refreshes last hour", "posts 24-48 h old",
+                  "seen twice before 24 h", title="young posts looked at early (rising)")
+    for platform, p in data["platforms"].items():
+        y = p["young"]
+        share = f"{y['seenTwice']} ({y['coverage']:.0%})" if y["coverage"] is not None else "-"
+        young.add_row(platform, str(y["perTick"]), str(y["lastHour"]), str(y["posts"]), share)
     console.print(tiers)
     console.print(crawls)
+    console.print(young)
     m = data.get("meaning")
     if m is None:
         console.print("search by meaning: unavailable (no pgvector, or no embedding model)")

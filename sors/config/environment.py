@@ -62,7 +62,7 @@ FLAT: dict[str, tuple[str, str]] = {
         "discovery_interval_minutes")},
     **{k: ("keeper", k) for k in (
         "thumbnail_checks_per_tick", "curve_profiles_per_tick", "rising_refreshes_per_tick",
-        "hook_library_posts_per_tick")},
+        "hook_library_posts_per_tick", "young_refreshes_per_tick", "usage_days_per_tick")},
     "baseline_min_age_hours": ("jobs", "baseline_min_age_hours"),
     "job_stall_seconds": ("jobs", "stall_seconds"),
     "job_max_attempts": ("jobs", "max_attempts"),

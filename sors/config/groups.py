@@ -196,6 +196,12 @@ class KeeperSettings(_Group):
     # Monitoring refreshes a tick may pull forward for young posts under rising alerts
     # (each charged like any refresh). 0: rising alerts wait for the regular cadence.
     rising_refreshes_per_tick: int = Field(default=200, ge=0)
+    # Keeper refreshes per platform and tick for catalog creators with a post past a young
+    # age (1, 3, 6, 12, 24 h) since their last crawl (sors.keeper.young), within the hourly
+    # budget: rising posts of creators no one monitors. 0: none.
+    young_refreshes_per_tick: int = Field(default=100, ge=0)
+    # Days of posts the scheduler rolls up per tick for trends of sounds and hashtags.
+    usage_days_per_tick: int = Field(default=20, ge=0)
 
     def crawls_per_hour(self, platform: str) -> int | None:
         return getattr(self, f"crawls_per_hour_{platform}", None)

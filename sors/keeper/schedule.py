@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sors.catalog.ingest import curves, thumbnails
 from sors.catalog.records import repository as catalog_repo
+from sors.catalog.usage import boilerplate, rollup
 from sors.catalog.vectors import embeddings
 from sors.catalog.vectors import index as vector_index
 from sors.catalog.vectors import pool as embedding_pool
@@ -58,7 +59,7 @@ async def keep(session: AsyncSession, now: datetime, rt: Runtime) -> int:
     if not settings.keeper.enabled:
         return 0
     passes = await keeper.keep(_sessions(session), now, settings)
-    return sum(p.refreshes + p.discoveries for p in passes.values())
+    return sum(p.refreshes + p.young + p.discoveries for p in passes.values())
 
 
 async def embed(session: AsyncSession, now: datetime, rt: Runtime) -> int:
@@ -108,6 +109,23 @@ async def creator_curves(session: AsyncSession, now: datetime, rt: Runtime) -> i
     return await curves.refresh(session, limit=rt.settings.keeper.curve_profiles_per_tick)
 
 
+async def usage_rollup(session: AsyncSession, now: datetime, rt: Runtime) -> int:
+    """Days whose posts crawls saw, rolled up again for trends of sounds and hashtags (a
+    budgeted number per tick, catalog.usage.rollup)."""
+    async with _sessions(session)() as s, s.begin():
+        done = await rollup.roll(s, now, limit=rt.settings.keeper.usage_days_per_tick)
+    return done.days
+
+
+async def boilerplate_ideas(session: AsyncSession, now: datetime, rt: Runtime) -> int:
+    """The hashtags and phrases that say nothing about a niche, recomputed every few hours
+    (catalog.usage.boilerplate)."""
+    async with _sessions(session)() as s, s.begin():
+        if not await boilerplate.due(s, now):
+            return 0
+        return await boilerplate.recompute(s, now)
+
+
 # This domain's scheduled checks, in the order a tick runs them (named in sors.wiring).
 CHECKS = (
     ("catalog.discover", discover),
@@ -116,4 +134,6 @@ CHECKS = (
     ("catalog.vector_index", vector_index_build),
     ("catalog.thumbnails", thumbnail_changes),
     ("catalog.curves", creator_curves),
+    ("catalog.usage", usage_rollup),
+    ("catalog.boilerplate", boilerplate_ideas),
 )

@@ -23,13 +23,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sors.catalog.ingest import spend
 from sors.catalog.ingest.freshness import TIERS, Policy
 from sors.config import Settings
+from sors.keeper import young
 from sors.kit.ids import new_id
 from sors.platforms import sources
 from sors.platforms.base import PLATFORMS
 from sors.queue.repository import NOTIFY_CHANNEL
 
-# Why the keeper crawls a profile: it is due again, or discovery found it.
-CrawlKind = Literal["refresh", "discovery"]
+# Why the keeper crawls a profile: it is due again, a young post of it passed an age worth
+# a look (sors.keeper.young), or discovery found it.
+CrawlKind = Literal["refresh", "young", "discovery"]
 HOUR = timedelta(hours=1)
 KEEP_LOG = timedelta(days=7)
 MAX_ATTEMPTS = 3  # a keeper crawl that keeps failing waits for the profile's next turn
@@ -63,6 +65,7 @@ class Due:
 class KeeperPass:
     refreshes: int = 0
     discoveries: int = 0
+    young: int = 0
 
 
 _OVERDUE = text("""
@@ -142,7 +145,7 @@ async def _enqueue(
     those queued (a profile another crawl just took is left out)."""
     if not items:
         return {}
-    job_type = "refresh" if kind == "refresh" else "crawl"
+    job_type = "crawl" if kind == "discovery" else "refresh"
     ids = [new_id("job") for _ in items]
     payloads = [
         orjson.dumps({"platform": platform, "handle": h, "catalog": kind,
@@ -186,6 +189,18 @@ UPDATE catalog_candidates c SET job_id = t.job_id
 """)
 
 
+async def _refresh(
+    session: AsyncSession, platform: str, kind: CrawlKind, items: list[tuple[str, str]],
+    now: datetime,
+) -> int:
+    """Refreshes of these (handle, profile id) queued; how many."""
+    queued = await _enqueue(session, platform, kind, [(h, p) for h, p in items], now)
+    # Seen now: a crawl that fails waits for the profile's next turn instead of the next tick.
+    await session.execute(_SEEN, {"now": now, "ids": [
+        p for h, p in items if f"{platform}:{h}" in queued]})
+    return len(queued)
+
+
 async def over_provider_budget(
     session: AsyncSession, platform: str, now: datetime, settings: Settings
 ) -> bool:
@@ -213,14 +228,18 @@ async def keep_platform(
     left = crawls_per_hour(settings, platform) - used
     if left <= 0:
         return out
-    due = await overdue(session, platform, now, policy, left,
-                        simulated=settings.platform_source == "sim")
-    queued = await _enqueue(session, platform, "refresh",
-                            [(d.handle, d.profile_id) for d in due], now)
-    # Seen now: a crawl that fails waits for the profile's next turn instead of the next tick.
-    await session.execute(_SEEN, {"now": now, "ids": [
-        d.profile_id for d in due if f"{platform}:{d.handle}" in queued]})
-    out.refreshes = len(queued)
+    simulated = settings.platform_source == "sim"
+    # Young posts first (the whole catalog's rising posts depend on them), then the overdue.
+    # At most half of what is left: the regular refreshes keep the rest.
+    fresh = await young.due(session, platform, now,
+                            min(-(-left // 2), settings.keeper.young_refreshes_per_tick),
+                            simulated=simulated)
+    out.young = await _refresh(session, platform, "young",
+                               [(d.handle, d.profile_id) for d in fresh], now)
+    left -= out.young
+    due = await overdue(session, platform, now, policy, left, simulated=simulated)
+    out.refreshes = await _refresh(session, platform, "refresh",
+                                   [(d.handle, d.profile_id) for d in due], now)
     left -= out.refreshes
     room = min(left, settings.keeper.discoveries_per_hour - discovered)
     if room > 0:

@@ -23,6 +23,7 @@ from sors.catalog.vectors import embeddings
 from sors.catalog.vectors import index as vector_index
 from sors.config import Settings
 from sors.keeper import service as keeper
+from sors.keeper import young
 from sors.kit.clock import isoformat
 from sors.platforms.base import PLATFORMS
 
@@ -46,6 +47,10 @@ SELECT c.platform, CASE WHEN j.status = 'completed' AND j.result ? 'skipped' THE
  WHERE c.enqueued_at > :since
  GROUP BY 1, 2
 """)
+_YOUNG_LAST_HOUR = text("""
+SELECT platform, count(*) FROM catalog_crawls
+ WHERE kind = 'young' AND enqueued_at > :since GROUP BY 1
+""")
 _WAITING = text("""
 SELECT platform, count(*) FROM catalog_candidates WHERE job_id IS NULL GROUP BY 1
 """)
@@ -66,11 +71,24 @@ class Budget(TypedDict):
     share: NotRequired[float | None]
 
 
+class YoungStatus(TypedDict):
+    """Young posts looked at early (sors.keeper.young): the budget per tick, the keeper's
+    young-post refreshes of the last hour, and coverage: of the posts published 24-48 h ago,
+    how many were seen at least twice before 24 h of age."""
+
+    perTick: int
+    lastHour: int
+    posts: int
+    seenTwice: int
+    coverage: float | None
+
+
 class PlatformStatus(TypedDict):
     tiers: dict[str, TierStatus]
     lastHour: dict[str, int]  # keeper crawls queued in the last hour, by outcome
     discoveredWaiting: int
     budget: Budget
+    young: YoungStatus
 
 
 class CatalogStatus(TypedDict):
@@ -87,6 +105,8 @@ async def status(session: AsyncSession, now: datetime, settings: Settings) -> Ca
         out["platforms"][p] = {
             "tiers": {}, "lastHour": dict.fromkeys(OUTCOMES, 0), "discoveredWaiting": 0,
             "budget": {"perHour": keeper.crawls_per_hour(settings, p), "usedLastHour": 0},
+            "young": {"perTick": settings.keeper.young_refreshes_per_tick, "lastHour": 0,
+                      "posts": 0, "seenTwice": 0, "coverage": None},
         }
     rows = await session.execute(_TIERS, {"now": now, "hot": t["hot"], "active": t["active"],
                                           "silent": t["silent"], "inactive": t["inactive"]})
@@ -106,6 +126,11 @@ async def status(session: AsyncSession, now: datetime, settings: Settings) -> Ca
         budget = out["platforms"][p]["budget"]
         budget["usedLastHour"] = used
         budget["share"] = round(used / budget["perHour"], 4) if budget["perHour"] else None
+    for platform, n in await session.execute(_YOUNG_LAST_HOUR, {"since": now - keeper.HOUR}):
+        out["platforms"][platform]["young"]["lastHour"] = n
+    for platform, (posts, twice) in (await young.coverage(session, now)).items():
+        y = out["platforms"][platform]["young"]
+        y.update(posts=posts, seenTwice=twice, coverage=round(twice / posts, 4) if posts else None)
     model = embeddings.embedder_or_none(settings)
     out["meaning"] = (await vector_index.describe(session, model.key)
                       if model is not None and await embeddings.available(session) else None)

@@ -46,6 +46,21 @@ class ProfileSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class SoundRef:
+    """The audio a post uses, as its source names it (docs/API.md, "Sounds").
+
+    `key` identifies the sound on its platform: the platform's own audio id where the
+    source gives it exactly (TikTok's `musicId` as a string, Instagram's `audio_id`), else
+    `name:<title>|<author>` (lower-cased) for a licensed track, else `post:<post id>` for an
+    original sound, which is the post's own audio (`sounds.sound_key`)."""
+
+    key: str
+    title: str | None
+    author: str | None
+    original: bool
+
+
+@dataclass(frozen=True, slots=True)
 class PostSnapshot:
     platform: Platform
     platform_post_id: str
@@ -63,6 +78,8 @@ class PostSnapshot:
     approximations: Mapping[str, str] = field(default_factory=dict)
     # Source-specific extras (e.g. the simulated script, slideshow image URLs).
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # The audio it uses, where the source shows it.
+    sound: SoundRef | None = None
 
 
 @dataclass(frozen=True, slots=True)

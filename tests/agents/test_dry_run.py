@@ -64,6 +64,9 @@ async def test_quotes_walk_the_price_list(client: httpx.AsyncClient, db: Databas
         ("niche_trends", {"query": "fitness"}, 2),
         ("find_breakouts", {"timeFrame": "all_time"}, 2),
         ("find_rising_posts", {"maxAgeHours": 168}, 2),
+        ("find_trending_sounds", {"timeFrame": "one_month"}, 1),
+        ("get_sound", {"soundId": t.sound_id}, 1),
+        ("find_trending_hashtags", {"categoryId": "fitness"}, 1),
         ("request_transcript", {"postId": t.post_id}, 10),
         ("request_transcript", {"postId": t.post_id}, 0),  # this account's pending one
         ("remix_post", {"postId": t.post_id, "targetNiche": "home baking"}, 20),

@@ -34,6 +34,7 @@ class Targets:
     profile_ids: list[str]
     new_handle: str
     email: str
+    sound_id: str  # the TikTok post's sound
 
 
 async def make_targets(db: Database, tag: str) -> Targets:
@@ -43,9 +44,11 @@ async def make_targets(db: Database, tag: str) -> Targets:
         pids = await ingest_crawls(s, snaps)
     post = snaps[0].posts[0]
     async with db.session() as s:
-        post_id = (await s.execute(text("SELECT id FROM posts WHERE platform_post_id = :p"),
-                                   {"p": post.platform_post_id})).scalar_one()
-    return Targets(post_id, post.url, list(pids), f"fresh.{tag}", f"walk-{tag}@example.com")
+        post_id, sound_id = (await s.execute(
+            text("SELECT id, sound_id FROM posts WHERE platform_post_id = :p"),
+            {"p": post.platform_post_id})).one()
+    return Targets(post_id, post.url, list(pids), f"fresh.{tag}", f"walk-{tag}@example.com",
+                   sound_id)
 
 
 async def walk(call: Call, t: Targets) -> list[str]:
@@ -70,6 +73,9 @@ async def walk(call: Call, t: Targets) -> list[str]:
     await go("niche_trends", {"query": "fitness"})
     await go("find_breakouts", {"timeFrame": "all_time"})
     await go("find_rising_posts", {"maxAgeHours": 168})
+    await go("find_trending_sounds", {"timeFrame": "one_month"})
+    await go("get_sound", {"soundId": t.sound_id})
+    await go("find_trending_hashtags", {"timeFrame": "one_month"})
     crawl = await go("crawl_profile", {"platform": "instagram", "handle": t.new_handle})
     await go("get_job_status", {"jobRef": crawl["jobRef"]})
     await go("request_transcript", {"postId": t.post_id})

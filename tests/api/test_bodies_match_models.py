@@ -55,6 +55,12 @@ def test_every_route_answers_its_model(served: Served, app) -> None:
         call("POST", "/trends/breakouts", json={})
         call("POST", "/trends/rising", json={"maxAgeHours": 168})
         call("GET", "/trending")
+        call("POST", "/trends/sounds", json={})
+        call("POST", "/trends/hashtags", json={})
+        tiktok = call("POST", "/search/content",
+                      json={"pageSize": 20, "platforms": ["tiktok"]})["results"]
+        sound_id = next(p["sound_id"] for p in tiktok if p["sound_id"])
+        call("GET", "/sounds/{soundId}", f"/sounds/{sound_id}")
         queued = call("POST", "/crawls", json={"platform": "youtube", "handle": "@bodycheck"})
         assert queued["status"] == "pending"
         call("GET", "/jobs/{jobRef}", f"/jobs/{queued['jobRef']}")

@@ -20,7 +20,8 @@ SEED_COSTS = {
 }
 # Paid skills added by later issues, at the cost their issue set.
 ISSUE_COSTS = {"get_post_history": 1, "find_breakouts": 2, "analyze_post": 15, "search_hooks": 1,
-               "find_rising_posts": 2, "fetch_comments": 5, "search_demand": 2}
+               "find_rising_posts": 2, "fetch_comments": 5, "search_demand": 2,
+               "find_trending_sounds": 1, "get_sound": 1, "find_trending_hashtags": 1}
 # Skills charged per quantity, and what one charge of their credits buys.
 PER = {"fetch_comments": "100 comments"}
 

@@ -7,6 +7,8 @@ import dataclasses
 import statistics
 from datetime import timedelta
 
+from sqlalchemy import text
+
 from sors.platforms.base import CrawlSnapshot
 from sors.platforms.sim.clock import set_time
 from tests.catalog.ingest.test_baselines import T, ingest, post, profile
@@ -139,3 +141,28 @@ async def test_ideas_rank_by_lift_with_both_shares_and_platform_wide_filler_is_d
     ideas = [(b["idea"], b["categoryId"]) for b in r.json()["breakouts"]]
     assert ideas[0] == ("coldbrew", "food") and "fyp" not in {i for i, _ in ideas}
     assert "tiktok:video" not in {i for i, _ in ideas}
+
+
+async def test_the_catalogs_boilerplate_never_leads_breakouts(db, app, client) -> None:
+    # Three bakers each turned #crumbshot into an outlier, and each hit also carries
+    # #photomode: a breakout until the catalog's boilerplate (catalog.usage.boilerplate)
+    # names #photomode, then gone; #crumbshot stays.
+    snaps = [
+        _baker(f"baker.p{i}", 80 + i, f"Crumb {i} #crumbshot #photomode", 9_000 + 1_000 * i)
+        for i in range(3)
+    ]
+    key = await _world_at_t(db, app, snaps)
+    body = {"timeFrame": "one_week", "kinds": ["hashtag"]}
+
+    async def ideas() -> set[str]:
+        r = await client.post("/api/v1/trends/breakouts", json=body, headers=auth(key))
+        assert r.status_code == 200, r.text
+        return {b["idea"] for b in r.json()["breakouts"]}
+
+    assert {"crumbshot", "photomode"} <= await ideas()
+    async with db.transaction() as s:
+        await s.execute(text(
+            "INSERT INTO idea_boilerplate (kind, idea, population, niches, share, computed_at) "
+            "VALUES ('hashtag', 'photomode', 'tiktok:slideshow', 6, 0.4, now())"))
+    found = await ideas()
+    assert "crumbshot" in found and "photomode" not in found

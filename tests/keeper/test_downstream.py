@@ -25,6 +25,9 @@ async def test_discovery_adds_simulated_creators_at_a_budgeted_rate(
     runtime, client, db, app, settings, monkeypatch
 ) -> None:
     monkeypatch.setattr(settings.keeper, "discoveries_per_hour", 4)
+    # Discovery alone: no young-post refreshes of the creators it brings (tests/keeper/
+    # test_young.py).
+    monkeypatch.setattr(settings.keeper, "young_refreshes_per_tick", 0)
     await set_time(db, T0)
     sched = Scheduler(runtime)
     assert (await sched.tick())["catalog.discover"] == 0  # the first read starts the cursor

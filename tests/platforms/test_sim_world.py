@@ -44,8 +44,10 @@ def crawls(world: SimWorld, sample: list[tuple[str, str]]) -> list[Any]:
 
 
 def _digest(snapshot: Any) -> str:
-    # The world's content: the profile and posts (not which source answered).
+    # The world's content: the profile and posts (not which source answered). Sounds came
+    # later, drawn from their own hash apart from everything else: their own digest below.
     world = {k: v for k, v in asdict(snapshot).items() if k not in ("source", "source_run")}
+    world["posts"] = [{k: v for k, v in p.items() if k != "sound"} for p in world["posts"]]
     data = json.dumps(world, sort_keys=True, default=str)
     return hashlib.sha256(data.encode()).hexdigest()
 
@@ -81,11 +83,18 @@ def test_the_world_does_not_drift_between_versions() -> None:
     assert [round(Rng(42).random(), 12) for _ in range(1)] == [0.639426798458]
     snap = SimWorld(0).crawl("youtube", "mia.bakes", datetime(2026, 6, 1, tzinfo=UTC))
     assert _digest(snap) == GOLDEN_DIGEST
+    # The sounds of a TikTok listing (a stored post's sound points at a stored sound).
+    tiktok = SimWorld(0).crawl("tiktok", "fit.anna", datetime(2026, 6, 1, tzinfo=UTC))
+    sounds = [asdict(p.sound) if p.sound else None for p in tiktok.posts]
+    assert sum(1 for x in sounds if x and not x["original"]) == 11
+    digest = hashlib.sha256(json.dumps(sounds, sort_keys=True).encode()).hexdigest()
+    assert digest == GOLDEN_SOUNDS
 
 
 # Video scripts open with typed hooks (content.HOOK_TEMPLATES) and are part of the digest;
 # post ids, captions, counts and times do not depend on them.
 GOLDEN_DIGEST = "fe09d7a2b94e0cd10baf67c4a55f6efb9674755f2197cf9807bd738fdfd77cf8"
+GOLDEN_SOUNDS = "e832df8210f77eb057d04d3467c032f72f1c7cfeb5073e3417c00c865447f52b"
 
 
 # ---- profiles ---------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from typing import NotRequired, SupportsFloat, TypedDict
 
 import orjson
 
+from sors.platforms.base import SoundRef
+
 
 class StagedPost(TypedDict):
     """A crawled post as ingest stages it (`catalog.ingest.service._post_row`): the columns
@@ -33,7 +35,9 @@ class StagedPost(TypedDict):
     extra: dict[str, object]  # the source's own extras, as it gave them
     stats_updated_at: datetime
     first_seen_at: datetime
+    sound_id: str | None  # catalog.usage.models.Sound, once resolved (catalog.ingest.usage)
     is_new: bool  # not in the catalog yet
+    sound: NotRequired[SoundRef | None]  # as the source named it
     caption_changed: NotRequired[bool]
     caption_before: NotRequired[str | None]
 
@@ -58,6 +62,7 @@ POST_COLS = (
     ("extra", "jsonb"),
     ("stats_updated_at", "timestamptz"),
     ("first_seen_at", "timestamptz"),
+    ("sound_id", "text"),
 )
 # What a crawl refreshes on a post it already has (never its id, platform key, publication
 # time or first sighting). Not the caption: the search vector and the post's ideas are

@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlalchemy import bindparam, delete, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sors.catalog.ingest import freshness, projections
+from sors.catalog.ingest import freshness, projections, usage
 from sors.catalog.ingest.bulk import StagedPost, arrays, columns
 from sors.catalog.ingest.freshness import DEFAULT_POLICY
 from sors.catalog.ingest.profiles import upsert_profiles
@@ -127,6 +127,7 @@ async def _ingest(
 ) -> list[str]:
     profile_ids, fresh = await upsert_profiles(session, snapshots)
     staged = await _stage_posts(session, snapshots, profile_ids)
+    await usage.resolve_sounds(session, staged)
     await _mark_deleted(session, snapshots, profile_ids, fresh, staged)
     # The crawled posts are written with their scores: one new row version per post.
     inserted = set(await recompute_scores(
@@ -136,6 +137,8 @@ async def _ingest(
     await _insert_stats(session, [r for r in staged if r["id"] in inserted])
     await projections.update(session, profile_ids, [s.fetched_at for s in snapshots])
     await _classify(session, snapshots, profile_ids)
+    # After the categories: a hashtag use carries its creator's niche.
+    await usage.record(session, staged, max(s.fetched_at for s in snapshots))
     # New posts and those whose caption changed are (re-)embedded.
     await embeddings.enqueue(
         session, [r["id"] for r in staged if r["is_new"] or r.get("caption_changed")]
@@ -169,7 +172,9 @@ def _post_row(
         "extra": dict(post.extra),
         "stats_updated_at": at,
         "first_seen_at": at,
+        "sound_id": None,
         "is_new": True,
+        "sound": post.sound,
     }
 
 

@@ -157,6 +157,7 @@ def _core(row: Mapping[Any, Any], now: datetime, min_age_hours: float) -> dict[s
         "deleted_at": isoformat(row["deleted_at"]),
         "has_transcript": bool(row["has_transcript"]),
         "has_visual_analysis": bool(row["has_visual_analysis"]),
+        "sound_id": row.get("sound_id"),
     }
 
 

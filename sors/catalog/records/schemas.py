@@ -166,6 +166,9 @@ class _PostCore(ResponseModel):
     deleted_at: Timestamp | None
     has_transcript: bool
     has_visual_analysis: bool
+    sound_id: str | None = Field(
+        description="The sound it uses (GET /api/v1/sounds/{soundId}); null when its source "
+        "shows none")
 
 
 class WindowAverage(ResponseModel):

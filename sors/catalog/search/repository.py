@@ -65,6 +65,7 @@ class PostFilter:
     min_rising: float | None = None
     only_projected: bool = False
     category_ids: Sequence[str] | None = None  # the owner's niche: a category and its descendants
+    sound_id: str | None = None  # the posts using this sound (sors.sounds)
 
 
 _SORTS: dict[str, InstrumentedAttribute[Any]] = {
@@ -101,6 +102,8 @@ def post_params(f: PostFilter) -> dict[str, object]:
         p["published_since"] = f.published_since
     if f.min_rising is not None:
         p["min_rising"] = f.min_rising
+    if f.sound_id is not None:
+        p["sound_id"] = f.sound_id
     _category_params(p, f.category_ids)
     return p
 
@@ -166,6 +169,8 @@ def post_conditions(f: PostFilter, part: str | None = None) -> list[ColumnElemen
     elif f.only_projected:
         # The predicate of ix_posts_rising_score, so a sort by it reads that index.
         conds.append(Post.rising_score.is_not(None))
+    if "sound_id" in p:
+        conds.append(Post.sound_id == bindparam("sound_id", p["sound_id"], type_=String()))
     if "categories" in p:
         # The owners in the niche, one semi-join over profile_categories' category index.
         if categories := _listed(p, "category_", ProfileCategory.category_id):

@@ -55,6 +55,9 @@ class SearchContentIn(_Paged):
     categoryId: CategoryId = Field(
         None, description="Only posts whose creator is in this niche: an id from GET "
         "/api/v1/categories, covering its sub-niches (as search_profiles and breakouts)")
+    soundId: Annotated[str | None, Field(
+        max_length=64, description="Only posts using this sound (`sound_id`, GET "
+        "/api/v1/sounds/{soundId})")] = None
 
     @model_validator(mode="after")
     def _meaning_needs_its_input(self) -> SearchContentIn:

@@ -60,6 +60,7 @@ def content_filter(body: SearchContentIn, now: datetime) -> search_repo.PostFilt
         min_rising=body.minRisingScore,
         only_projected=body.sortBy == "rising",
         category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
+        sound_id=body.soundId,
     )
 
 

@@ -2,7 +2,7 @@
 a `comments` job type (fetching a post's comments through the configured source)
 
 Revision ID: 0037
-Revises: 0033
+Revises: 0034
 Create Date: 2026-11-28 14:00:00
 
 Comments come from imports (an Instagram export's latestComments, Apify comment datasets,
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0037"
-down_revision = "0033"
+down_revision = "0034"
 branch_labels = None
 depends_on = None
 

@@ -39,6 +39,7 @@ _TAU_DAYS = {"tiktok": (1.0, 3.0), "instagram": (0.7, 2.0), "youtube": (3.0, 10.
 class Account:
     platform: Platform
     root: str  # the handle the account was created with; renames keep deriving from it
+    seed: int  # the world's
     slot_prefix: bytes  # hash input of its posting slots, minus the slot number
     user_id: str
     niche: content.Niche
@@ -74,6 +75,7 @@ def derive_account(seed: int, platform: Platform, root: str) -> Account:
     return Account(
         platform=platform,
         root=root,
+        seed=seed,
         slot_prefix=("\x1f".join(str(x) for x in (*key, "slot")) + "\x1f").encode(),
         user_id=_user_id(platform, stable_digest(*key, "user-id", size=16)),
         niche=niche,

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from sors.platforms.base import PostSnapshot
-from sors.platforms.sim import content, languages
+from sors.platforms.sim import content, languages, sounds
 from sors.platforms.sim.accounts import ASSET_HOST, Account
 from sors.platforms.sim.rng import Rng
 from sors.platforms.sim.trajectories import Trajectory
@@ -159,4 +159,5 @@ def post_snapshot(a: Account, handle: str, s: Slot, now: float) -> PostSnapshot:
         thumbnail_url=f"{ASSET_HOST}/{a.platform}/thumb/{pid}.jpg",
         approximations={} if share_rate is not None else {"shares": "hidden"},
         extra=extra,
+        sound=sounds.sound_of(a, ctype, s.seed, s.published, pid),
     )

@@ -42,6 +42,7 @@ FLAT_KEYS = {
     "deleted_at",
     "has_transcript",
     "has_visual_analysis",
+    "sound_id",
     "profile_id",
     "handle",
     "display_name",

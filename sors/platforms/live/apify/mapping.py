@@ -29,6 +29,7 @@ from sors.platforms.live.common import (
 )
 from sors.platforms.live.web import tiktok_counts
 from sors.platforms.live.web.tiktok_map import POST_ID_RE
+from sors.platforms.sounds import sound_ref
 
 _YT_HANDLE = re.compile(r"youtube\.com/@([^/?#]+)", re.I)
 _HMS = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{2})$")
@@ -134,6 +135,13 @@ def tiktok_post(item: Mapping[str, Any], *, duration_ms: bool = False) -> PostSn
         or get_path(item, "videoMeta", "originalCoverUrl"),
         approximations={k: v for k, v in counts.approximations.items() if k != "saves"},
         extra=extra,
+        sound=sound_ref(
+            platform_id=get_path(item, "musicMeta", "musicId"),
+            title=get_path(item, "musicMeta", "musicName"),
+            author=get_path(item, "musicMeta", "musicAuthor"),
+            original=get_path(item, "musicMeta", "musicOriginal"),
+            post_id=vid,
+        ),
     )
 
 
@@ -205,6 +213,12 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
     }
     if content_type == "reel":
         extra["video_url"] = item.get("videoUrl")
+    music = item.get("musicInfo")
+    sound = None
+    if isinstance(music, Mapping):
+        sound = sound_ref(platform_id=music.get("audio_id"), title=music.get("song_name"),
+                          author=music.get("artist_name"),
+                          original=music.get("uses_original_audio"), post_id=shortcode)
     return PostSnapshot(
         platform="instagram",
         platform_post_id=shortcode,
@@ -220,6 +234,7 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
         thumbnail_url=item.get("displayUrl") or None,
         approximations=flags,
         extra=extra,
+        sound=sound,
     )
 
 

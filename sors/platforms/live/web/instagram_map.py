@@ -21,6 +21,7 @@ from sors.platforms.base import (
     ProfileNotFound,
     ProfileSnapshot,
     RateLimited,
+    SoundRef,
     TransientError,
     UnsupportedMedia,
 )
@@ -37,6 +38,7 @@ from sors.platforms.live.common import (
     to_float,
     to_int,
 )
+from sors.platforms.sounds import sound_ref
 
 
 def node_of(structure: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -203,6 +205,23 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
         thumbnail_url=display,
         approximations=_approximations(views, views_kind, likes, comments, content_type, duration),
         extra=extra,
+        sound=_sound(node, shortcode),
+    )
+
+
+def _sound(node: Mapping[str, Any], shortcode: str) -> SoundRef | None:
+    """A reel's audio: `clips_music_attribution_info` in the web API's nodes (instaloader's
+    and the mobile API's `clips_metadata.music_info` carry the same four fields)."""
+    music = node.get("clips_music_attribution_info")
+    if not isinstance(music, Mapping):
+        music = get_path(node, "clips_metadata", "music_info", "music_asset_info")
+    if not isinstance(music, Mapping):
+        return None
+    return sound_ref(
+        platform_id=music.get("audio_id") or music.get("audio_cluster_id"),
+        title=music.get("song_name") or music.get("title"),
+        author=music.get("artist_name") or music.get("display_artist"),
+        original=music.get("uses_original_audio"), post_id=shortcode,
     )
 
 

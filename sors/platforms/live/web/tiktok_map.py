@@ -38,6 +38,7 @@ from sors.platforms.live.common import (
     to_int,
 )
 from sors.platforms.live.web import tiktok_counts
+from sors.platforms.sounds import sound_ref
 
 POST_ID_RE = re.compile(r"^\d{5,25}$")
 # webapp.user-detail statusCode values: 10202 / 10221 no such user (or banned),
@@ -194,7 +195,18 @@ def map_tiktok_post(info: Mapping[str, Any], *, handle: str) -> PostSnapshot | N
         thumbnail_url=thumbnail,
         approximations={k: v for k, v in counts.approximations.items() if k != "saves"},
         extra=extra,
+        sound=sound_ref(platform_id=info.get("music_id"), title=info.get("track"),
+                        author=_artist(info), original=None, post_id=vid),
     )
+
+
+def _artist(info: Mapping[str, Any]) -> str | None:
+    """yt-dlp's `artists` (a list; `artist`, a string, in older versions)."""
+    artists = info.get("artists")
+    if isinstance(artists, list) and artists:
+        return ", ".join(str(a) for a in artists if a) or None
+    artist = info.get("artist")
+    return artist if isinstance(artist, str) and artist else None
 
 
 def map_tiktok_crawl(
