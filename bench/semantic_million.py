@@ -1,7 +1,8 @@
 """Search by meaning at a million posts: latency over HTTP and in-process, and index recall.
 
     python bench/search.py build --data-dir /tmp/sors-bench1m        # the 1M-post database
-    python bench/semantic_million.py --data-dir /tmp/sors-bench1m [--rounds 2]
+    python bench/semantic_million.py --data-dir /tmp/sors-bench1m [--recall-queries 30]
+        [--rebuild-index] [--database sors_bench]
 
 On the embedded PostgreSQL (it has pgvector): embeds every post of `sors_bench` that has no
 vector (the build loads posts with COPY, not through ingest), builds the index over all
@@ -49,7 +50,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
+async def _embed_all(url: str, settings: Any, *, rebuild: bool = False) -> dict[str, Any]:
     from sqlalchemy import text
 
     from sors.catalog.vectors import embeddings
@@ -65,7 +66,8 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
                 "(SELECT 1 FROM post_embeddings e WHERE e.post_id = p.id)"))).scalar()
         out["embedded"] = int(missing or 0)
         if missing:
-            started, cursor = time.perf_counter(), ""
+            started, cursor, done = time.perf_counter(), "", 0
+            out["loadEmbedStart"] = round(os.getloadavg()[0], 2)
             while True:
                 async with db.transaction() as s:
                     ids = [r[0] for r in await s.execute(text(
@@ -73,11 +75,23 @@ async def _embed_all(url: str, settings: Any) -> dict[str, Any]:
                         {"c": cursor})]
                     if not ids:
                         break
-                    await embeddings.refresh_now(s, settings, ids)
+                    done += await embeddings.refresh_now(s, settings, ids)
                     cursor = ids[-1]
+                elapsed = time.perf_counter() - started
+                print(f"{done:,} embedded in {elapsed:,.0f} s ({done / elapsed:,.0f} posts/s),"
+                      f" load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
             out["embedSeconds"] = round(time.perf_counter() - started, 1)
+            out["embedPostsPerSecond"] = round(done / out["embedSeconds"], 1)
+            out["loadEmbedEnd"] = round(os.getloadavg()[0], 2)
         model = embeddings.embedder_or_none(settings)
         assert model is not None
+        if rebuild:  # time the build again: the index goes, so the next one is due
+            async with db.transaction() as s:
+                old = (await s.execute(text(
+                    "SELECT index_name FROM embedding_backfill WHERE model = :m"),
+                    {"m": model.key})).scalar()
+                if old:
+                    await s.execute(text(f'DROP INDEX IF EXISTS "{old}"'))
         built = await vector_index.train(db, model.key, model.dims)  # the scheduler's job
         if built["built"]:
             out["indexSeconds"] = built["seconds"]
@@ -97,11 +111,12 @@ async def _direct_and_recall(
     url: str, settings: Any, posts: list[str], *, recall: int = 50
 ) -> dict[str, Any]:
     from dataclasses import replace
+    from datetime import UTC, datetime
 
     from semantic import QUERIES
     from sqlalchemy import select, text
 
-    from sors.catalog.search import semantic, service
+    from sors.catalog.search import semantic, service, words
     from sors.catalog.search.schemas import SearchContentIn
     from sors.catalog.vectors import embeddings
     from sors.kit.db import Database, make_engine
@@ -119,15 +134,17 @@ async def _direct_and_recall(
                                    ("similarTo", {"similarTo": post})):
                     async with db.session() as s:
                         started = time.perf_counter()
-                        await service.search_content(s, SearchContentIn(**body, **flt))
+                        await service.search_content(s, SearchContentIn(**body, **flt),
+                                                     now=datetime.now(UTC), settings=settings)
                         ms = (time.perf_counter() - started) * 1000
                         times[kind].append(ms)
                         per_filter.setdefault(f"{kind} {json.dumps(flt)}", []).append(ms)
                 if n >= recall:
                     continue
                 # recall@10 of the filtered nearest-neighbour read for the query's vector
-                qvec = embeddings.query_vector(model, query)
-                f = replace(service.content_filter(SearchContentIn(**flt)), query=None)
+                qvec = embeddings.query_vector(model, words.meaning_text(query))
+                f = replace(service.content_filter(SearchContentIn(**flt), datetime.now(UTC)),
+                            query=None)
                 stmt = semantic._ranked(semantic._nearest(f, model.dims)).subquery()
                 top = (select(stmt.c.id, stmt.c.similarity)
                        .order_by(stmt.c.similarity.desc(), stmt.c.id).limit(10))
@@ -193,6 +210,9 @@ def main() -> None:
     ap.add_argument("--recall-queries", type=int, default=50,
                     help="queries per filter set in the recall pass (its exact searches take "
                          "~25 min for all 50; 0: latency only)")
+    ap.add_argument("--rebuild-index", action="store_true",
+                    help="drop the model's index over all vectors and time its build again "
+                         "(when every post already has a vector)")
     args = ap.parse_args()
     admin = search_world.admin_url(args)
     url = search_world.db_url(admin, args.database).replace(
@@ -201,7 +221,7 @@ def main() -> None:
     from sors.kit import migrate
 
     migrate.upgrade(url)
-    report: dict[str, Any] = asyncio.run(_embed_all(url, settings))
+    report: dict[str, Any] = asyncio.run(_embed_all(url, settings, rebuild=args.rebuild_index))
 
     async def sample() -> list[str]:
         from sqlalchemy import text
@@ -218,15 +238,25 @@ def main() -> None:
     posts = asyncio.run(sample())
     import psycopg
 
+    from sors.catalog.vectors import embeddings
+    from sors.catalog.vectors.schema import index_slug
+
+    model = embeddings.embedder_or_none(settings)
+    assert model is not None
+    slug = index_slug(model.key, 40)
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://", 1)) as conn:
         bench_search._prewarm(conn)  # posts and their indexes, as a server answering a while
+        # The current model's indexes: the one over all its vectors and the subsets' HNSW.
         conn.execute("SELECT pg_prewarm('post_embeddings'),"
                      " pg_prewarm((SELECT index_name FROM embedding_backfill"
-                     "             WHERE model = 'wordllama:256')),"
+                     "             WHERE model = %(m)s)),"
                      " pg_prewarm('post_embeddings_hot'),"
-                     " pg_prewarm('ix_post_embeddings_hot_hnsw_wordllama_256'),"
+                     " pg_prewarm(to_regclass(%(hot)s)),"
                      " pg_prewarm('post_embeddings_recent'),"
-                     " pg_prewarm('ix_post_embeddings_recent_hnsw_wordllama_256')").fetchall()
+                     " pg_prewarm(to_regclass(%(recent)s))",
+                     {"m": model.key, "hot": f"ix_post_embeddings_hot_hnsw_{slug}",
+                      "recent": f"ix_post_embeddings_recent_hnsw_{slug}"}).fetchall()
+    report["model"] = model.key
     report["load"] = round(os.getloadavg()[0], 2)
     report.update(asyncio.run(_direct_and_recall(url, settings, posts,
                                                  recall=args.recall_queries)))
