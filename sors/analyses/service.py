@@ -15,7 +15,7 @@ from sors.analyses import repository as repo
 from sors.analyses.baseline import Peer, compare
 from sors.analyses.features import PostFeatures, PostMaterial, post_features
 from sors.analyses.schemas import AnalysisResult, HookCreator, HookItem, HookPage, HookSearchIn
-from sors.analyses.summary import offline_summary, with_evidence
+from sors.analyses.summary import offline_summary, with_anomaly_note, with_evidence
 from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
 from sors.catalog.records.analysis_schemas import Analysis
 from sors.catalog.records.fields import RESULT_WINDOW
@@ -79,8 +79,11 @@ async def breakdown(session: AsyncSession, post_id: str) -> Analysis:
     assert post is not None
     feats, posts, visuals = await refresh_creator_features(session, post.profile_id)
     mine = feats[post_id]
+    # A peer flagged `engagement_anomaly` (views likely bought) is neither an outlier to
+    # learn from nor an ordinary post: left out.
     peers = [
-        Peer(pid, f.values, score_of(posts[pid])) for pid, f in feats.items() if pid != post_id
+        Peer(pid, f.values, score_of(posts[pid])) for pid, f in feats.items()
+        if pid != post_id and not posts[pid].engagement_anomaly
     ]
     rows, standouts = compare(mine.values, peers)
     visual = visuals.get(post_id)
@@ -96,7 +99,8 @@ async def breakdown(session: AsyncSession, post_id: str) -> Analysis:
         hook=mine.hook,
         features=rows,
         stoodOut=stood_out,
-        summary=offline_summary(score, len(peers), outliers, stood_out),
+        summary=with_anomaly_note(offline_summary(score, len(peers), outliers, stood_out),
+                                  post.engagement_anomaly),
         engine=None,
         summaryNote=None,
         analysedAt=None,

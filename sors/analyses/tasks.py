@@ -10,6 +10,7 @@ import structlog
 from sors.analyses import repository as repo
 from sors.analyses.engine_llm import phrase
 from sors.analyses.service import breakdown, evidence_of
+from sors.analyses.summary import ANOMALY_NOTE, with_anomaly_note
 from sors.catalog.models import OUTLIER_MIN_SCORE, Post
 from sors.enrichment.service import SLIDE_TYPES, SPEECH_TYPES
 from sors.enrichment.tasks import PostJobResult, enrich_post
@@ -58,8 +59,9 @@ async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
         result = await breakdown(s, post_id)
     # The model call runs outside any transaction; its failure only costs the phrasing.
     phrased = await phrase(ctx.settings, evidence_of(result), result.summary)
-    result = result.model_copy(update={"summary": phrased.summary,
-                                       "summaryNote": phrased.rejected})
+    # The anomaly's warning stays first, however the model phrased the rest.
+    summary = with_anomaly_note(phrased.summary, result.summary.startswith(ANOMALY_NOTE))
+    result = result.model_copy(update={"summary": summary, "summaryNote": phrased.rejected})
     async with ctx.db.transaction() as s:
         await repo.save_analysis(s, post_id, result, phrased.engine)
         await events.emit(
@@ -71,7 +73,7 @@ async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
                 "postId": post_id,
                 "score": result.score,
                 "stoodOut": [i.name for i in result.stoodOut],
-                "summary": phrased.summary,
+                "summary": summary,
                 "engine": phrased.engine,
             },
             at=ctx.now(),

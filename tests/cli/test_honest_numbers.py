@@ -87,7 +87,7 @@ async def test_meenitechs_ten_posts_over_eight_days_are_a_thin_baseline_shown_on
 
 
 async def test_goeduitjes_boosted_reel_is_flagged_with_its_numbers_and_both_counts_kept(
-    db, client: httpx.AsyncClient, pg_url: str, tmp_path: Path
+    db, client: httpx.AsyncClient, app, pg_url: str, tmp_path: Path
 ) -> None:
     imported(pg_url, tmp_path, str(GOEDUITJE), "--observed-at", "2025-09-04T13:39:02Z")
     await set_time(db, datetime(2025, 9, 4, 14, 0, tzinfo=UTC))
@@ -120,3 +120,33 @@ async def test_goeduitjes_boosted_reel_is_flagged_with_its_numbers_and_both_coun
     [stored] = await rows(db, "SELECT engagement_anomaly, extra -> 'other_view_counts' AS o "
                               "FROM posts WHERE platform_post_id = 'DJECWzYsvLy'")
     assert stored == {"engagement_anomaly": True, "o": {"video_views": 1972}}
+
+    # A collaborator known by one image post: "no videos yet", not "- over 0 posts".
+    collaborator = await _profile_id(db, "guusvandenelzen")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("127.0.0.1",
+                                 5559)), base_url="http://testserver") as browser:
+        await browser.post("/app/signin", data={"api_key": key, "next": "/app/outliers"})
+        page = (await browser.get(f"/app/profiles/{collaborator}")).text
+        boosted_page = (await browser.get(f"/app/posts/{boosted['id']}")).text
+    assert "no videos yet" in page and "hide their views: nothing to draw" in page
+    assert 'id="engagement-anomaly"' in boosted_page and "0.13%" in boosted_page
+    assert 'id="other-views"' in boosted_page and "2K video views" in boosted_page
+
+
+async def test_an_analysis_of_the_boosted_reel_says_so_and_learns_from_no_flagged_post(
+    db, pg_url: str, tmp_path: Path
+) -> None:
+    from sors.analyses.service import breakdown
+    from sors.analyses.summary import ANOMALY_NOTE
+
+    imported(pg_url, tmp_path, str(GOEDUITJE), "--observed-at", "2025-09-04T13:39:02Z")
+    ids = {r["platform_post_id"]: r["id"] for r in await rows(
+        db, "SELECT id, platform_post_id FROM posts")}
+    async with db.session() as s:
+        boosted = await breakdown(s, ids["DJECWzYsvLy"])
+        plain = await breakdown(s, ids["DKjZN19sPmv"])
+    assert boosted.summary.startswith(ANOMALY_NOTE)
+    assert not plain.summary.startswith(ANOMALY_NOTE)
+    # Its 96 fellow posts, less the 3 other flagged ones: never counted as outliers to copy.
+    assert boosted.peerCount == 93
+    assert plain.peerCount == 92
