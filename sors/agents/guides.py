@@ -57,8 +57,13 @@ GUIDES: dict[str, Guide] = {
         "Find TikTok, Instagram and YouTube posts that overperform their own creator's "
         "baseline (outlier score = views / the creator's average views over a window). "
         "Filter by query words, platforms, contentTypes, minOutlierScore, minViews, "
-        "maxFollowers, timeFrame; sort by outlier_score (default), views, likes, "
-        "engagement_rate or recent. Returns a page of flattened post records.",
+        "maxFollowers, timeFrame, profileIds (one creator's posts); sort by outlier_score "
+        "(default), views, likes, engagement_rate or recent. Each record says how far its "
+        "score can be trusted: score_baselines[window].quality is thin (too few posts or "
+        "too short a history: not an outlier) or ok, and engagement_anomaly is set on a post "
+        "whose likes and comments per view are far below its creator's usual (likely "
+        "promoted: not an idea to copy). baselineQuality: ok and excludeEngagementAnomalies: "
+        "true keep only fair outliers. Returns a page of flattened post records.",
         next="get_post for a post's transcript and details, remix_post to adapt one, "
              "get_profile for its creator.", **_READ),
     "search_profiles": Guide(

@@ -18,7 +18,7 @@ from sors.analyses.baseline import Peer
 from sors.analyses.features import PostFeatures, PostMaterial, post_features
 from sors.analyses.findings import Cohort
 from sors.analyses.sentences import comparison_text
-from sors.analyses.summary import offline_summary, with_evidence
+from sors.analyses.summary import offline_summary, with_anomaly_note, with_evidence
 from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
 from sors.catalog.records.analysis_schemas import Analysis, AudienceDemand, Comparison
 from sors.demand.service import TopDemand
@@ -143,8 +143,11 @@ async def breakdown(
     post = row[0]
     feats, posts, visuals = await refresh_creator_features(session, post.profile_id)
     mine = feats.get(post_id) or post_features(material(*row))  # a deleted post too
+    # A peer flagged `engagement_anomaly` (views likely bought) is neither an outlier to
+    # learn from nor an ordinary post: left out.
     peers = [Peer(pid, f.values, score_of(posts[pid]), f.measured, post.profile_id)
-             for pid, f in feats.items() if pid != post_id]
+             for pid, f in feats.items()
+             if pid != post_id and not posts[pid].engagement_anomaly]
     creator = creator_cohort(peers)
     niche = await niche_cohort(session, post, now)
     primary, other = creator, niche
@@ -183,6 +186,7 @@ async def breakdown(
     summary = offline_summary(analysis, compared.thin, primary.enough, compared.brief)
     if demand is not None:
         summary += demand_sentence(demand)
+    summary = with_anomaly_note(summary, post.engagement_anomaly)
     return analysis.model_copy(update={"summary": summary})
 
 

@@ -90,6 +90,7 @@ async def niche_posts(
         Post.platform == platform,
         Post.profile_id != exclude_profile,
         Post.deleted_at.is_(None),
+        Post.engagement_anomaly.is_(False),  # likely bought views: no idea to learn from
         Post.published_at >= published[0],
         Post.published_at <= published[1],
         Profile.is_active.is_(True),

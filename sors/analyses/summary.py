@@ -68,6 +68,20 @@ def _head(a: Analysis) -> str:
     return head
 
 
+# Said first on a post flagged `engagement_anomaly` (catalog.ingest.scoring), whoever phrases
+# the rest: its views are likely bought, so what "worked" is no idea to copy.
+ANOMALY_NOTE = (
+    "Careful: its likes and comments per view sit far below the creator's usual, the shape "
+    "of promoted or botted views; read it as an anomaly, not an idea to copy."
+)
+
+
+def with_anomaly_note(summary: str, anomaly: bool) -> str:
+    if not anomaly or summary.startswith(ANOMALY_NOTE):
+        return summary
+    return f"{ANOMALY_NOTE} {summary}"
+
+
 def offline_summary(
     a: Analysis, thin: Sequence[tuple[FeatureSpec, Coverage]], enough: bool,
     brief: Sequence[str] = (),

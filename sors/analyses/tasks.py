@@ -16,6 +16,7 @@ from sors.analyses import repository as repo
 from sors.analyses.breakdown import Basis, breakdown
 from sors.analyses.engine_llm import phrase
 from sors.analyses.service import evidence_of
+from sors.analyses.summary import ANOMALY_NOTE, with_anomaly_note
 from sors.billing.pricing import get_pricing
 from sors.catalog.models import OUTLIER_MIN_SCORE, Post
 from sors.demand.service import top_demand
@@ -100,8 +101,9 @@ async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
                                  demand=demand)
     # The model call runs outside any transaction; its failure only costs the phrasing.
     phrased = await phrase(ctx.settings, evidence_of(result), result.summary)
-    result = result.model_copy(update={"summary": phrased.summary,
-                                       "summaryNote": phrased.rejected})
+    # The anomaly's warning stays first, however the model phrased the rest.
+    summary = with_anomaly_note(phrased.summary, result.summary.startswith(ANOMALY_NOTE))
+    result = result.model_copy(update={"summary": summary, "summaryNote": phrased.rejected})
     async with ctx.db.transaction() as s:
         await repo.save_analysis(s, post_id, result, phrased.engine)
         if basis == "metadata":
@@ -118,7 +120,7 @@ async def analysis(ctx: JobContext, job: Job) -> PostJobResult:
                 "score": result.score,
                 "basis": basis,
                 "stoodOut": [i.name for i in result.stoodOut],
-                "summary": phrased.summary,
+                "summary": summary,
                 "engine": phrased.engine,
             },
             at=ctx.now(),

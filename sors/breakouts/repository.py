@@ -167,7 +167,8 @@ def _statement(q: BreakoutQuery) -> str:
         frame.append("p.published_at >= :since")
     if q.platforms:
         frame.append("p.platform = ANY(CAST(:platforms AS text[]))")
-    conds = [f"p.{score} >= :min_score", *frame]
+    # A post flagged `engagement_anomaly` (views likely bought) is no idea to copy.
+    conds = [f"p.{score} >= :min_score", "NOT p.engagement_anomaly", *frame]
     if floored(col) and q.min_score >= SCORE_INDEX_FLOOR:
         # The score's index holds the posts from the floor up (migration 0015): said as a
         # literal, a prepared statement's generic plan can use it too.

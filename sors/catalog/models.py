@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Computed, Float, ForeignKey, Index, String, Text, text
+from sqlalchemy import Computed, Float, ForeignKey, Index, SmallInteger, String, Text, text
 from sqlalchemy import text as sql  # beside a column named `text`
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
@@ -234,8 +234,15 @@ class Post(Base):
     age_score: Mapped[float | None] = mapped_column(Float)
     velocity: Mapped[float | None] = mapped_column(Float)
     # What the robust baselines were: {"median": {window: {"views", "post_count"}},
-    # "age": {"expected_views", "post_count", "age_hours"}}.
+    # "age": {"expected_views", "post_count", "age_hours"}}
+    # and, on a post flagged `engagement_anomaly`, "engagement": {"median", "p10",
+    # "post_count", "median_views"} (its creator's usual).
     baselines: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    # A bit per window (catalog.ingest.scoring_sql.WINDOW_BITS) whose mean baseline is `ok`
+    # (migration 0035); null until the post's profile is scored again after the upgrade.
+    baseline_ok: Mapped[int | None] = mapped_column(SmallInteger)
+    # Likes and comments per view far below the creator's usual (catalog.ingest.scoring).
+    engagement_anomaly: Mapped[bool] = mapped_column(server_default=text("false"))
     has_transcript: Mapped[bool] = mapped_column(server_default=text("false"))
     has_visual_analysis: Mapped[bool] = mapped_column(server_default=text("false"))
     stats_updated_at: Mapped[datetime | None]

@@ -1,4 +1,6 @@
-"""`sors doctor`: can each platform work live here, and what to configure if not."""
+"""`sors doctor`: can each platform and the service around them (email, payments, the
+public base URL, the LLM, storage, Redis: cli.service_doctor) work live here, and what to
+configure if not."""
 
 from __future__ import annotations
 
@@ -14,23 +16,33 @@ _MARK = {"ok": "[green]ok[/green]     ", "warning": "[yellow]warning[/yellow]",
          "error": "[red]error[/red]  "}
 
 
-def doctor_command(live: bool, as_json: bool) -> None:
+def doctor_command(live: bool, as_json: bool, email_to: str | None = None) -> None:
+    from sors.cli import service_doctor
     from sors.platforms import doctor
 
     s = settings()
     reports = doctor.report(s)
+    service = service_doctor.checks(s)
     if live:
         asyncio.run(doctor.probe(s, reports))
+        service += asyncio.run(service_doctor.probe(s, email_to))
     pay = payments_check(s)
-    code = max(doctor.exit_status(s, reports), 1 if pay["status"] == "error" else 0)
+    failing = pay["status"] == "error" or any(c.status == "error" for c in service)
+    code = max(doctor.exit_status(s, reports), 1 if failing else 0)
     if as_json:
         print(orjson.dumps({"platformSource": s.platform_source, "exitStatus": code,
-                            "payments": pay, "platforms": [r.as_dict() for r in reports]},
+                            "payments": pay, "service": [c.as_dict() for c in service],
+                            "platforms": [r.as_dict() for r in reports]},
                            option=orjson.OPT_INDENT_2).decode())
         raise typer.Exit(code)
     console.print(f"[bold]payments[/bold]: {pay['mode']} — {_MARK[pay['status']].strip()}",
                   soft_wrap=True)
     console.print(f"  {pay['detail']}", soft_wrap=True)
+    console.print("\n[bold]service[/bold]", soft_wrap=True)
+    for c in service:
+        console.print(f"  {_MARK[c.status]} {c.name}: {c.detail}", soft_wrap=True)
+        if c.fix:
+            console.print(f"            fix: {c.fix}", soft_wrap=True)
     if s.platform_source != "live":
         console.print("SORS_PLATFORM_SOURCE=sim: the simulated world answers every crawl. "
                       "Below is what each platform would use live.", soft_wrap=True)
@@ -42,7 +54,8 @@ def doctor_command(live: bool, as_json: bool) -> None:
             if c.fix:
                 console.print(f"            fix: {c.fix}", soft_wrap=True)
     if not live:
-        console.print("\nAdd --live for one real request per platform.")
+        console.print("\nAdd --live for one real request per platform and to reach the SMTP "
+                      "server and Redis; --live --email-to ADDRESS also sends a test email.")
     raise typer.Exit(code)
 
 

@@ -261,12 +261,17 @@ def import_files(
 def doctor(
     live: bool = typer.Option(False, "--live", help="Make one cheap real request per platform."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    email_to: str | None = typer.Option(
+        None, "--email-to", help="With --live: send a test email to this address."),
 ) -> None:
     """For each platform: the source in use and why, its prerequisites, and the fix for
-    each failure. Exit status 1 when a platform the live service would use cannot work."""
+    each failure; then the service: email, payments, the public base URL, the LLM, storage,
+    Redis. Exit status 1 when something the live service needs cannot work."""
     from sors.cli.doctor import doctor_command
 
-    doctor_command(live, as_json)
+    if email_to and not live:
+        raise typer.BadParameter("--email-to sends a real email: add --live")
+    doctor_command(live, as_json, email_to)
 
 
 if __name__ == "__main__":

@@ -215,12 +215,22 @@ def profile_facts(profile: Mapping[str, Any], width: int) -> Table:
         ("handle", f"@{profile.get('handle', '')} on {profile.get('platform', '')}"),
         ("name", one_line(profile.get("display_name"))),
         ("followers", compact(profile.get("follower_count"))),
-        ("avg views 3 months",
-         f"{compact(three.get('views'))} over {three.get('post_count', 0)} posts"),
+        ("avg views 3 months", _average(three)),
         ("niches", ", ".join(c["id"] for c in profile.get("categories") or [])),
         ("last crawled", minute(profile.get("last_crawled_at"))),
         ("bio", one_line(profile.get("bio"))),
     ], width)
+
+
+def _average(window: Mapping[str, Any]) -> str:
+    """A window's average views as people read it: never "- over 0 posts"."""
+    n, young = window.get("post_count") or 0, window.get("young_post_count") or 0
+    if n == 0:
+        return f"none yet ({young} too young to count)" if young else "no videos yet"
+    if window.get("views") is None:
+        return f"{n} posts with views: too few for an average"
+    thin = " (thin baseline)" if window.get("quality") == "thin" else ""
+    return f"{compact(window.get('views'))} over {n} posts{thin}"
 
 
 def _percent(rate: float | None) -> str:

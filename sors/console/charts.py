@@ -82,10 +82,13 @@ def growth_chart(points: Sequence[tuple[datetime, int]]) -> Markup | None:
 
 def scatter(posts: Sequence[ScatterPoint], window_label: str) -> Markup | None:
     """Each post: publish date against views (log scale); outliers in the accent colour."""
+    hidden = sum(1 for p in posts if p.views is None)
+    # A hidden count is a gap, never a dot at 1 view along the bottom.
+    posts = [p for p in posts if p.views is not None]
     if not posts:
         return None
     ts = [p.published_at.timestamp() for p in posts]
-    logs = [math.log10(max(p.views, 1)) for p in posts]
+    logs = [math.log10(max(p.views or 0, 1)) for p in posts]
     t0, t1 = min(ts), max(ts)
     l0, l1 = math.floor(min(logs)), math.ceil(max(logs)) or 1
     if l1 == l0:
@@ -108,4 +111,6 @@ def scatter(posts: Sequence[ScatterPoint], window_label: str) -> Markup | None:
     body += _date_ticks(t0, t1)
     desc = (f"{len(posts)} posts; {outliers} at or above {OUTLIER_SCORE:g}× the "
             f"{window_label} average are highlighted")
+    if hidden:
+        desc += f"; {hidden} with hidden views not drawn"
     return _frame("Posts: views against publish date", desc, body)

@@ -44,6 +44,17 @@ def compact(n: Any) -> str:
     return f"{n:.0f}"
 
 
+def counted(post: Mapping[str, Any], name: str) -> str:
+    """A post's count as people should read it: "≈34.1K" when the platform rounded it,
+    "hidden" when it hid it (`approximations`), else as `compact`."""
+    flag = (post.get("approximations") or {}).get(name)
+    value = post.get(name)
+    if value is None and flag == "hidden":
+        return "hidden"
+    text = compact(value)
+    return "≈" + text if flag == "rounded" and value is not None else text
+
+
 def score(v: Any) -> str:
     return "—" if v is None else f"{float(v):.1f}×"
 
@@ -130,7 +141,8 @@ def env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    e.filters.update(compact=compact, score=score, age=age, percent=percent, credits=credits,
+    e.filters.update(compact=compact, counted=counted, score=score, age=age, percent=percent,
+                     credits=credits,
                      when=when)
     e.globals.update(windows=WINDOWS, window_names=WINDOW_NAMES,
                      skill_title=skill_title, thumbnail_src=thumbnail_src,

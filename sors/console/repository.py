@@ -21,7 +21,7 @@ class ScatterPoint:
 
     id: str
     published_at: datetime
-    views: int
+    views: int | None  # None: hidden (never drawn)
     score: float | None
 
 
@@ -34,4 +34,4 @@ async def profile_posts(session: AsyncSession, profile_id: str, window: str) -> 
         .limit(SCATTER_LIMIT)
     )
     rows = (await session.execute(stmt)).all()
-    return [ScatterPoint(r[0], r[1], int(r[2] or 0), r[3]) for r in rows]
+    return [ScatterPoint(r[0], r[1], None if r[2] is None else int(r[2]), r[3]) for r in rows]

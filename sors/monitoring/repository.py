@@ -11,13 +11,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sors.accounts.models import ApiKey
 from sors.catalog.models import Post, Profile
+from sors.catalog.records.repository import OTHER_VIEW_COUNTS
 from sors.monitoring.models import PausedReason, StartedBy, TrackedProfile
 
 Row = Mapping[str, Any]
 
 # The flattened post shape's columns (catalog.records.flat_post reads these names).
 _POST_COLUMNS = [
-    c for c in Post.__table__.c if c.key not in ("search_vector", "extra")
+    *(c for c in Post.__table__.c if c.key not in ("search_vector", "extra")),
+    OTHER_VIEW_COUNTS,
 ]
 _OWNER_COLUMNS = [
     Profile.handle.label("profile_handle"),
@@ -25,6 +27,7 @@ _OWNER_COLUMNS = [
     Profile.follower_count.label("profile_follower_count"),
     Profile.is_active.label("profile_is_active"),
     Profile.avatar_url.label("profile_avatar_url"),
+    Profile.averages.label("profile_averages"),
 ]
 
 

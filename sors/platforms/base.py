@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 Platform = Literal["tiktok", "instagram", "youtube"]
 PLATFORMS: tuple[Platform, ...] = ("tiktok", "instagram", "youtube")
@@ -176,11 +177,28 @@ class PostRef:
 
 # ---- typed failures -------------------------------------------------------------------
 
+
+class FailureKind(StrEnum):
+    """What a failure means for the creator asked about: only `gone` deactivates a catalog
+    profile (crawling.tasks); `private` leaves it active; `rate_limited` and `transient` are
+    retried with backoff; `bad_token` (and `blocked`) wait for an operator."""
+
+    GONE = "gone"
+    PRIVATE = "private"
+    RATE_LIMITED = "rate_limited"
+    TRANSIENT = "transient"
+    BAD_TOKEN = "bad_token"  # noqa: S105 (a kind of failure, not a secret)
+    BLOCKED = "blocked"
+    OTHER = "other"
+
+
 class PlatformError(Exception):
-    """Base of every adapter failure. `retryable` drives the job engine."""
+    """Base of every adapter failure. `retryable` drives the job engine; `kind` says what
+    the failure means for the creator (FailureKind)."""
 
     code = "platform_error"
     retryable = False
+    kind: ClassVar[FailureKind] = FailureKind.OTHER
 
     def __init__(
         self, message: str = "", *, retry_after: float | None = None,
@@ -204,15 +222,25 @@ class MediaNotMade(PlatformError):
 
 
 class ProfileNotFound(PlatformError):
-    """The platform has no such public profile (missing, private or banned)."""
+    """The platform has no such profile (missing, deleted or banned): it is gone."""
 
     code = "profile_not_found"
+    kind = FailureKind.GONE
+
+
+class ProfilePrivate(PlatformError):
+    """The profile exists but shows nothing publicly (a private account, or one the source
+    found no public data for). Not gone: a catalog profile stays active."""
+
+    code = "profile_private"
+    kind = FailureKind.PRIVATE
 
 
 class PostNotFound(PlatformError):
     """The platform has no such public post."""
 
     code = "post_not_found"
+    kind = FailureKind.GONE
 
 
 class RateLimited(PlatformError):
@@ -220,12 +248,14 @@ class RateLimited(PlatformError):
 
     code = "platform_rate_limited"
     retryable = True
+    kind = FailureKind.RATE_LIMITED
 
 
 class Blocked(PlatformError):
     """The platform refused us (login wall, bot check); retrying soon will not help."""
 
     code = "platform_blocked"
+    kind = FailureKind.BLOCKED
 
 
 class TransientError(PlatformError):
@@ -233,6 +263,7 @@ class TransientError(PlatformError):
 
     code = "platform_unavailable"
     retryable = True
+    kind = FailureKind.TRANSIENT
 
 
 class SourceUnavailable(PlatformError):
@@ -240,6 +271,7 @@ class SourceUnavailable(PlatformError):
     names the setting to fix. Retrying will not help until an operator does."""
 
     code = "source_unavailable"
+    kind = FailureKind.BAD_TOKEN
 
 
 class EmptyAnswer(TransientError):

@@ -62,7 +62,7 @@ def test_with_a_token_the_providers_are_used_and_a_refused_token_fails_live(
     tmp_path, apify: FakeApify
 ) -> None:
     env = {"SORS_APIFY_BASE_URL": apify.url, "SORS_YOUTUBE_SOURCE": "apify",
-           "SORS_APIFY_DAILY_USD_BUDGET": "5"}
+           "SORS_APIFY_DAILY_USD_BUDGET": "5", "SORS_BASE_URL": "https://sors.example.com"}
     code, report = doctor(tmp_path, "--live", SORS_APIFY_TOKEN=GOOD_TOKEN, **env)
     assert code == 0, report
     for p in report["platforms"]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from sors.catalog.ingest.trajectory import PROJECTION_MAX_AGE_HOURS
 from sors.catalog.models import WINDOWS, TranscriptRecord, VisualAnalysisRecord
+from sors.catalog.records import baselines
 from sors.catalog.records.analysis_schemas import Analysis
 from sors.catalog.records.schemas import (
     AgeAdjustedScore,
@@ -145,10 +146,14 @@ def _core(row: Mapping[Any, Any], now: datetime, min_age_hours: float) -> dict[s
         "shares": row["shares"],
         "engagement_rate": _round(row["engagement_rate"], 6),
         "outlier_scores": outlier_scores(row),
+        "score_baselines": baselines.score_baselines(row),
         "robust_scores": robust_scores(row),
         "age_adjusted_score": age_adjusted_score(row),
         "score_status": score_status(row, min_age_hours),
         "velocity": _round(row.get("velocity"), 2),
+        "view_epoch": baselines.view_epoch(baselines.epoch(row)),
+        "other_view_counts": dict(row.get("other_view_counts") or {}),
+        "engagement_anomaly": baselines.engagement_anomaly(row),
         "projection": projection(row, now),
         "approximations": dict(row.get("approximations") or {}),
         "thumbnail_url": row["thumbnail_url"],
@@ -211,12 +216,15 @@ def averages(raw: Mapping[str, Any] | None) -> ProfileAverages:
     out: dict[str, object] = {}
     for w in WINDOWS:
         a = raw.get(w) or {}
+        n, days = int(a.get("post_count") or 0), _round(a.get("days_covered"), 2)
         out[w] = assemble(WindowAverage, {
             "views": _round(a.get("views"), 2),
             "likes": _round(a.get("likes"), 2),
             "engagement_rate": _round(a.get("engagement_rate"), 4),
-            "post_count": int(a.get("post_count") or 0),
+            "post_count": n,
             "young_post_count": int(a.get("young_post_count") or 0),
+            "days_covered": days,
+            "quality": baselines.quality(n, days, w),
         })
     return assemble(ProfileAverages, out)
 

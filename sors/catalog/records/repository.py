@@ -27,7 +27,7 @@ from sqlalchemy import (
     or_,
     select,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -48,8 +48,13 @@ from sors.kit.db import RidesAlong, fetch_all, fetch_one, plain_sql
 
 Row = RowMapping
 
+# What the source counted beside `views` (catalog.ingest keeps it in `extra`), as a literal
+# path: the precompiled statements bind no parameter for it.
+OTHER_VIEW_COUNTS = literal_column("posts.extra -> 'other_view_counts'", type_=JSONB).label(
+    "other_view_counts")
 POST_COLUMNS = [
-    c for c in Post.__table__.c if c.key not in ("search_vector", "extra")
+    *(c for c in Post.__table__.c if c.key not in ("search_vector", "extra")),
+    OTHER_VIEW_COUNTS,
 ]
 OWNER_COLUMNS = [
     Profile.handle.label("profile_handle"),
@@ -57,6 +62,9 @@ OWNER_COLUMNS = [
     Profile.follower_count.label("profile_follower_count"),
     Profile.is_active.label("profile_is_active"),
     Profile.avatar_url.label("profile_avatar_url"),
+    # The owner's window averages: what the post's scores divide by (catalog.records
+    # .baselines reads the baseline of each window there).
+    Profile.averages.label("profile_averages"),
 ]
 PROFILE_COLUMNS = [c for c in Profile.__table__.c]
 
@@ -140,10 +148,8 @@ def _get_post_statement() -> Any:
         .where(PostAnalysisRecord.post_id == Post.id, PostAnalysisRecord.analysis.is_not(None))
         .exists().label("has_analysis")
     )
-    # The owner's window averages: the divisors of the post's `outlier_scores`.
-    return posts_with_owner().add_columns(
-        snapshots, Profile.averages.label("profile_averages"), analysed
-    ).where(Post.id == bindparam("post_id"))
+    return posts_with_owner().add_columns(snapshots, analysed).where(
+        Post.id == bindparam("post_id"))
 
 
 _GET_POST = plain_sql(_get_post_statement())

@@ -7,9 +7,27 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, WithJsonSchema
+from pydantic import Field
 
 from sors.catalog.records.analysis_schemas import Analysis
+from sors.catalog.records.score_schemas import (  # noqa: F401 (re-exported)
+    AgeAdjustedScore,
+    BaselineQuality,
+    DefinitionChange,
+    EngagementAnomaly,
+    ExpectedViewsNow,
+    Number,
+    OutlierScores,
+    ProjectedViews,
+    Projection,
+    RobustScore,
+    RobustScores,
+    ScoreBaseline,
+    ScoreBaselines,
+    ViewDefinitionName,
+    ViewEpoch,
+    WindowName,
+)
 from sors.kit.schemas import RequestModel, ResponseModel, Timestamp
 from sors.platforms.urls import POST_URL_PATTERN
 
@@ -45,88 +63,7 @@ class VisualAnalysisOut(ResponseModel):
 
 
 Platform = Literal["tiktok", "instagram", "youtube"]
-WindowName = Literal[
-    "one_week", "two_weeks", "one_month", "three_months", "six_months", "one_year", "all_time"
-]
 ScoreStatus = Literal["mature", "age_adjusted", "too_young"]
-# A number as the projection stored it: views are whole (rounded), so an integer stays one
-# in the body; the document says `number` for both.
-Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
-
-
-class OutlierScores(ResponseModel):
-    """views / the profile's average views over each window; null when the window was empty."""
-
-    one_week: float | None
-    two_weeks: float | None
-    one_month: float | None
-    three_months: float | None
-    six_months: float | None
-    one_year: float | None
-    all_time: float | None
-
-
-class RobustScore(ResponseModel):
-    """Views / the median views of the creator's other posts of the same format."""
-
-    score: float | None
-    median_views: float | None
-    post_count: int
-
-
-class RobustScores(ResponseModel):
-    one_week: RobustScore
-    two_weeks: RobustScore
-    one_month: RobustScore
-    three_months: RobustScore
-    six_months: RobustScore
-    one_year: RobustScore
-    all_time: RobustScore
-
-
-class AgeAdjustedScore(ResponseModel):
-    """Views / the median views of the creator's other posts at the same age."""
-
-    score: float | None
-    expected_views: float | None
-    post_count: int
-    age_hours: float | None
-
-
-class ProjectedViews(ResponseModel):
-    low: Number
-    expected: Number
-    high: Number
-
-
-class ExpectedViewsNow(ResponseModel):
-    p10: Number
-    p50: Number
-    p90: Number
-
-
-class Projection(ResponseModel):
-    """Against the creator's own curve of expected views by age (docs/API.md, "Rising
-    posts"), as of the post's last crawl; null from 30 days of age, or without a curve."""
-
-    as_of: Timestamp
-    age_hours: float
-    percentile_now: float | None = Field(
-        description="Where its views sit among the creator's posts at the same age (0-100)"
-    )
-    vs_median_now: float = Field(description="Views / the creator's median views at this age")
-    expected_views_now: ExpectedViewsNow
-    accelerating: bool | None = Field(
-        description="Views per hour over its last interval above the previous interval's"
-    )
-    rising: bool = Field(description="Above the creator's p90 at this age and accelerating")
-    projected_views_7d: ProjectedViews | None
-    projected_views_30d: ProjectedViews | None
-    projected_outlier_score: float | None = Field(
-        description="The 30-day projection / the creator's three-month average views"
-    )
-    confidence: Literal["low", "medium", "high"]
-    curve_post_count: int = Field(description="The creator's posts the curve stands on here")
 
 
 class _PostCore(ResponseModel):
@@ -147,6 +84,9 @@ class _PostCore(ResponseModel):
     shares: int | None
     engagement_rate: float | None = Field(description="(likes + comments) / views")
     outlier_scores: OutlierScores
+    score_baselines: ScoreBaselines = Field(
+        description="Per window, the baseline behind `outlier_scores[W]`: its posts, days "
+        "covered and quality")
     robust_scores: RobustScores
     age_adjusted_score: AgeAdjustedScore
     score_status: ScoreStatus = Field(
@@ -156,6 +96,13 @@ class _PostCore(ResponseModel):
         "sets them against mature posts' totals: `age_adjusted` (show "
         "`age_adjusted_score.score`) or `too_young` (no fair score yet).")
     velocity: float | None = Field(description="Views per hour lately")
+    view_epoch: ViewEpoch
+    other_view_counts: dict[str, int] = Field(
+        description="View figures the source gave beside `views`, by kind (`video_views`: "
+        "Instagram's older video views); `views` is the plays where a source gives both")
+    engagement_anomaly: EngagementAnomaly | None = Field(
+        description="Set when its engagement per view sits far below the creator's usual "
+        "(likely promoted or botted); null otherwise")
     projection: Projection | None
     approximations: dict[str, str] = Field(
         description="Fields the platform only showed approximately, e.g. {\"views\": \"rounded\"}"
@@ -177,6 +124,9 @@ class WindowAverage(ResponseModel):
     engagement_rate: float | None
     post_count: int
     young_post_count: int
+    days_covered: float | None = Field(
+        description="Days of the window the creator's known history covers")
+    quality: BaselineQuality = Field(description="`thin` or `ok`, as on a score's baseline")
 
 
 class ProfileAverages(ResponseModel):

@@ -57,12 +57,20 @@ def _post_columns(meaning: bool = False) -> list[Column]:
         field(n)
         for n in (
             "id", "platform", "platform_post_id", "url", "content_type", "caption",
-            "published_at", "duration_seconds", "views", "likes", "comments", "shares",
-            "engagement_rate", "score", *(("similarity", "relevance") if meaning else ()),
+            "published_at", "duration_seconds", "views",
         )
     ]
+    # How far the count can be read: "rounded" (the platform's rounding) or "hidden".
+    cols.append(("views_approximate", lambda r: (r.get("approximations") or {}).get("views")))
+    cols.append(("other_view_counts", lambda r: r.get("other_view_counts") or None))
+    cols += [field(n) for n in ("likes", "comments", "shares", "engagement_rate")]
+    cols.append(("engagement_anomaly", lambda r: r.get("engagement_anomaly") is not None))
+    cols.append(field("score"))
+    cols += [field(n) for n in (("similarity", "relevance") if meaning else ())]
     for w in WINDOWS:
         cols.append((f"outlier_score_{w}", lambda r, w=w: r["outlier_scores"][w]))
+    for w in WINDOWS:
+        cols.append((f"baseline_quality_{w}", lambda r, w=w: r["score_baselines"][w]["quality"]))
     for w in WINDOWS:
         cols.append((f"robust_score_{w}", lambda r, w=w: r["robust_scores"][w]["score"]))
     cols.append(("age_adjusted_score", lambda r: r["age_adjusted_score"]["score"]))

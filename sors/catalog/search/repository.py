@@ -27,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
+from sors.catalog.ingest.scoring_sql import WINDOW_BITS
 from sors.catalog.models import (
     SCORE_INDEX_FLOOR,
     Post,
@@ -66,6 +67,10 @@ class PostFilter:
     only_projected: bool = False
     category_ids: Sequence[str] | None = None  # the owner's niche: a category and its descendants
     sound_id: str | None = None  # the posts using this sound (sors.sounds)
+    profile_ids: Sequence[str] | None = None  # only these creators' posts
+    # Only posts whose mean baseline of `score_window` is `ok` (catalog.records.baselines).
+    baseline_ok: bool = False
+    exclude_anomalies: bool = False  # leave out posts flagged `engagement_anomaly`
 
 
 _SORTS: dict[str, InstrumentedAttribute[Any]] = {
@@ -105,6 +110,11 @@ def post_params(f: PostFilter) -> dict[str, object]:
     if f.sound_id is not None:
         p["sound_id"] = f.sound_id
     _category_params(p, f.category_ids)
+    p.update({f"profile_{i}": v for i, v in enumerate(f.profile_ids or ())})
+    if f.baseline_ok:
+        p["ok_bit"] = WINDOW_BITS[f.score_window]
+    if f.exclude_anomalies:
+        p["anomaly"] = False
     return p
 
 
@@ -171,6 +181,13 @@ def post_conditions(f: PostFilter, part: str | None = None) -> list[ColumnElemen
         conds.append(Post.rising_score.is_not(None))
     if "sound_id" in p:
         conds.append(Post.sound_id == bindparam("sound_id", p["sound_id"], type_=String()))
+    if profiles := _listed(p, "profile_", Post.profile_id):
+        conds.append(Post.profile_id.in_(profiles))
+    if "ok_bit" in p:
+        bit = Post.baseline_ok.op("&")(_bound(p, "ok_bit", Post.baseline_ok))
+        conds.append(bit == _bound(p, "ok_bit", Post.baseline_ok))
+    if "anomaly" in p:
+        conds.append(Post.engagement_anomaly == _bound(p, "anomaly", Post.engagement_anomaly))
     if "categories" in p:
         # The owners in the niche, one semi-join over profile_categories' category index.
         if categories := _listed(p, "category_", ProfileCategory.category_id):

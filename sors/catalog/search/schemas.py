@@ -58,6 +58,16 @@ class SearchContentIn(_Paged):
     soundId: Annotated[str | None, Field(
         max_length=64, description="Only posts using this sound (`sound_id`, GET "
         "/api/v1/sounds/{soundId})")] = None
+    profileIds: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(
+        None, min_length=1, max_length=50,
+        description="Only these creators' posts (profile ids, at most 50)")
+    baselineQuality: Literal["ok"] | None = Field(
+        None, description="`ok`: only posts whose mean baseline of `scoreWindow` is `ok` "
+        "(enough posts, enough of the window covered: `score_baselines`), so a thin "
+        "baseline's score never passes `minOutlierScore`")
+    excludeEngagementAnomalies: bool | None = Field(
+        None, description="Leave out posts flagged `engagement_anomaly` (likes and comments "
+        "per view far below the creator's usual: likely promoted or botted)")
 
     @model_validator(mode="after")
     def _meaning_needs_its_input(self) -> SearchContentIn:

@@ -61,6 +61,9 @@ def content_filter(body: SearchContentIn, now: datetime) -> search_repo.PostFilt
         only_projected=body.sortBy == "rising",
         category_ids=taxonomy.descendants(body.categoryId) if body.categoryId else None,
         sound_id=body.soundId,
+        profile_ids=body.profileIds,
+        baseline_ok=body.baselineQuality == "ok",
+        exclude_anomalies=bool(body.excludeEngagementAnomalies),
     )
 
 

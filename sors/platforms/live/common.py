@@ -20,6 +20,7 @@ from sors.platforms.base import (
     PostNotFound,
     PostSnapshot,
     ProfileNotFound,
+    ProfilePrivate,
     RateLimited,
     TransientError,
 )
@@ -89,6 +90,9 @@ _GONE = (
     "has been terminated",
     "no longer available",
     "isn't available anymore",
+)
+# A private account is there, only not public: never taken for a gone one.
+_PRIVATE = (
     "private video",
     "video is private",
     "account is private",
@@ -172,6 +176,8 @@ def known_failure(info: FailureInfo, *, subject: Subject) -> PlatformError | Non
     message = info.message.strip() or "platform request failed"
     if info.status == 429 or any(k in text for k in _RATE_LIMIT):
         return RateLimited(message, retry_after=info.retry_after)
+    if any(k in text for k in _PRIVATE):
+        return ProfilePrivate(message) if subject == "profile" else PostNotFound(message)
     if info.status in (404, 410) or any(k in text for k in _GONE):
         return not_found(subject, message)
     if info.status in (401, 403, 451) or any(k in text for k in _BLOCKED):

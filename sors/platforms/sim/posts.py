@@ -19,8 +19,10 @@ from base64 import urlsafe_b64encode
 from bisect import bisect
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import cache
 from typing import NamedTuple
 
+from sors.platforms import views as view_definitions
 from sors.platforms.base import PostSnapshot
 from sors.platforms.sim import content, languages, sounds
 from sors.platforms.sim.accounts import ASSET_HOST, Account
@@ -35,6 +37,25 @@ VIDEO_TYPES = frozenset({"video", "reel", "short", "live"})
 
 _U64 = float(1 << 64)
 _MAX_DELETE_DELAY_HOURS = 30 * 24
+
+# YouTube counts a long-form video's or a stream's view from the first frame since
+# 2026-08-24 (platforms.views): the same kind of video reads higher after that day, by a
+# factor of each creator's own (their audience's share of short visits).
+_FIRST_FRAME = next(c for c in view_definitions.CHANGES
+                    if c.platform == "youtube" and "video" in c.content_types)
+_FIRST_FRAME_TYPES = frozenset(_FIRST_FRAME.content_types)
+_FIRST_FRAME_AT = datetime(_FIRST_FRAME.on.year, _FIRST_FRAME.on.month, _FIRST_FRAME.on.day,
+                           tzinfo=UTC).timestamp()
+FIRST_FRAME_FACTOR = (1.2, 1.8)
+
+
+@cache
+def first_frame_factor(slot_prefix: bytes) -> float:
+    """How much higher a creator's long-form YouTube views count from the first frame:
+    drawn from the account's own key, apart from its other draws."""
+    digest = hashlib.blake2b(slot_prefix + b"first-frame", digest_size=8).digest()
+    low, high = FIRST_FRAME_FACTOR
+    return low + (high - low) * (struct.unpack("<Q", digest)[0] / _U64)
 
 
 class Slot(NamedTuple):
@@ -107,6 +128,8 @@ def post_snapshot(a: Account, handle: str, s: Slot, now: float) -> PostSnapshot:
         final *= multiplier
     growth = Trajectory(s.seed, a.tau, outlier=outlier, multiplier=multiplier)
     final *= growth.final_factor
+    if a.platform == "youtube" and ctype in _FIRST_FRAME_TYPES and s.published >= _FIRST_FRAME_AT:
+        final *= first_frame_factor(a.slot_prefix)
     # Per-post engagement wobbles around the account's rates; fixed per post, so every
     # counter grows with views and never goes down.
     like_rate = a.like_rate * (0.6 + 0.8 * r())

@@ -97,6 +97,9 @@ async def test_a_13_minute_old_post_is_no_baseline(db, client, h) -> None:
         "engagement_rate": None,
         "post_count": 0,
         "young_post_count": 1,
+        # The creator's history (25 days) covers the whole week; no post: thin.
+        "days_covered": 7.0,
+        "quality": "thin",
     }
     month = prof["averages"]["one_month"]
     assert month["post_count"] == 6 and month["views"] == pytest.approx(402.5)
@@ -108,7 +111,9 @@ async def test_a_13_minute_old_post_is_no_baseline(db, client, h) -> None:
 
 async def test_youtube_shorts_are_measured_against_shorts(db, client, h) -> None:
     # Long videos live at ~100k views, shorts at ~2k. A 8k short is a 4x outlier among its
-    # shorts; against every video (the mean) it looks below average.
+    # shorts; against every video (the mean) it looks below average. Both formats count a
+    # view from its first frame here (after 2026-08-24), so the mean takes them together.
+    T = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
     longs = [100_000, 90_000, 110_000, 95_000, 105_000, 120_000]
     shorts = [2_000, 1_800, 2_200, 1_900, 2_100, 8_000]
     posts = [

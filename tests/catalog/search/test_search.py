@@ -48,6 +48,10 @@ FLAT_KEYS = {
     "display_name",
     "follower_count",
     "is_active",
+    "score_baselines",
+    "view_epoch",
+    "other_view_counts",
+    "engagement_anomaly",
 }
 
 

@@ -22,6 +22,7 @@ from sors.platforms.base import (
     ProfileNotFound,
     ProfileSnapshot,
     RateLimited,
+    SourceUnavailable,
     TransientError,
 )
 from sors.platforms.live.common import (
@@ -43,17 +44,25 @@ _DURATION_RE = re.compile(
 _QUOTA_REASONS = {"quotaExceeded", "dailyLimitExceeded", "dailyLimitExceededUnreg"}
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded"}
 _NOT_FOUND_REASONS = {"channelNotFound", "playlistNotFound", "videoNotFound", "notFound"}
-_BLOCKED_REASONS = {
+# The key itself is refused or restricted (recorded: keyInvalid 400 of 2019; a 403
+# `forbidden` whose ErrorInfo says API_KEY_SERVICE_BLOCKED, 2022): an operator must act.
+_BAD_KEY_REASONS = {
     "keyInvalid",
     "keyExpired",
     "API_KEY_INVALID",
+    "API_KEY_SERVICE_BLOCKED",
     "accessNotConfigured",
     "SERVICE_DISABLED",
-    "forbidden",
     "ipRefererBlocked",
     "API_KEY_HTTP_REFERRER_BLOCKED",
     "API_KEY_IP_ADDRESS_BLOCKED",
 }
+# YouTube's own back end failing, whatever the status says (recorded: a 403
+# PERMISSION_DENIED whose reason is SERVICE_UNAVAILABLE in youtube.CoreErrorDomain, 2022):
+# retried with backoff.
+_TRANSIENT_REASONS = {"SERVICE_UNAVAILABLE", "serviceUnavailable", "backendError",
+                      "internalError"}
+_BLOCKED_REASONS = {"forbidden"}
 _PACIFIC = ZoneInfo("America/Los_Angeles")
 
 
@@ -270,10 +279,13 @@ def map_api_error(
         return RateLimited(message, retry_after=seconds_until_quota_reset(now))
     if status == 429 or reasons & _RATE_REASONS:
         return RateLimited(message, retry_after=retry_after)
+    if bad := sorted(reasons & _BAD_KEY_REASONS):
+        return SourceUnavailable(f"YouTube refused the API key ({', '.join(bad)}: {message}); "
+                                 "check SORS_YOUTUBE_API_KEY and its restrictions")
+    if status >= 500 or reasons & _TRANSIENT_REASONS:
+        return TransientError(message, retry_after=retry_after)
     if status == 404 or reasons & _NOT_FOUND_REASONS:
         return not_found(subject, message)
     if status in (401, 403) or reasons & _BLOCKED_REASONS:
         return Blocked(message)
-    if status >= 500:
-        return TransientError(message, retry_after=retry_after)
     return PlatformError(message)

@@ -4,8 +4,10 @@
 
 Counts keep the actors' values. TikTok's are TikTok's own (rounded to about three
 significant figures once large, `tiktok_counts`); Instagram's `videoPlayCount` is what the
-app shows as views and `videoViewCount` the older, smaller video-view figure; a hidden count
-(absent, null, or Instagram's -1 for hidden likes) is None and flagged `hidden`.
+app shows as views and `videoViewCount` the older, smaller video-view figure: the plays are
+`views` and the video views are kept beside them (`extra["other_view_counts"]`), or are
+`views`, flagged `video_views`, when no plays are given. A hidden count (absent, null, or
+Instagram's -1 for hidden likes) is None and flagged `hidden`.
 """
 
 from __future__ import annotations
@@ -183,12 +185,16 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
         return None
     flags: dict[str, str] = {"shares": "hidden"}  # Instagram publishes no share count
     views = None
+    other: dict[str, int] = {}
     if content_type == "reel":
-        views = nonnegative(item.get("videoPlayCount"))
-        if views is None:
-            views = nonnegative(item.get("videoViewCount"))
-            if views is not None:
-                flags["views"] = "video_views"
+        # One rule for every source: the plays score; an older kind scores only alone.
+        plays, video_views = (nonnegative(item.get(k)) for k in ("videoPlayCount",
+                                                                 "videoViewCount"))
+        views = plays if plays is not None else video_views
+        if plays is None and video_views is not None:
+            flags["views"] = "video_views"
+        elif plays is not None and video_views is not None:
+            other["video_views"] = video_views
     likes = nonnegative(item.get("likesCount"))
     comments = nonnegative(item.get("commentsCount"))
     for name, value in (("views", views), ("likes", likes), ("comments", comments)):
@@ -219,6 +225,8 @@ def instagram_post(item: Mapping[str, Any]) -> PostSnapshot | None:
         sound = sound_ref(platform_id=music.get("audio_id"), title=music.get("song_name"),
                           author=music.get("artist_name"),
                           original=music.get("uses_original_audio"), post_id=shortcode)
+    if other:
+        extra["other_view_counts"] = other
     return PostSnapshot(
         platform="instagram",
         platform_post_id=shortcode,

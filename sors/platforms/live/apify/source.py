@@ -27,6 +27,7 @@ from sors.platforms.base import (
     PlatformError,
     PostNotFound,
     ProfileNotFound,
+    ProfilePrivate,
     RateLimited,
     SourceRun,
     SourceUnavailable,
@@ -43,9 +44,22 @@ ACTOR_SETTING = {
     "instagram": "SORS_APIFY_INSTAGRAM_ACTOR",
     "youtube": "SORS_APIFY_YOUTUBE_ACTOR",
 }
-# Words in an actor's error item that mean there is no such public profile.
-_GONE = ("not found", "not_found", "no_items", "doesn't exist", "does not exist", "no such",
-         "private", "unavailable", "couldn't find", "could not find", "isn't available")
+# What an actor's error item (`{"error": code, "errorDescription": …}`, written into the
+# dataset instead of a result) means, by its code, as the actors answer (recorded in
+# tests/fixtures/sources/apify/): `not_found` ("Post does not exist", for a missing profile
+# as for a missing post) and `no_items` ("Empty or private data for provided input": a
+# private or empty profile, not a missing one). Any other code reads as a failing run:
+# retried, never taken for a missing creator. The description is prose for people.
+ITEM_ERRORS: dict[str, type[PlatformError]] = {
+    "not_found": ProfileNotFound,
+    "no_items": ProfilePrivate,
+}
+# Apify API answers by their `error.type` where the status alone would mislead.
+_API_ERRORS: dict[str, type[PlatformError]] = {
+    "rate-limit-exceeded": RateLimited,
+    "not-enough-usage-to-run-paid-actor": SourceUnavailable,
+    "actor-is-not-rented": SourceUnavailable,
+}
 
 
 def actor_input(platform: str, handle: str, limit: int) -> dict[str, object]:
@@ -103,15 +117,20 @@ class ApifyClient:
             )
         except httpx.HTTPError as exc:
             raise TransientError(f"Apify could not be reached: {type(exc).__name__}") from exc
+        kind = _API_ERRORS.get(_error_type(response)) if response.status_code >= 400 else None
+        if kind is RateLimited or (kind is None and response.status_code == 429):
+            raise RateLimited("Apify asked us to slow down",
+                              retry_after=parse_retry_after(response.headers.get("Retry-After")))
+        if kind is SourceUnavailable:
+            raise SourceUnavailable(
+                f"Apify refused the run ({_error_type(response)}): check the Apify account's "
+                f"plan and {setting}")
         if response.status_code in (401, 403):
             raise SourceUnavailable(
                 f"Apify refused the token (HTTP {response.status_code}): check SORS_APIFY_TOKEN"
             )
         if response.status_code == 404:
             raise SourceUnavailable(f"Apify has no such actor or run (HTTP 404): check {setting}")
-        if response.status_code == 429:
-            raise RateLimited("Apify asked us to slow down",
-                              retry_after=parse_retry_after(response.headers.get("Retry-After")))
         if response.status_code >= 400:
             raise TransientError(f"Apify answered HTTP {response.status_code}")
         try:
@@ -156,6 +175,17 @@ class ApifyClient:
         return items, _source_run(run, len(items))
 
 
+def _error_type(response: httpx.Response) -> str | None:
+    """`error.type` of an Apify API error answer (`{"error": {"type", "message"}}`)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, Mapping) else None
+    kind = error.get("type") if isinstance(error, Mapping) else None
+    return kind if isinstance(kind, str) else None
+
+
 def _source_run(run: Mapping[str, Any], items: int = 0) -> SourceRun:
     cost = run.get("usageTotalUsd")
     return SourceRun(
@@ -192,18 +222,17 @@ def snapshot_from_items(
     platform: str, handle: str, items: Sequence[Mapping[str, Any]], *, now: datetime,
     run: SourceRun | None = None,
 ) -> CrawlSnapshot:
-    """One profile's crawl from an actor's items; an actor's error item for the profile is
-    `profile_not_found` when it says so, and an empty answer is an error, never "0 posts"
-    (blocked scrapers answer empty)."""
-    errors = [e for e in (apify_map.item_error(i) for i in items if isinstance(i, Mapping)) if e]
+    """One profile's crawl from an actor's items. An actor's error item for the profile is
+    read by its code (ITEM_ERRORS); an empty answer is an error, never "0 posts" (blocked
+    scrapers answer empty)."""
+    errors = [i for i in items if isinstance(i, Mapping) and apify_map.item_error(i)]
     grouped = apify_map.groups(platform_of(platform), items)
     found = [g for g in grouped if g.profile.handle == handle]
     if not found:
-        if any(word in e.lower() for e in errors for word in _GONE):
-            raise ProfileNotFound(f"No public {platform} profile @{handle}: {errors[0]}")
-        detail = f": {errors[0]}" if errors else ""
+        if errors:
+            raise item_failure(platform, handle, errors[0])
         raise EmptyAnswer(
-            f"Apify returned no posts of @{handle} ({len(items)} items){detail}; an empty answer "
+            f"Apify returned no posts of @{handle} ({len(items)} items); an empty answer "
             "is an error (a blocked or changed scraper), not a profile with no posts"
         )
     posts = found[0].posts  # in the actor's order: newest first, pinned posts on top
@@ -214,6 +243,12 @@ def snapshot_from_items(
         profile=found[0].profile, posts=posts, fetched_at=now, listing_complete=complete,
         source="apify", source_run=run,
     )
+
+
+# A comment actor's error item that says the post is gone (by its code, or its words when
+# the actor gives no code).
+_POST_GONE = ("not found", "not_found", "doesn't exist", "does not exist", "no such",
+              "private", "unavailable", "couldn't find", "could not find", "isn't available")
 
 
 class ApifyComments:
@@ -237,9 +272,18 @@ class ApifyComments:
         errors = [e for e in (apify_map.item_error(i) for i in items if isinstance(i, Mapping))
                   if e]
         if not found and errors:
-            failure = (PostNotFound if any(w in e.lower() for e in errors for w in _GONE)
+            failure = (PostNotFound if any(w in e.lower() for e in errors for w in _POST_GONE)
                        else TransientError)
             raise failure(f"Apify found no comments of {post_url}: {errors[0]}", source_run=run)
         # No comment at all is an answer here: many posts have none.
         return CommentsSnapshot(comments=found[:limit], fetched_at=now, source="apify",
                                 source_run=run)
+def item_failure(platform: str, handle: str, item: Mapping[str, Any]) -> PlatformError:
+    """The typed failure of an actor's error item, by its code (ITEM_ERRORS)."""
+    detail = apify_map.item_error(item)
+    kind = ITEM_ERRORS.get(str(item.get("error") or ""), TransientError)
+    if kind is ProfileNotFound:
+        return ProfileNotFound(f"No {platform} profile @{handle}: {detail}")
+    if kind is ProfilePrivate:
+        return ProfilePrivate(f"@{handle} on {platform} shows nothing publicly: {detail}")
+    return kind(f"Apify's actor failed for @{handle} ({detail}); retried")

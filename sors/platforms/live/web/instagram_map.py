@@ -18,7 +18,7 @@ from sors.platforms.base import (
     PlatformError,
     PostNotFound,
     PostSnapshot,
-    ProfileNotFound,
+    ProfilePrivate,
     ProfileSnapshot,
     RateLimited,
     SoundRef,
@@ -63,7 +63,7 @@ def _first_int(*values: Any) -> int | None:
 def map_instagram_profile(structure: Mapping[str, Any], handle: str) -> ProfileSnapshot:
     node = node_of(structure)
     if node.get("is_private") is True:
-        raise ProfileNotFound("this Instagram account is private")
+        raise ProfilePrivate("this Instagram account is private")
     user_id = node.get("id") or node.get("pk")
     return ProfileSnapshot(
         platform="instagram",
@@ -151,11 +151,14 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
     # `video_view_count`, a different (smaller) count, flagged as such.
     plays = _first_int(node.get("video_play_count"), node.get("play_count"))
     views_kind = None
+    other: dict[str, int] = {}
     if content_type == "reel" and not counts_hidden:
-        views = plays
-        if views is None:
-            views = _first_int(node.get("video_view_count"), node.get("view_count"))
+        video_views = _first_int(node.get("video_view_count"), node.get("view_count"))
+        views = plays if plays is not None else video_views
+        if plays is None:
             views_kind = "video_views" if views is not None else None
+        elif video_views is not None:
+            other["video_views"] = video_views  # both given: plays score, both are kept
     likes = None
     if not counts_hidden:
         likes = _first_int(
@@ -189,6 +192,8 @@ def map_instagram_post(structure: Mapping[str, Any]) -> PostSnapshot | None:
     }
     if content_type == "reel":
         extra["video_url"] = node.get("video_url")
+    if other:
+        extra["other_view_counts"] = other
     duration = to_float(node.get("video_duration")) if content_type == "reel" else None
     return PostSnapshot(
         platform="instagram",

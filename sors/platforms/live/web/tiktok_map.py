@@ -20,6 +20,7 @@ from sors.platforms.base import (
     PostNotFound,
     PostSnapshot,
     ProfileNotFound,
+    ProfilePrivate,
     ProfileSnapshot,
     TransientError,
 )
@@ -72,13 +73,14 @@ def user_detail_status(detail: Mapping[str, Any] | None) -> int | None:
 
 
 def map_user_detail(detail: Mapping[str, Any], handle: str) -> ProfileSnapshot:
-    """`webapp.user-detail` → profile; missing, banned or private accounts → ProfileNotFound."""
+    """`webapp.user-detail` → profile; missing or banned accounts → ProfileNotFound, private
+    ones → ProfilePrivate."""
     status = user_detail_status(detail) or 0
     user = get_path(detail, "userInfo", "user")
     if status in NOT_FOUND_CODES or not isinstance(user, Mapping) or not user.get("uniqueId"):
         raise ProfileNotFound("TikTok has no such account")
     if status == PRIVATE_CODE or user.get("privateAccount") is True:
-        raise ProfileNotFound("this TikTok account is private")
+        raise ProfilePrivate("this TikTok account is private")
     # statsV2 carries the same numbers as strings: exact, where `stats` rounds (427682 vs
     # 427700) and could overflow 32 bits.
     counts = tiktok_counts.reconcile(
@@ -237,7 +239,9 @@ def map_tiktok_error(
     info: FailureInfo, *, subject: Subject, user_status: int | None = None
 ) -> PlatformError:
     text = info.message.lower()
-    if subject == "profile" and (user_status in NOT_FOUND_CODES or user_status == PRIVATE_CODE):
+    if subject == "profile" and user_status == PRIVATE_CODE:
+        return ProfilePrivate(info.message)
+    if subject == "profile" and user_status in NOT_FOUND_CODES:
         return ProfileNotFound(info.message)
     if "keeps sending the same page" in text:
         return TransientError(info.message)

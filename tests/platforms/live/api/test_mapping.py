@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sors.platforms.base import (
-    Blocked,
+    FailureKind,
     PlatformError,
     PostNotFound,
     ProfileNotFound,
     RateLimited,
+    SourceUnavailable,
     TransientError,
 )
 from sors.platforms.live.api import mapping as ytm
@@ -182,8 +185,9 @@ def test_api_errors() -> None:
     bad_key = ytm.map_api_error(
         400, load("youtube/api_error_key_invalid.json"), subject="profile", now=NOW
     )
-    assert isinstance(bad_key, Blocked)
-    assert "API key not valid" in str(bad_key)
+    # The key itself refused: an operator must act (no retry, the profile stays active).
+    assert isinstance(bad_key, SourceUnavailable) and bad_key.kind == FailureKind.BAD_TOKEN
+    assert "API key not valid" in str(bad_key) and "SORS_YOUTUBE_API_KEY" in str(bad_key)
     gone = ytm.map_api_error(
         404, load("youtube/api_error_playlist_not_found.json"), subject="profile", now=NOW
     )
@@ -200,3 +204,31 @@ def test_quota_reset_across_dst() -> None:
     # 2026-11-01 is the switch back to PST; just before midnight PDT on 2026-10-31.
     assert ytm.seconds_until_quota_reset(at("2026-11-01T06:30:00Z")) == 1800
     assert ytm.seconds_until_quota_reset(at("2026-11-10T07:59:30Z")) == 60  # floor
+
+
+# ---- recorded real error answers (tests/fixtures/sources/README.md) -----------------------
+
+_RECORDED = Path(__file__).parents[3] / "fixtures" / "sources" / "youtube_api" / "errors"
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "expected", "kind"),
+    [
+        # 2019: a bad key, before the `status` field existed.
+        ("keyInvalid_400_2019.json", 400, SourceUnavailable, FailureKind.BAD_TOKEN),
+        # 2022: the key may not call this API (ErrorInfo API_KEY_SERVICE_BLOCKED).
+        ("api_key_service_blocked_403_2022.json", 403, SourceUnavailable, FailureKind.BAD_TOKEN),
+        # 2022: a 403 PERMISSION_DENIED whose reason is YouTube's back end failing.
+        ("permission_denied_403_2022.json", 403, TransientError, FailureKind.TRANSIENT),
+        # 2021: the day's quota is spent: wait until it resets.
+        ("quotaExceeded_403_2021.json", 403, RateLimited, FailureKind.RATE_LIMITED),
+    ],
+)
+def test_recorded_api_errors_are_classified_by_their_reason(
+    name: str, status: int, expected: type, kind: FailureKind
+) -> None:
+    body = json.loads((_RECORDED / name).read_text())
+    err = ytm.map_api_error(status, body, subject="profile", now=NOW)
+    assert type(err) is expected and err.kind is kind
+    # None of them says the channel is gone: none would deactivate a creator.
+    assert not isinstance(err, ProfileNotFound)

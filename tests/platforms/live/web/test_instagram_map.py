@@ -14,6 +14,7 @@ from sors.platforms.base import (
     Blocked,
     PostNotFound,
     ProfileNotFound,
+    ProfilePrivate,
     RateLimited,
     TransientError,
     UnsupportedMedia,
@@ -49,7 +50,8 @@ def test_instagram_profile() -> None:
 def test_instagram_private_profile() -> None:
     structure = load("instagram/profile.json")
     structure["node"]["is_private"] = True
-    with pytest.raises(ProfileNotFound):
+    # There, only not public: never read as gone (a catalog profile stays active).
+    with pytest.raises(ProfilePrivate):
         igm.map_instagram_profile(structure, "cookwithsam")
 
 

@@ -10,6 +10,7 @@ from sors.platforms.base import (
     Blocked,
     PostNotFound,
     ProfileNotFound,
+    ProfilePrivate,
     RateLimited,
     TransientError,
 )
@@ -59,19 +60,20 @@ def test_tiktok_profile_stats_without_v2() -> None:
 
 
 @pytest.mark.parametrize(
-    "change",
+    ("change", "expected"),
     [
-        lambda d: d.update(statusCode=10221, userInfo={}),
-        lambda d: d.update(statusCode=10202),
-        lambda d: d.update(statusCode=10222),
-        lambda d: d["userInfo"]["user"].update(privateAccount=True),
-        lambda d: d["userInfo"].pop("user"),
+        (lambda d: d.update(statusCode=10221, userInfo={}), ProfileNotFound),
+        (lambda d: d.update(statusCode=10202), ProfileNotFound),
+        # A private account is there, only not public: never read as gone.
+        (lambda d: d.update(statusCode=10222), ProfilePrivate),
+        (lambda d: d["userInfo"]["user"].update(privateAccount=True), ProfilePrivate),
+        (lambda d: d["userInfo"].pop("user"), ProfileNotFound),
     ],
 )
-def test_tiktok_profile_missing_or_private(change: Any) -> None:
+def test_tiktok_profile_missing_or_private(change: Any, expected: type) -> None:
     detail = tiktok_user_detail()
     change(detail)
-    with pytest.raises(ProfileNotFound):
+    with pytest.raises(expected):
         ttm.map_user_detail(detail, "fit.anna")
 
 
@@ -203,9 +205,9 @@ def test_tiktok_extractor_keeps_raw_fields() -> None:
             "This user's account is private. Log into an account that has access",
             "profile",
             None,
-            ProfileNotFound,
+            ProfilePrivate,
         ),
-        ("anything at all", "profile", 10222, ProfileNotFound),
+        ("anything at all", "profile", 10222, ProfilePrivate),
         ("Unable to extract universal data for rehydration", "post", None, Blocked),
         (
             "TikTok API keeps sending the same page. Try again with a different device_id",

@@ -1,8 +1,8 @@
 """comments, comment_vectors: comments on posts typed as demand, and their texts' vectors;
 a `comments` job type (fetching a post's comments through the configured source)
 
-Revision ID: 0037
-Revises: 0034
+Revision ID: 0036
+Revises: 0035
 Create Date: 2026-11-28 14:00:00
 
 Comments come from imports (an Instagram export's latestComments, Apify comment datasets,
@@ -17,8 +17,8 @@ import re
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0037"
-down_revision = "0034"
+revision = "0036"
+down_revision = "0035"
 branch_labels = None
 depends_on = None
 
