@@ -139,7 +139,7 @@ async def test_an_analysis_of_the_boosted_reel_says_so_and_learns_from_no_flagge
     from sors.analyses.breakdown import breakdown
     from sors.analyses.summary import ANOMALY_NOTE
 
-    OBSERVED = datetime(2025, 9, 4, 13, 39, 2, tzinfo=UTC)  # noqa: N806
+    OBSERVED = datetime(2025, 9, 4, 13, 39, 2, tzinfo=UTC)
 
     imported(pg_url, tmp_path, str(GOEDUITJE), "--observed-at", "2025-09-04T13:39:02Z")
     ids = {r["platform_post_id"]: r["id"] for r in await rows(
