@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import email
 import email.policy
-import socket
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import timedelta
 
 import httpx
 import pytest
-from aiosmtpd.controller import Controller
 
 from sors.billing import service as billing
 from tests.alerts.helpers import (
@@ -31,6 +28,7 @@ from tests.alerts.helpers import (
 )
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.accounts import sim_now
+from tests.factories.smtp import Inbox, free_port, smtp_on_loopback
 from tests.factories.world import rows, scalar, set_time
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
@@ -178,32 +176,10 @@ async def test_unfunded_digest_keeps_hits_and_retries_three_hours_later(
     assert a["pendingHits"] == 0 and a["emailsSent"] == 1
 
 
-@dataclass
-class Inbox:
-    messages: list = field(default_factory=list)
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append(
-            (list(envelope.rcpt_tos), bytes(envelope.original_content or envelope.content))
-        )
-        return "250 Message accepted for delivery"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def smtp_server() -> Iterator[tuple[Inbox, int]]:
-    inbox, port = Inbox(), _free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield inbox, port
-    finally:
-        controller.stop()
+    with smtp_on_loopback() as running:
+        yield running
 
 
 def _smtp(settings, *, port: int, timeout: float):
@@ -222,7 +198,7 @@ async def test_digest_over_smtp_and_a_failed_delivery_is_undone(
         client, db, "alert.smtp", 20, timedelta(hours=1)
     )
 
-    closed = _free_port()  # nothing listens there
+    closed = free_port()  # nothing listens there
     try:
         runtime.settings = _smtp(settings, port=closed, timeout=3.0)
         assert (await tick(runtime))["alerts.digests"] == 0
@@ -250,7 +226,7 @@ async def test_digest_over_smtp_and_a_failed_delivery_is_undone(
         assert (await tick(runtime))["alerts.digests"] == 1
     finally:
         runtime.settings = settings
-    [(rcpts, raw)] = inbox.messages
+    [(rcpts, raw)] = [(m.to, m.raw) for m in inbox.messages]
     assert rcpts == [OWNER]
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     assert msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"

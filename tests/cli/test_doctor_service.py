@@ -4,45 +4,24 @@ real one on loopback) and `--email-to` sends a test message."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from tests.cli.test_doctor import doctor
+from tests.factories.smtp import Inbox, free_port, smtp_on_loopback
 
 
 def service(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["name"]: c for c in report["service"]}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class _Inbox:
-    def __init__(self) -> None:
-        self.messages: list[tuple[str, list[str], bytes]] = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.content))
-        return "250 Message accepted for delivery"
-
-
 @pytest.fixture
-def smtp() -> Iterator[tuple[_Inbox, int]]:
-    inbox, port = _Inbox(), _free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield inbox, port
-    finally:
-        controller.stop()
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    with smtp_on_loopback() as running:
+        yield running
 
 
 def test_unconfigured_it_names_each_service_gap_with_its_fix(tmp_path: Path) -> None:
@@ -84,7 +63,7 @@ def test_stripe_in_test_mode_without_a_webhook_secret_and_a_made_up_sender_fail(
 
 
 def test_live_reaches_the_smtp_server_and_sends_the_test_email(
-    tmp_path: Path, smtp: tuple[_Inbox, int]
+    tmp_path: Path, smtp: tuple[Inbox, int]
 ) -> None:
     inbox, port = smtp
     env = {"SORS_EMAIL_BACKEND": "smtp", "SORS_SMTP_HOST": "127.0.0.1",
@@ -96,13 +75,13 @@ def test_live_reaches_the_smtp_server_and_sends_the_test_email(
     assert checks["smtp reachable"]["status"] == "ok"
     assert checks["test email"]["status"] == "ok" and "ops@example.com" in (
         checks["test email"]["detail"])
-    [(sender, to, body)] = inbox.messages
+    [(sender, to, body)] = [(m.sender, m.to, m.raw) for m in inbox.messages]
     assert sender == "alerts@sors.example.com" and to == ["ops@example.com"]
     assert b"sors doctor" in body
     assert code == 0, report
 
     # The server gone: the same check fails, with its fix.
-    env["SORS_SMTP_PORT"] = str(_free_port())
+    env["SORS_SMTP_PORT"] = str(free_port())
     code, report = doctor(tmp_path, "--live", **env)
     down = service(report)["smtp reachable"]
     assert code == 1 and down["status"] == "error" and "SORS_SMTP_HOST" in down["fix"]
