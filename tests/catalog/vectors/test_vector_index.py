@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql.psycopg import dialect as psycopg_dialect
 from sors.catalog.search import semantic, service
 from sors.catalog.search.schemas import SearchContentIn
 from sors.catalog.vectors import index as vector_index
+from sors.catalog.vectors.schema import index_slug
 from sors.keeper.schedule import vector_index_build
 from sors.keeper.status import status
 from sors.kit.db import driver
@@ -24,7 +25,8 @@ from tests.factories.jobs import run_jobs_until_idle
 from tests.factories.world import hand_crawl, hand_post, ingest, rows
 
 pytestmark = pytest.mark.usefixtures("clean")
-MODEL = "wordllama:256"
+# The default model's vectors: what the world of tests.catalog.search.meaning embeds.
+MODEL, DIMS = "use-m3:512", 512
 
 
 @pytest.fixture(autouse=True)
@@ -72,14 +74,14 @@ async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(
     async with db.session() as s:
         assert not await vector_index.due(s, MODEL, train_at=17)
         assert await vector_index.due(s, MODEL, train_at=16)
-    assert (await vector_index.train(db, MODEL, 256, train_at=17))["built"] is False
+    assert (await vector_index.train(db, MODEL, DIMS, train_at=17))["built"] is False
     # What a build that stopped half way leaves: an invalid index of the model's. It goes.
-    leftover = "ix_post_embeddings_ivf_wordllama_256_stopped"
+    leftover = f"ix_post_embeddings_ivf_{index_slug(MODEL, 24)}_stopped"
     async with db.transaction() as s:
         await s.execute(text(f"CREATE INDEX {leftover} ON post_embeddings (post_id)"))
         await s.execute(text("UPDATE pg_index SET indisvalid = false "
                              f"WHERE indexrelid = '{leftover}'::regclass"))
-    built = await vector_index.train(db, MODEL, 256, train_at=16)
+    built = await vector_index.train(db, MODEL, DIMS, train_at=16)
     [gone] = await rows(db, f"SELECT to_regclass('{leftover}') IS NULL AS gone")
     assert gone["gone"]
     assert built["built"] and built["lists"] == 10 and built["vectors"] == 16
@@ -94,7 +96,7 @@ async def test_the_index_is_built_when_due_and_rebuilt_as_the_vectors_grow(
     await more_posts(db, settings, 16)  # 32 (the creator's crawl keeps its first 15 posts)
     async with db.session() as s:
         assert await vector_index.due(s, MODEL, train_at=16)
-    again = await vector_index.train(db, MODEL, 256, train_at=16)
+    again = await vector_index.train(db, MODEL, DIMS, train_at=16)
     assert again["built"] and again["vectors"] == 32 and again["replaced"] == built["index"]
     async with db.session() as s:
         assert await index_names(s) == [again["index"]]  # the old one dropped
@@ -115,7 +117,7 @@ async def test_a_search_reads_the_index_with_probes_from_its_size_and_finds_the_
     body = {"query": "baking bread at home", "semantic": True}
     exact = await search(client, key, **body)  # no index yet: every vector compared
     assert exact.status_code == 200, exact.text
-    built = await vector_index.train(db, MODEL, 256, train_at=10)
+    built = await vector_index.train(db, MODEL, DIMS, train_at=10)
     assert built["built"]
     f = service.content_filter(SearchContentIn(timeFrame="all_time"), AT)
     async with db.session() as s:
@@ -128,12 +130,12 @@ async def test_a_search_reads_the_index_with_probes_from_its_size_and_finds_the_
         # (the other ways the planner has: reading every vector of the model and sorting)
         for way in ("seqscan", "bitmapscan", "sort"):
             await s.execute(text(f"SET LOCAL enable_{way} = off"))
-        near = semantic._nearest(f, 256)
+        near = semantic._nearest(f, DIMS)
         compiled = select(near.c.id).compile(dialect=psycopg_dialect())
         pg = await driver(s)
         cur = await pg.execute("EXPLAIN " + str(compiled), {
             **compiled.params, **semantic.post_params(f),
-            "qvec": "[" + ",".join(["0.0625"] * 256) + "]", "model": MODEL})
+            "qvec": "[" + ",".join(["0.0442"] * DIMS) + "]", "model": MODEL})
         plan = "\n".join(r[0] for r in await cur.fetchall())
         assert built["index"] in plan
         got = await service.search_content(s, SearchContentIn(
@@ -158,7 +160,7 @@ async def test_the_scheduler_queues_one_build_and_a_worker_makes_it(
     [job] = await rows(db, "SELECT type, account_id, origin, credits_charged, payload "
                            "FROM jobs WHERE type = 'vector_index'")
     assert (job["account_id"], job["origin"], job["credits_charged"]) == (None, "catalog", 0)
-    assert job["payload"] == {"model": MODEL, "dims": 256}
+    assert job["payload"] == {"model": MODEL, "dims": DIMS}
     assert await run_jobs_until_idle(runtime) == 1
     [done] = await rows(db, "SELECT status, result FROM jobs WHERE type = 'vector_index'")
     assert done["status"] == "completed" and done["result"]["built"], done
