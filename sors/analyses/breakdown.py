@@ -20,7 +20,7 @@ from sors.analyses.findings import Cohort
 from sors.analyses.sentences import comparison_text
 from sors.analyses.summary import offline_summary, with_anomaly_note, with_evidence
 from sors.catalog.models import Post, TranscriptRecord, VisualAnalysisRecord
-from sors.catalog.records.analysis_schemas import Analysis, AudienceDemand, Comparison
+from sors.catalog.records.analysis_schemas import Analysis, AnalysisComparison, AudienceDemand
 from sors.demand.service import TopDemand
 from sors.enrichment.analysis import Scene, TranscriptSegment
 from sors.platforms import taxonomy
@@ -78,7 +78,7 @@ async def refresh_creator_features(
 
 def creator_cohort(peers: list[Peer]) -> Cohort:
     outliers = sum(1 for p in peers if p.outlier)
-    c = Comparison(group="creator", text="", postCount=len(peers), outlierCount=outliers,
+    c = AnalysisComparison(group="creator", text="", postCount=len(peers), outlierCount=outliers,
                    creatorCount=1)
     return Cohort("creator", peers, c.model_copy(update={"text": comparison_text(c)}))
 
@@ -107,7 +107,7 @@ async def niche_cohort(session: AsyncSession, post: Post, now: datetime) -> Coho
     if found is None or not found[1]:
         return None
     step, peers = found
-    c = Comparison(
+    c = AnalysisComparison(
         group="niche", text="", postCount=len(peers),
         outlierCount=sum(1 for p in peers if p.outlier),
         creatorCount=len({p.profile_id for p in peers}), categoryId=step.category_id,

@@ -40,7 +40,7 @@ from sors.analyses.baseline import (
 from sors.analyses.features import FEATURES, FeatureSpec, FeatureValue
 from sors.analyses.wording import display
 from sors.catalog.records.analysis_schemas import (
-    Comparison,
+    AnalysisComparison,
     Coverage,
     FeatureOut,
     Finding,
@@ -63,7 +63,7 @@ class Cohort:
 
     group: Group
     peers: list[Peer]
-    comparison: Comparison
+    comparison: AnalysisComparison
 
     @property
     def enough(self) -> bool:

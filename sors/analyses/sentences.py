@@ -25,7 +25,7 @@ from sors.analyses.wording import (
     value_text,
     verb,
 )
-from sors.catalog.records.analysis_schemas import Comparison, FeatureOut, Finding
+from sors.catalog.records.analysis_schemas import AnalysisComparison, FeatureOut, Finding
 from sors.platforms import taxonomy
 
 # Posts measured a particular way, as the text names them.
@@ -87,20 +87,20 @@ def category_name(category_id: str | None) -> str:
     return c.name if c else "similar"
 
 
-def follower_range(c: Comparison) -> str:
+def follower_range(c: AnalysisComparison) -> str:
     if not c.followerRange:
         return "any size"
     lo, hi = c.followerRange
     return f"{compact(lo)}-{compact(hi)} followers"
 
 
-def niche_creators(c: Comparison, creators: int) -> str:
+def niche_creators(c: AnalysisComparison, creators: int) -> str:
     """"34 Food creators of 50K-200K followers"."""
     return f"{creators:,} {category_name(c.categoryId)} {plural(creators, 'creator')} of " \
            f"{follower_range(c)}"
 
 
-def whose(c: Comparison, n: int, way: str | None, creators: int) -> str:
+def whose(c: AnalysisComparison, n: int, way: str | None, creators: int) -> str:
     """The posts a feature was compared with: "the creator's 59 other posts", "12
     transcribed posts by 5 Food creators of 50K-200K followers"."""
     adj = _WAY.get(way or "", "")
@@ -109,7 +109,7 @@ def whose(c: Comparison, n: int, way: str | None, creators: int) -> str:
     return f"{n:,} {adj}{plural(n, 'post')} by {niche_creators(c, creators)}"
 
 
-def comparison_text(c: Comparison) -> str:
+def comparison_text(c: AnalysisComparison) -> str:
     """The whole group, as the summary names it."""
     if c.group == "creator":
         return f"the creator's {c.postCount:,} other {plural(c.postCount, 'post')}"
@@ -189,7 +189,7 @@ def _numeric_text(f: Finding, row: FeatureOut, who: str, group: Sequence[Peer]) 
 
 
 def finding_text(
-    f: Finding, row: FeatureOut, c: Comparison, group: Sequence[Peer], way: str | None,
+    f: Finding, row: FeatureOut, c: AnalysisComparison, group: Sequence[Peer], way: str | None,
     *, brief: bool = False,
 ) -> str:
     """The finding as sentences, its comparison named (`brief`: as the summary says it

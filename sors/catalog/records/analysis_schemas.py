@@ -117,7 +117,7 @@ class Finding(ResponseModel):
     others: Split | None = Field(description="The comparison's other posts on its side")
 
 
-class Comparison(ResponseModel):
+class AnalysisComparison(ResponseModel):
     group: Group = Field(description="creator: the creator's own posts; niche: posts of "
                          "similar creators (same niche, similar followers) of a similar age")
     text: str = Field(description='e.g. "412 posts of 34 Food creators of 50K-200K followers"')
@@ -152,7 +152,7 @@ class Analysis(ResponseModel):
         "media", description="metadata: made without the post's media (it could not be "
         "fetched), from its caption, numbers and timing")
     basisNote: str | None = Field(None, description="Why the basis is metadata")
-    comparison: Comparison | None = None
+    comparison: AnalysisComparison | None = None
     findings: list[Finding] = Field(default_factory=list)
 
 
