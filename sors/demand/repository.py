@@ -163,7 +163,7 @@ def _conditions(s: Scope) -> list[str]:
 def _params(s: Scope) -> dict[str, object]:
     params: dict[str, object] = {"kinds": list(s.kinds)}
     optional = {"cats": s.category_ids, "profile": s.profile_id, "board": s.board_id,
-                "account": s.account_id if s.board_id else None, "posts": s.post_ids,
+                "account": s.account_id if s.board_id is not None else None, "posts": s.post_ids,
                 "platforms": s.platforms or None, "since": s.since}
     params.update({k: list(v) if isinstance(v, (list, tuple)) else v
                    for k, v in optional.items() if v is not None})

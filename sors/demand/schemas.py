@@ -36,11 +36,13 @@ class CommentsQueued(ResponseModel):
 class DemandSearchIn(RequestModel):
     categoryId: CategoryId = None
     profileId: Annotated[str | None, Field(
-        max_length=64, description="One creator's posts (a profile id)")] = None
+        min_length=1, max_length=64,
+        description="One creator's posts (a profile id)")] = None
     boardId: Annotated[str | None, Field(
-        max_length=64, description="The posts on one of your boards, and the posts of the "
-        "profiles on it")] = None
-    postIds: Annotated[list[Annotated[str, Field(max_length=64)]] | None, Field(
+        min_length=1, max_length=64,
+        description="The posts on one of your boards, and the posts of the profiles on it",
+    )] = None
+    postIds: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]] | None, Field(
         min_length=1, max_length=100, description="These posts only")] = None
     platforms: list[PlatformName] | None = Field(None, max_length=3)
     timeFrame: Window | None = Field(

@@ -78,11 +78,22 @@ class RequestModel(BaseModel):
             if fixed:
                 data = {**data, **fixed}
             # PostgreSQL text cannot hold NUL characters; they carry no meaning in any field.
-            nul = {k: v.replace("\x00", "") for k, v in data.items()
-                   if isinstance(v, str) and "\x00" in v}
+            nul = {k: _without_nul(v) for k, v in data.items() if _has_nul(v)}
             if nul:
                 data = {**data, **nul}
         return data
+
+
+def _has_nul(v: object) -> bool:
+    return (isinstance(v, str) and "\x00" in v) or (
+        isinstance(v, list) and any(isinstance(i, str) and "\x00" in i for i in v))
+
+
+def _without_nul(v: object) -> object:
+    """A string, or a list's strings, without NUL characters."""
+    if isinstance(v, list):
+        return [i.replace("\x00", "") if isinstance(i, str) else i for i in v]
+    return v.replace("\x00", "") if isinstance(v, str) else v
 
 
 class ResponseModel(BaseModel):
