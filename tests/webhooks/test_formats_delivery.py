@@ -28,6 +28,7 @@ from tests.factories.world import (
 from tests.webhooks.chat import by_event, check_discord, check_slack, discord_type, slack_type
 from tests.webhooks.helpers import alert_and_tracking, create_endpoint
 from tests.webhooks.test_post_changed import HANDLE, RetitlingAdapter, crawl_at
+from tests.webhooks.test_post_changed import T0 as RETITLED_AT
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
 T0 = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
@@ -176,17 +177,18 @@ async def test_the_test_event_in_each_chats_own_words(delivered: Delivered) -> N
 async def test_a_rewritten_title_arrives_as_a_chat_message(
     client: httpx.AsyncClient, db, runtime, settings, app, receiver
 ) -> None:
-    await set_time(db, T0)
-    profile_id = await ingest(db, crawl_at(T0, 1000, "I tried the 5am routine"))
+    # The post crawl_at makes is published 10 h before RETITLED_AT: a crawl sees it then.
+    await set_time(db, RETITLED_AT)
+    profile_id = await ingest(db, crawl_at(RETITLED_AT, 1000, "I tried the 5am routine"))
     _, key = await create_account(db, credits=100)
     await endpoints(client, key, receiver, ["post.changed"])
     r = await client.post("/api/v1/tracking", headers=auth(key),
                           json={"profileId": profile_id, "frequency": "daily"})
     assert r.status_code == 200, r.text
-    await set_time(db, T0 + timedelta(hours=10))
+    await set_time(db, RETITLED_AT + timedelta(hours=10))
     async with db.transaction() as s:
         await jobs.enqueue(s, type="refresh", account_id=None, credits=0, origin="catalog",
-                           now=T0 + timedelta(hours=10), max_attempts=4,
+                           now=RETITLED_AT + timedelta(hours=10), max_attempts=4,
                            payload={"platform": "tiktok", "handle": HANDLE,
                                     "profileId": profile_id},
                            target=f"tiktok:{HANDLE}")
