@@ -4,18 +4,24 @@ active, the failing run retried."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from sors.config import Settings
 from sors.jobs import service as jobs
+from sors.platforms.live import LiveAdapter
 from tests.crawling.test_apify_crawls import job_of, live
 from tests.factories import auth, create_account
 from tests.factories.apify import FakeApify, load_items
 from tests.factories.jobs import run_jobs_until_idle
-from tests.factories.world import rows, set_time
+from tests.factories.world import hand_crawl, ingest, rows, set_time
+from tests.platforms.live.support import quiet_pacers
 
 pytestmark = pytest.mark.usefixtures("sim_time_restored")
 
@@ -93,3 +99,45 @@ async def test_a_failed_provider_run_is_retried_and_the_creator_stays_active(
     [left] = await rows(db, "SELECT count(*) AS n FROM posts WHERE profile_id = :p "
                             "AND deleted_at IS NULL", p=profile_id)
     assert left["n"] == 12
+
+
+SOURCES = Path(__file__).parents[1] / "fixtures" / "sources"
+# A real Data API answer (tests/fixtures/sources/README.md): 403 with reason
+# SERVICE_UNAVAILABLE, the API's own word for "try again".
+YOUTUBE_UNAVAILABLE = json.loads((SOURCES / "youtube_api/errors/permission_denied_403_2022.json")
+                                 .read_text())
+
+
+async def test_a_recorded_transient_youtube_answer_is_retried_and_the_creator_stays_active(
+    runtime, db, settings, app
+) -> None:
+    at = CAPTURED + timedelta(days=1)
+    await set_time(db, at)
+    crawl = hand_crawl("cookwithsam", [], at - timedelta(days=1))
+    profile_id = await ingest(db, replace(
+        crawl, profile=replace(crawl.profile, platform="youtube")))
+    answered: list[httpx.Request] = []
+
+    def youtube(request: httpx.Request) -> httpx.Response:
+        answered.append(request)
+        return httpx.Response(403, json=YOUTUBE_UNAVAILABLE)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(youtube)) as http:
+        adapter = LiveAdapter(Settings(platform_source="live", youtube_api_key="test-key",
+                                       youtube_source=None, http_proxy=None),
+                              http_client=http, pacers=quiet_pacers())
+        async with db.transaction() as s:
+            job, _ = await jobs.enqueue(s, type="refresh", account_id=None, credits=0,
+                                        origin="catalog", target="youtube:cookwithsam",
+                                        payload={"platform": "youtube", "handle": "cookwithsam",
+                                                 "profileId": profile_id},
+                                        now=at, max_attempts=3)
+        await run_jobs_until_idle(runtime, adapter=adapter)
+    [state] = await rows(db, "SELECT j.status, j.error, j.attempts, p.is_active "
+                             "FROM jobs j, profiles p WHERE j.id = :j AND p.id = :p",
+                         j=job.id, p=profile_id)
+    assert answered and answered[0].url.host == "www.googleapis.com"
+    # Waiting for its retry, the transient error on it; the creator still active.
+    assert state["status"] == "pending" and state["attempts"] == 1, state
+    assert state["error"]["code"] == "platform_unavailable", state
+    assert state["is_active"] is True
