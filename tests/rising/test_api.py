@@ -19,10 +19,11 @@ import pytest
 from sors.billing.pricing import get_pricing
 from sors.catalog.records.schemas import PostRecord
 from sors.rising.schemas import Rising
-from tests.alerts.test_alert_emails import Inbox, smtp_server  # noqa: F401  (a fixture)
+from tests.alerts.test_alert_emails import smtp_server  # noqa: F401  (a fixture)
 from tests.console.conftest import sign_in
 from tests.factories import auth, balance_and_ledger_sum, create_account
 from tests.factories.jobs import run_jobs_until_idle
+from tests.factories.smtp import Inbox
 from tests.factories.world import run_once, set_time
 from tests.rising.conftest import History, build
 from tests.webhooks.conftest import loopback_allowed, receiver  # noqa: F401  (fixtures)
@@ -135,7 +136,7 @@ async def _the_rising_alert_refreshed_early_and_announced_it(
     assert r.json()["projection"] == proj
     PostRecord.model_validate(r.json())  # the body is what the document says
 
-    [(rcpts, raw)] = outcome.inbox.messages
+    [(rcpts, raw)] = [(m.to, m.raw) for m in outcome.inbox.messages]
     assert rcpts == [OWNER]
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     assert msg["Subject"] == f"1 new rising post from @{CREATOR}"
