@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 export PATH="$PWD/.venv/bin:$PATH"
 set +e
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# Two workers (pytest-xdist), each with its own database: the suite is mostly waiting (on
+# subprocesses, servers, the browser), so two halve its time on a 2-core machine.
+.venv/bin/python -m pytest -q -p no:cacheprovider -n "${SORS_TEST_WORKERS:-2}" "$@"
 rc=$?
 set -e
 # pytest exits 5 when nothing was collected: that is a failure here, not a pass.
